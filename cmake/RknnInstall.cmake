@@ -1,0 +1,27 @@
+# Install rules: the library, the three public headers, a CMake package
+# (find_package(rknnrt CONFIG) -> rknnrt::rknnrt) and librknnrt.pc.
+include(CMakePackageConfigHelpers)
+
+install(TARGETS rknnrt EXPORT rknnrtTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES
+  ${PROJECT_SOURCE_DIR}/include/rknn_api.h
+  ${PROJECT_SOURCE_DIR}/include/rknn_matmul_api.h
+  ${PROJECT_SOURCE_DIR}/include/rknn_custom_op.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+set(RKNN_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/rknnrt)
+install(EXPORT rknnrtTargets NAMESPACE rknnrt:: DESTINATION ${RKNN_CMAKE_DIR})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/rknnrtConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/rknnrtConfig.cmake INSTALL_DESTINATION ${RKNN_CMAKE_DIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/rknnrtConfigVersion.cmake
+  VERSION ${RKNN_API_LEVEL} COMPATIBILITY SameMajorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/rknnrtConfig.cmake ${PROJECT_BINARY_DIR}/rknnrtConfigVersion.cmake
+  DESTINATION ${RKNN_CMAKE_DIR})
+
+# The .pc file locates the prefix relative to itself, so the install can move.
+file(RELATIVE_PATH RKNN_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
+string(REGEX REPLACE "/$" "" RKNN_PC_TO_PREFIX "${RKNN_PC_TO_PREFIX}")
+configure_file(${PROJECT_SOURCE_DIR}/cmake/librknnrt.pc.in ${PROJECT_BINARY_DIR}/librknnrt.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/librknnrt.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

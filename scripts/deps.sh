@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs the Debian packages a job needs, only when some are missing.
+#   scripts/deps.sh demo   build + run the demo
+#   scripts/deps.sh test   everything the test suite needs (adds the aarch64
+#                          cross toolchain, qemu and the arm64 -dev packages)
+set -euo pipefail
+job=${1:-test}
+
+native=(cmake g++ make pkg-config file binutils libdrm-dev libbenchmark-dev)
+testing=(libgtest-dev libgmock-dev clang libclang-rt-14-dev)
+cross_host=(g++-aarch64-linux-gnu qemu-user-static)
+cross_arm64=(libc6:arm64 libstdc++6:arm64 libgtest-dev:arm64 libdrm-dev:arm64)
+
+wanted=("${native[@]}")
+if [ "$job" = test ]; then
+  wanted+=("${testing[@]}" "${cross_host[@]}" "${cross_arm64[@]}")
+elif [ "$job" != demo ]; then
+  echo "usage: $0 demo|test" >&2
+  exit 2
+fi
+
+sudo=""
+if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+
+need_arm64=0
+for package in "${wanted[@]}"; do
+  case $package in *:arm64) need_arm64=1 ;; esac
+done
+if [ $need_arm64 = 1 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  echo "deps: enabling the arm64 architecture for the cross build"
+  $sudo dpkg --add-architecture arm64
+fi
+
+missing=()
+for package in "${wanted[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
+  [ "$status" = "install ok installed" ] || missing+=("$package")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "deps: all ${#wanted[@]} packages for '$job' are installed"
+  exit 0
+fi
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

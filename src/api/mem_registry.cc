@@ -1,0 +1,33 @@
+#include "api/mem_registry.h"
+
+namespace rknn::api {
+
+MemRegistry& MemRegistry::global() {
+    static MemRegistry registry;
+    return registry;
+}
+
+rknn_tensor_mem* MemRegistry::insert(std::shared_ptr<MemRecord> record) {
+    rknn_tensor_mem* descriptor = &record->descriptor;
+    std::lock_guard<std::mutex> lock(mutex_);
+    records_[descriptor] = std::move(record);
+    return descriptor;
+}
+
+std::shared_ptr<MemRecord> MemRegistry::find(const rknn_tensor_mem* mem) const {
+    if (mem == nullptr) return nullptr;
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = records_.find(mem);
+    return it == records_.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<MemRecord> MemRegistry::remove(const rknn_tensor_mem* mem) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = records_.find(mem);
+    if (it == records_.end()) return nullptr;
+    std::shared_ptr<MemRecord> record = std::move(it->second);
+    records_.erase(it);
+    return record;
+}
+
+}  // namespace rknn::api

@@ -1,0 +1,136 @@
+// Exported entry points of rknn_api.h: context lifetime, query, inputs, run, outputs.
+//
+// Each function checks its handle and pointers here, at the ABI boundary, and
+// hands the rest to the runtime. Features that have not landed yet return
+// RKNN_ERR_FAIL after those checks, so misuse is already caught.
+#include "api/api_guard.h"
+#include "api/init_flags.h"
+#include "base/version.h"
+
+using rknn::Status;
+using rknn::api::check_arg;
+using rknn::api::check_handle;
+using rknn::api::guard;
+using rknn::api::HandleKind;
+using rknn::api::not_implemented;
+
+RKNN_EXPORT int rknn_init(rknn_context* context, void* model, uint32_t size, uint32_t flag,
+                          rknn_init_extend* extend) {
+    return guard("rknn_init", [&]() -> Status {
+        rknn::log::reload_level_from_env();
+        RKNN_LOGI("RKNN Runtime Information, %s", rknn::version::marker());
+        RKNN_RETURN_IF_ERROR(check_arg(context != nullptr, "context is NULL"));
+        *context = 0;
+        RKNN_RETURN_IF_ERROR(check_arg(model != nullptr, "model is NULL"));
+        RKNN_RETURN_IF_ERROR(rknn::api::validate_init_flags(flag, extend));
+        (void)size;
+        return not_implemented("rknn_init");
+    });
+}
+
+RKNN_EXPORT int rknn_dup_context(rknn_context* context_in, rknn_context* context_out) {
+    return guard("rknn_dup_context", [&]() -> Status {
+        RKNN_RETURN_IF_ERROR(check_arg(context_in != nullptr, "context_in is NULL"));
+        RKNN_RETURN_IF_ERROR(check_arg(context_out != nullptr, "context_out is NULL"));
+        RKNN_RETURN_IF_ERROR(check_handle(*context_in, HandleKind::kContext));
+        return not_implemented("rknn_dup_context");
+    });
+}
+
+RKNN_EXPORT int rknn_destroy(rknn_context context) {
+    return guard("rknn_destroy", [&]() -> Status {
+        RKNN_RETURN_IF_ERROR(check_handle(context, HandleKind::kContext));
+        // The object dies when the last call using it returns.
+        rknn::api::HandleTable::global().remove(context, HandleKind::kContext);
+        return Status::ok();
+    });
+}
+
+RKNN_EXPORT int rknn_query(rknn_context context, rknn_query_cmd cmd, void* info, uint32_t size) {
+    return guard("rknn_query", [&]() -> Status {
+        RKNN_RETURN_IF_ERROR(check_handle(context, HandleKind::kContext));
+        RKNN_RETURN_IF_ERROR(check_arg(info != nullptr, "info is NULL"));
+        const int raw_cmd = rknn::api::raw_enum(cmd);
+        RKNN_RETURN_IF_ERROR(check_arg(raw_cmd >= 0 && raw_cmd < RKNN_QUERY_CMD_MAX, "unknown query command"));
+        (void)size;
+        return not_implemented("rknn_query");
+    });
+}
+
+RKNN_EXPORT int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_input inputs[]) {
+    return guard("rknn_inputs_set", [&]() -> Status {
+        RKNN_RETURN_IF_ERROR(check_handle(context, HandleKind::kContext));
+        RKNN_RETURN_IF_ERROR(check_arg(inputs != nullptr, "inputs is NULL"));
+        RKNN_RETURN_IF_ERROR(check_arg(n_inputs > 0, "n_inputs is 0"));
+        return not_implemented("rknn_inputs_set");
+    });
+}
+
+RKNN_EXPORT int rknn_set_batch_core_num(rknn_context context, int core_num) {
+    return guard("rknn_set_batch_core_num", [&]() -> Status {
+        RKNN_RETURN_IF_ERROR(check_handle(context, HandleKind::kContext));
+        RKNN_RETURN_IF_ERROR(check_arg(core_num > 0, "core_num must be positive"));
+        return not_implemented("rknn_set_batch_core_num");
+    });
+}
+
+RKNN_EXPORT int rknn_set_core_mask(rknn_context context, rknn_core_mask core_mask) {
+    return guard("rknn_set_core_mask", [&]() -> Status {
+        RKNN_RETURN_IF_ERROR(check_handle(context, HandleKind::kContext));
+        (void)core_mask;
+        return not_implemented("rknn_set_core_mask");
+    });
+}
+
+RKNN_EXPORT int rknn_run(rknn_context context, rknn_run_extend* extend) {
+    return guard("rknn_run", [&]() -> Status {
+        RKNN_RETURN_IF_ERROR(check_handle(context, HandleKind::kContext));
+        (void)extend;  // may be NULL; clients pass NULL
+        return not_implemented("rknn_run");
+    });
+}
+
+// rknn_run blocks until the inference is done, so there is never anything to wait for.
+RKNN_EXPORT int rknn_wait(rknn_context context, rknn_run_extend* extend) {
+    return guard("rknn_wait", [&]() -> Status {
+        RKNN_RETURN_IF_ERROR(check_handle(context, HandleKind::kContext));
+        (void)extend;
+        return Status::ok();
+    });
+}
+
+RKNN_EXPORT int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_output outputs[],
+                                 rknn_output_extend* extend) {
+    return guard("rknn_outputs_get", [&]() -> Status {
+        RKNN_RETURN_IF_ERROR(check_handle(context, HandleKind::kContext));
+        RKNN_RETURN_IF_ERROR(check_arg(outputs != nullptr, "outputs is NULL"));
+        RKNN_RETURN_IF_ERROR(check_arg(n_outputs > 0, "n_outputs is 0"));
+        (void)extend;
+        return not_implemented("rknn_outputs_get");
+    });
+}
+
+RKNN_EXPORT int rknn_outputs_release(rknn_context context, uint32_t n_ouputs, rknn_output outputs[]) {
+    return guard("rknn_outputs_release", [&]() -> Status {
+        RKNN_RETURN_IF_ERROR(check_handle(context, HandleKind::kContext));
+        RKNN_RETURN_IF_ERROR(check_arg(outputs != nullptr || n_ouputs == 0, "outputs is NULL"));
+        return not_implemented("rknn_outputs_release");
+    });
+}
+
+RKNN_EXPORT int rknn_set_input_shape(rknn_context ctx, rknn_tensor_attr* attr) {
+    return guard("rknn_set_input_shape", [&]() -> Status {
+        RKNN_RETURN_IF_ERROR(check_handle(ctx, HandleKind::kContext));
+        RKNN_RETURN_IF_ERROR(check_arg(attr != nullptr, "attr is NULL"));
+        return not_implemented("rknn_set_input_shape");
+    });
+}
+
+RKNN_EXPORT int rknn_set_input_shapes(rknn_context ctx, uint32_t n_inputs, rknn_tensor_attr attr[]) {
+    return guard("rknn_set_input_shapes", [&]() -> Status {
+        RKNN_RETURN_IF_ERROR(check_handle(ctx, HandleKind::kContext));
+        RKNN_RETURN_IF_ERROR(check_arg(attr != nullptr, "attr is NULL"));
+        RKNN_RETURN_IF_ERROR(check_arg(n_inputs > 0, "n_inputs is 0"));
+        return not_implemented("rknn_set_input_shapes");
+    });
+}

@@ -1,0 +1,152 @@
+// Exported memory functions of rknn_api.h: create/destroy/sync descriptors and
+// bind them to a context.
+//
+// Memory is not tied to one context: clients free it through another context,
+// through a matmul handle, or with ctx 0 when it was made with
+// RKNN_MEM_FLAG_ALLOC_NO_CONTEXT. Descriptors are checked against the registry
+// before anything reads them.
+#include "api/api_guard.h"
+#include "api/mem_registry.h"
+
+using rknn::Status;
+using rknn::StatusCode;
+using rknn::StatusOr;
+using rknn::api::check_any_handle;
+using rknn::api::check_arg;
+using rknn::api::check_handle;
+using rknn::api::guard;
+using rknn::api::guard_ptr;
+using rknn::api::HandleKind;
+using rknn::api::MemRecord;
+using rknn::api::MemRegistry;
+using rknn::api::not_implemented;
+
+namespace {
+
+constexpr uint64_t kKnownAllocFlags = RKNN_FLAG_MEMORY_CACHEABLE | RKNN_FLAG_MEMORY_NON_CACHEABLE |
+                                      RKNN_FLAG_MEMORY_TRY_ALLOC_SRAM | RKNN_MEM_FLAG_ALLOC_NO_CONTEXT;
+
+// Finds a descriptor this runtime created and checks that `ctx` may use it.
+// With `ctx_optional`, 0 is accepted for any descriptor (rknn_mem_sync).
+StatusOr<std::shared_ptr<MemRecord>> lookup_mem(rknn_context ctx, const rknn_tensor_mem* mem,
+                                                bool ctx_optional) {
+    RKNN_RETURN_IF_ERROR(check_arg(mem != nullptr, "mem is NULL"));
+    if (ctx != 0) RKNN_RETURN_IF_ERROR(check_any_handle(ctx));
+    std::shared_ptr<MemRecord> record = MemRegistry::global().find(mem);
+    if (!record) {
+        return RKNN_INVALID_ARGUMENT("mem %p was not created by rknn_create_mem* or was already destroyed",
+                                     static_cast<const void*>(mem));
+    }
+    if (ctx == 0 && !ctx_optional && !record->no_context) {
+        return Status(StatusCode::kContextInvalid,
+                      "context is 0, but this memory was not created with RKNN_MEM_FLAG_ALLOC_NO_CONTEXT");
+    }
+    return record;
+}
+
+Status check_mem_binding(rknn_context ctx, rknn_tensor_mem* mem) {
+    RKNN_RETURN_IF_ERROR(check_handle(ctx, HandleKind::kContext));
+    return lookup_mem(ctx, mem, false).status();
+}
+
+}  // namespace
+
+RKNN_EXPORT rknn_tensor_mem* rknn_create_mem_from_phys(rknn_context ctx, uint64_t phys_addr,
+                                                       void* virt_addr, uint32_t size) {
+    return guard_ptr<rknn_tensor_mem>("rknn_create_mem_from_phys", [&]() -> StatusOr<rknn_tensor_mem*> {
+        RKNN_RETURN_IF_ERROR(check_any_handle(ctx));
+        RKNN_RETURN_IF_ERROR(check_arg(virt_addr != nullptr, "virt_addr is NULL"));
+        RKNN_RETURN_IF_ERROR(check_arg(size > 0, "size is 0"));
+        (void)phys_addr;
+        return not_implemented("rknn_create_mem_from_phys");
+    });
+}
+
+RKNN_EXPORT rknn_tensor_mem* rknn_create_mem_from_fd(rknn_context ctx, int32_t fd, void* virt_addr,
+                                                     uint32_t size, int32_t offset) {
+    return guard_ptr<rknn_tensor_mem>("rknn_create_mem_from_fd", [&]() -> StatusOr<rknn_tensor_mem*> {
+        RKNN_RETURN_IF_ERROR(check_any_handle(ctx));
+        RKNN_RETURN_IF_ERROR(check_arg(fd >= 0, "fd is negative"));
+        RKNN_RETURN_IF_ERROR(check_arg(size > 0, "size is 0"));
+        RKNN_RETURN_IF_ERROR(check_arg(offset >= 0, "offset is negative"));
+        (void)virt_addr;  // may be NULL: the runtime then maps the fd itself
+        return not_implemented("rknn_create_mem_from_fd");
+    });
+}
+
+// Rockchip MPI buffers do not exist outside the vendor BSP; the vendor runtime
+// never exported this either. It is here so that sources declaring it link.
+RKNN_EXPORT rknn_tensor_mem* rknn_create_mem_from_mb_blk(rknn_context ctx, void* mb_blk, int32_t offset) {
+    return guard_ptr<rknn_tensor_mem>("rknn_create_mem_from_mb_blk", [&]() -> StatusOr<rknn_tensor_mem*> {
+        RKNN_RETURN_IF_ERROR(check_any_handle(ctx));
+        RKNN_RETURN_IF_ERROR(check_arg(mb_blk != nullptr, "mb_blk is NULL"));
+        (void)offset;
+        return Status(StatusCode::kUnimplemented,
+                      "MB_BLK memory is not supported on any platform; use rknn_create_mem_from_fd");
+    });
+}
+
+RKNN_EXPORT rknn_tensor_mem* rknn_create_mem(rknn_context ctx, uint32_t size) {
+    return guard_ptr<rknn_tensor_mem>("rknn_create_mem", [&]() -> StatusOr<rknn_tensor_mem*> {
+        RKNN_RETURN_IF_ERROR(check_any_handle(ctx));
+        RKNN_RETURN_IF_ERROR(check_arg(size > 0, "size is 0"));
+        return not_implemented("rknn_create_mem");
+    });
+}
+
+RKNN_EXPORT rknn_tensor_mem* rknn_create_mem2(rknn_context ctx, uint64_t size, uint64_t alloc_flags) {
+    return guard_ptr<rknn_tensor_mem>("rknn_create_mem2", [&]() -> StatusOr<rknn_tensor_mem*> {
+        const bool no_context = (alloc_flags & RKNN_MEM_FLAG_ALLOC_NO_CONTEXT) != 0;
+        if (ctx != 0 || !no_context) RKNN_RETURN_IF_ERROR(check_any_handle(ctx));
+        RKNN_RETURN_IF_ERROR(check_arg(size > 0, "size is 0"));
+        RKNN_RETURN_IF_ERROR(check_arg(size <= UINT32_MAX, "size does not fit rknn_tensor_mem.size (32 bits)"));
+        RKNN_RETURN_IF_ERROR(check_arg((alloc_flags & ~kKnownAllocFlags) == 0, "unknown alloc_flags bits"));
+        RKNN_RETURN_IF_ERROR(check_arg(!((alloc_flags & RKNN_FLAG_MEMORY_CACHEABLE) &&
+                                         (alloc_flags & RKNN_FLAG_MEMORY_NON_CACHEABLE)),
+                                       "CACHEABLE and NON_CACHEABLE are exclusive"));
+        return not_implemented("rknn_create_mem2");
+    });
+}
+
+RKNN_EXPORT int rknn_destroy_mem(rknn_context ctx, rknn_tensor_mem* mem) {
+    return guard("rknn_destroy_mem", [&]() -> Status {
+        RKNN_RETURN_IF_ERROR(lookup_mem(ctx, mem, false).status());
+        MemRegistry::global().remove(mem);
+        return Status::ok();
+    });
+}
+
+RKNN_EXPORT int rknn_destory_mem(rknn_context ctx, rknn_tensor_mem* mem) { return rknn_destroy_mem(ctx, mem); }
+
+RKNN_EXPORT int rknn_set_weight_mem(rknn_context ctx, rknn_tensor_mem* mem) {
+    return guard("rknn_set_weight_mem", [&]() -> Status {
+        RKNN_RETURN_IF_ERROR(check_mem_binding(ctx, mem));
+        return not_implemented("rknn_set_weight_mem");
+    });
+}
+
+RKNN_EXPORT int rknn_set_internal_mem(rknn_context ctx, rknn_tensor_mem* mem) {
+    return guard("rknn_set_internal_mem", [&]() -> Status {
+        RKNN_RETURN_IF_ERROR(check_mem_binding(ctx, mem));
+        return not_implemented("rknn_set_internal_mem");
+    });
+}
+
+RKNN_EXPORT int rknn_set_io_mem(rknn_context ctx, rknn_tensor_mem* mem, rknn_tensor_attr* attr) {
+    return guard("rknn_set_io_mem", [&]() -> Status {
+        RKNN_RETURN_IF_ERROR(check_arg(attr != nullptr, "attr is NULL"));
+        RKNN_RETURN_IF_ERROR(check_mem_binding(ctx, mem));
+        return not_implemented("rknn_set_io_mem");
+    });
+}
+
+RKNN_EXPORT int rknn_mem_sync(rknn_context context, rknn_tensor_mem* mem, rknn_mem_sync_mode mode) {
+    return guard("rknn_mem_sync", [&]() -> Status {
+        const int raw_mode = rknn::api::raw_enum(mode);
+        RKNN_RETURN_IF_ERROR(check_arg(raw_mode >= RKNN_MEMORY_SYNC_TO_DEVICE && raw_mode <= RKNN_MEMORY_SYNC_BIDIRECTIONAL,
+                                       "unknown sync mode"));
+        // The context may be 0 here on every platform we support.
+        RKNN_RETURN_IF_ERROR(lookup_mem(context, mem, true).status());
+        return not_implemented("rknn_mem_sync");
+    });
+}
