@@ -1,0 +1,145 @@
+#include "cpu/convert.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "base/half.h"
+
+namespace rknn::cpu {
+namespace {
+
+template <typename T>
+T saturate_round(double x) {
+    if (std::isnan(x)) return T(0);
+    const double r = std::nearbyint(x);  // default rounding mode: half to even
+    if (r <= static_cast<double>(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
+    if (r >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+    return static_cast<T>(r);
+}
+
+// The size of the slice a per-channel parameter applies to: elements after the axis.
+int64_t inner_size(const Shape& shape, int32_t axis) {
+    int64_t inner = 1;
+    for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+    return inner;
+}
+
+size_t channel_of(const HostTensor& t, int64_t i, int64_t inner) {
+    if (!t.quant.per_channel() || t.quant.axis < 0 || t.quant.axis >= t.rank()) return 0;
+    return static_cast<size_t>((i / inner) % t.dim(t.quant.axis));
+}
+
+template <typename T>
+void store_rounded(HostTensor* dst, int64_t i, double value) {
+    dst->data<T>()[i] = saturate_round<T>(value);
+}
+
+void store_double(HostTensor* dst, int64_t i, double value) {
+    using graph::DType;
+    switch (dst->dtype()) {
+    case DType::kFloat32: dst->data<float>()[i] = static_cast<float>(value); break;
+    case DType::kFloat64: dst->data<double>()[i] = value; break;
+    case DType::kFloat16: dst->data<uint16_t>()[i] = float_to_half(static_cast<float>(value)); break;
+    case DType::kBFloat16: dst->data<uint16_t>()[i] = float_to_bfloat16(static_cast<float>(value)); break;
+    case DType::kInt8: store_rounded<int8_t>(dst, i, value); break;
+    case DType::kUInt8: store_rounded<uint8_t>(dst, i, value); break;
+    case DType::kInt16: store_rounded<int16_t>(dst, i, value); break;
+    case DType::kUInt16: store_rounded<uint16_t>(dst, i, value); break;
+    case DType::kInt32: store_rounded<int32_t>(dst, i, value); break;
+    case DType::kUInt32: store_rounded<uint32_t>(dst, i, value); break;
+    case DType::kInt64: store_rounded<int64_t>(dst, i, value); break;
+    case DType::kUInt64: store_rounded<uint64_t>(dst, i, value); break;
+    case DType::kBool: dst->data<uint8_t>()[i] = value != 0.0 ? 1 : 0; break;
+    case DType::kUndefined: break;
+    }
+}
+
+}  // namespace
+
+double element_as_double(const HostTensor& t, int64_t i) {
+    using graph::DType;
+    switch (t.dtype()) {
+    case DType::kFloat32: return t.data<float>()[i];
+    case DType::kFloat64: return t.data<double>()[i];
+    case DType::kFloat16: return half_to_float(t.data<uint16_t>()[i]);
+    case DType::kBFloat16: return bfloat16_to_float(t.data<uint16_t>()[i]);
+    case DType::kInt8: return t.data<int8_t>()[i];
+    case DType::kUInt8: return t.data<uint8_t>()[i];
+    case DType::kInt16: return t.data<int16_t>()[i];
+    case DType::kUInt16: return t.data<uint16_t>()[i];
+    case DType::kInt32: return t.data<int32_t>()[i];
+    case DType::kUInt32: return t.data<uint32_t>()[i];
+    case DType::kInt64: return static_cast<double>(t.data<int64_t>()[i]);
+    case DType::kUInt64: return static_cast<double>(t.data<uint64_t>()[i]);
+    case DType::kBool: return t.data<uint8_t>()[i] ? 1.0 : 0.0;
+    case DType::kUndefined: break;
+    }
+    return 0.0;
+}
+
+HostTensor to_float32(const HostTensor& src) {
+    HostTensor out(graph::DType::kFloat32, src.shape());
+    float* dst = out.data<float>();
+    const int64_t n = src.numel();
+    if (src.quant.is_quantized() && graph::is_integer(src.dtype())) {
+        const int64_t inner = src.quant.axis >= 0 ? inner_size(src.shape(), src.quant.axis) : 1;
+        for (int64_t i = 0; i < n; ++i) {
+            const size_t c = channel_of(src, i, inner);
+            dst[i] = static_cast<float>((element_as_double(src, i) - src.quant.zero_point(c)) * src.quant.scale(c));
+        }
+        return out;
+    }
+    if (src.dtype() == graph::DType::kFloat32) {
+        std::memcpy(dst, src.raw(), src.byte_size());
+        return out;
+    }
+    for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<float>(element_as_double(src, i));
+    return out;
+}
+
+Status from_float32(const HostTensor& src, HostTensor* dst) {
+    if (src.dtype() != graph::DType::kFloat32 || src.numel() != dst->numel()) {
+        return Status(StatusCode::kInternal, "from_float32 needs a float32 source of the same size");
+    }
+    const float* values = src.data<float>();
+    const int64_t n = src.numel();
+    if (dst->quant.is_quantized() && graph::is_integer(dst->dtype())) {
+        const int64_t inner = dst->quant.axis >= 0 ? inner_size(dst->shape(), dst->quant.axis) : 1;
+        for (int64_t i = 0; i < n; ++i) {
+            const size_t c = channel_of(*dst, i, inner);
+            const double scale = dst->quant.scale(c);
+            const double q = scale > 0 ? static_cast<double>(values[i]) / scale : 0.0;
+            store_double(dst, i, std::nearbyint(q) + dst->quant.zero_point(c));
+        }
+        return Status::ok();
+    }
+    for (int64_t i = 0; i < n; ++i) store_double(dst, i, values[i]);
+    return Status::ok();
+}
+
+Status cast_tensor(const HostTensor& src, HostTensor* dst) {
+    if (src.numel() != dst->numel()) return Status(StatusCode::kInternal, "cast between different sizes");
+    const int64_t n = src.numel();
+    const bool wide_int = src.dtype() == graph::DType::kInt64 || src.dtype() == graph::DType::kUInt64;
+    const bool to_int = graph::is_integer(dst->dtype());
+    if (wide_int && to_int) {
+        // Integer to integer keeps the low bits (C semantics), exact for 64-bit values.
+        for (int64_t i = 0; i < n; ++i) {
+            uint64_t bits;
+            std::memcpy(&bits, static_cast<const uint8_t*>(src.raw()) + i * 8, 8);
+            std::memcpy(static_cast<uint8_t*>(dst->raw()) + i * graph::dtype_size(dst->dtype()), &bits,
+                        graph::dtype_size(dst->dtype()));
+        }
+        return Status::ok();
+    }
+    for (int64_t i = 0; i < n; ++i) {
+        double v = element_as_double(src, i);
+        // Float to integer truncates toward zero (C semantics, as ONNX Cast).
+        if (to_int && graph::is_float(src.dtype())) v = std::trunc(v);
+        store_double(dst, i, v);
+    }
+    return Status::ok();
+}
+
+}  // namespace rknn::cpu

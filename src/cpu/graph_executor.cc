@@ -1,0 +1,215 @@
+#include "cpu/graph_executor.h"
+
+#include "cpu/convert.h"
+#include "cpu/kernel_registry.h"
+#include "graph/shape_inference.h"
+#include "graph/topology.h"
+
+namespace rknn::cpu {
+namespace {
+
+using graph::DType;
+
+bool is_quantized_int(const HostTensor& t) { return t.quant.is_quantized() && graph::is_integer(t.dtype()); }
+
+// The int8 kernel applies when the op's main input and all outputs are quantised int8.
+bool wants_int8(const KernelEntry& entry, const graph::Graph& g, const graph::Op& op,
+                const std::vector<const HostTensor*>& in) {
+    if (entry.run_int8 == nullptr || in.empty() || in[0] == nullptr) return false;
+    if (in[0]->dtype() != DType::kInt8 || !in[0]->quant.is_quantized()) return false;
+    for (int32_t out : op.outputs) {
+        const graph::Tensor& t = g.tensors[out];
+        if (t.dtype != DType::kInt8 || !t.quant.is_quantized()) return false;
+    }
+    return true;
+}
+
+// A data-moving op may pass quantised tensors through when every quantised
+// input and output shares one set of parameters.
+bool can_move_quantized(const graph::Graph& g, const graph::Op& op, const std::vector<const HostTensor*>& in) {
+    const graph::QuantParams* common = nullptr;
+    DType common_type = DType::kUndefined;
+    auto same = [&](const graph::QuantParams& q, DType d) {
+        if (common == nullptr) {
+            common = &q;
+            common_type = d;
+            return true;
+        }
+        return q == *common && d == common_type;
+    };
+    for (const HostTensor* t : in) {
+        if (t != nullptr && is_quantized_int(*t) && !same(t->quant, t->dtype())) return false;
+    }
+    for (int32_t out : op.outputs) {
+        const graph::Tensor& t = g.tensors[out];
+        const bool quantized = t.quant.is_quantized() && graph::is_integer(t.dtype);
+        if (quantized && !same(t.quant, t.dtype)) return false;
+        if (!quantized && graph::is_float(t.dtype) && common != nullptr) return false;
+    }
+    return true;
+}
+
+// Whether input `t` must be widened to float32 before the reference kernel runs.
+bool needs_float(const KernelEntry& entry, const HostTensor& t, bool quantized_passthrough) {
+    if (is_quantized_int(t)) return !quantized_passthrough;
+    return (entry.native_dtypes & dtype_bit(t.dtype())) == 0 && graph::is_float(t.dtype());
+}
+
+}  // namespace
+
+HostTensor make_tensor_like(const graph::Tensor& tensor, const Shape& shape) {
+    HostTensor t(tensor.dtype, shape);
+    t.quant = tensor.quant;
+    return t;
+}
+
+StatusOr<std::unique_ptr<GraphExecutor>> GraphExecutor::create(const graph::Graph& graph, Options options) {
+    std::unique_ptr<GraphExecutor> exec(new GraphExecutor(graph, options));
+    RKNN_ASSIGN_OR_RETURN(exec->order_, graph::topological_order(graph));
+    for (int32_t op : exec->order_) {
+        const graph::Op& o = graph.ops[op];
+        if (find_kernel(o.type) == nullptr && !options.skip_unsupported) {
+            return Status(StatusCode::kUnimplemented,
+                          std::string("no CPU kernel for ") + graph::op_type_name(o.type) +
+                              (o.type == graph::OpType::kCustom ? " " + o.custom_type : std::string()));
+        }
+    }
+    const std::vector<graph::TensorLifetime> life = graph::tensor_lifetimes(graph, exec->order_);
+    exec->last_use_.resize(graph.tensors.size());
+    for (size_t t = 0; t < life.size(); ++t) exec->last_use_[t] = life[t].last;
+    exec->constants_.resize(graph.tensors.size());
+    for (size_t t = 0; t < graph.tensors.size(); ++t) {
+        const graph::Buffer* buffer = graph.constant_buffer(static_cast<int32_t>(t));
+        if (buffer == nullptr) continue;
+        HostTensor view = HostTensor::borrow(graph.tensors[t].dtype, graph.tensors[t].shape, buffer->data);
+        view.quant = graph.tensors[t].quant;
+        exec->constants_[t] = view;
+    }
+    return exec;
+}
+
+Status GraphExecutor::run_op(int32_t op_index, std::vector<HostTensor>& values) const {
+    const graph::Op& op = graph_.ops[op_index];
+    const KernelEntry& entry = *find_kernel(op.type);
+    std::vector<const HostTensor*> in(op.inputs.size(), nullptr);
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+        const int32_t t = op.inputs[i];
+        if (t < 0) continue;
+        in[i] = graph_.is_constant(t) ? &constants_[t] : &values[t];
+        if (in[i]->dtype() == DType::kUndefined) {
+            return Status(StatusCode::kInternal, "tensor " + graph_.tensors[t].name + " has no value");
+        }
+    }
+    Status status = Status(StatusCode::kUnimplemented, "");
+    if (options_.use_int8_kernels && wants_int8(entry, graph_, op, in)) status = run_kernel(op, entry, true, in, values);
+    // An int8 kernel that does not handle these tensors leaves the op to the reference kernel.
+    if (status.code() == StatusCode::kUnimplemented) status = run_kernel(op, entry, false, in, values);
+    if (!status.is_ok()) {
+        return status.with_context(std::string(graph::op_type_name(op.type)) + " \"" + op.name + "\"");
+    }
+    return Status::ok();
+}
+
+Status GraphExecutor::run_kernel(const graph::Op& op, const KernelEntry& entry, bool int8,
+                                 const std::vector<const HostTensor*>& in, std::vector<HostTensor>& values) const {
+    const bool passthrough = !int8 && entry.moves_data && can_move_quantized(graph_, op, in);
+    // Widen what the kernel cannot take directly.
+    std::vector<HostTensor> widened(in.size());
+    std::vector<const HostTensor*> args_in = in;
+    if (!int8) {
+        for (size_t i = 0; i < in.size(); ++i) {
+            if (in[i] != nullptr && needs_float(entry, *in[i], passthrough)) {
+                widened[i] = to_float32(*in[i]);
+                args_in[i] = &widened[i];
+            }
+        }
+    }
+    std::vector<graph::ValueInfo> infos(in.size());
+    std::vector<const graph::ValueInfo*> info_ptrs(in.size(), nullptr);
+    for (size_t i = 0; i < in.size(); ++i) {
+        if (args_in[i] == nullptr) continue;
+        infos[i] = {args_in[i]->dtype(), args_in[i]->shape(), args_in[i]->raw()};
+        info_ptrs[i] = &infos[i];
+    }
+    std::vector<graph::ValueInfo> out_infos;
+    RKNN_RETURN_IF_ERROR(graph::infer_op(op, info_ptrs, &out_infos));
+
+    // The int8 kernel writes the declared (quantised) tensors; a reference
+    // kernel writes its natural dtype, rounded to the declared one afterwards.
+    std::vector<HostTensor> produced(op.outputs.size());
+    std::vector<HostTensor*> args_out(op.outputs.size());
+    for (size_t i = 0; i < op.outputs.size(); ++i) {
+        const graph::Tensor& declared = graph_.tensors[op.outputs[i]];
+        produced[i] = int8 ? make_tensor_like(declared, out_infos[i].shape)
+                           : HostTensor(out_infos[i].dtype, out_infos[i].shape);
+        args_out[i] = &produced[i];
+    }
+    KernelArgs args{op, args_in, args_out};
+    RKNN_RETURN_IF_ERROR((int8 ? entry.run_int8 : entry.run)(args));
+    for (size_t i = 0; i < op.outputs.size(); ++i) {
+        const graph::Tensor& declared = graph_.tensors[op.outputs[i]];
+        HostTensor& result = produced[i];
+        const bool quantized = declared.quant.is_quantized() && graph::is_integer(declared.dtype);
+        if (int8 || (result.dtype() == declared.dtype && (passthrough || !quantized))) {
+            result.quant = declared.quant;
+            values[op.outputs[i]] = std::move(result);
+            continue;
+        }
+        HostTensor as_float = result.dtype() == DType::kFloat32 ? result : to_float32(result);
+        HostTensor rounded = make_tensor_like(declared, result.shape());
+        RKNN_RETURN_IF_ERROR(from_float32(as_float, &rounded));
+        values[op.outputs[i]] = std::move(rounded);
+    }
+    return Status::ok();
+}
+
+Status GraphExecutor::run(const std::vector<HostTensor>& inputs, std::vector<HostTensor>* outputs,
+                          const Observer& observer) const {
+    if (inputs.size() != graph_.inputs.size()) {
+        return make_status(StatusCode::kInvalidArgument, "%zu inputs given, the graph has %zu", inputs.size(),
+                           graph_.inputs.size());
+    }
+    std::vector<HostTensor> values(graph_.tensors.size());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        const graph::Tensor& declared = graph_.tensors[graph_.inputs[i]];
+        if (inputs[i].dtype() != declared.dtype) {
+            return make_status(StatusCode::kInvalidArgument, "input %zu (%s) is %s, the graph wants %s", i,
+                               declared.name.c_str(), graph::dtype_name(inputs[i].dtype()),
+                               graph::dtype_name(declared.dtype));
+        }
+        values[graph_.inputs[i]] = inputs[i];
+        values[graph_.inputs[i]].quant = declared.quant;
+    }
+    for (size_t pos = 0; pos < order_.size(); ++pos) {
+        const int32_t op_index = order_[pos];
+        const graph::Op& op = graph_.ops[op_index];
+        if (options_.skip_unsupported && !runnable(op, values)) continue;
+        RKNN_RETURN_IF_ERROR(run_op(op_index, values));
+        if (observer) {
+            std::vector<const HostTensor*> outs;
+            for (int32_t t : op.outputs) outs.push_back(&values[t]);
+            RKNN_RETURN_IF_ERROR(observer(op_index, outs));
+        }
+        // Free what no later op reads.
+        for (int32_t t : op.inputs) {
+            if (t >= 0 && !graph_.is_constant(t) && last_use_[t] == static_cast<int32_t>(pos)) values[t] = HostTensor();
+        }
+    }
+    outputs->clear();
+    for (int32_t t : graph_.outputs) {
+        outputs->push_back(graph_.is_constant(t) ? constants_[t] : values[t]);
+        if (outputs->back().dtype() == DType::kUndefined && !options_.skip_unsupported)
+            return Status(StatusCode::kInternal, "output " + graph_.tensors[t].name + " was not computed");
+    }
+    return Status::ok();
+}
+
+bool GraphExecutor::runnable(const graph::Op& op, const std::vector<HostTensor>& values) const {
+    if (find_kernel(op.type) == nullptr) return false;
+    for (int32_t t : op.inputs) {
+        if (t >= 0 && !graph_.is_constant(t) && values[t].dtype() == DType::kUndefined) return false;
+    }
+    return true;
+}
+
+}  // namespace rknn::cpu

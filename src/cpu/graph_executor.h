@@ -1,0 +1,63 @@
+// Runs a whole graph on the CPU reference kernels.
+//
+// Used by the converter (calibration, accuracy analysis, constant folding), by
+// tests as the oracle, and as the runtime's CPU fallback. Precision follows the
+// tensors' declared dtypes: ops run on their native dtypes; float16 and
+// quantised inputs of float-only kernels are widened to float32 and the
+// results rounded back to the declared type. Ops with an NPU-arithmetic int8
+// kernel use it when their tensors are quantised int8.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "base/status.h"
+#include "cpu/host_tensor.h"
+#include "graph/graph.h"
+
+namespace rknn::cpu {
+
+struct KernelEntry;
+
+class GraphExecutor {
+public:
+    // Called after each op with its outputs; returning an error stops the run.
+    using Observer = std::function<Status(int32_t op_index, const std::vector<const HostTensor*>& outputs)>;
+
+    struct Options {
+        bool use_int8_kernels = true;   // false: every op computes in float (for comparisons)
+        bool skip_unsupported = false;  // skip ops without a CPU kernel (and what depends on them)
+    };
+
+    static StatusOr<std::unique_ptr<GraphExecutor>> create(const graph::Graph& graph, Options options);
+    static StatusOr<std::unique_ptr<GraphExecutor>> create(const graph::Graph& graph) {
+        return create(graph, Options());
+    }
+
+    // `inputs`: one per graph input, in the input's declared dtype (quantised
+    // inputs carry the tensor's QuantParams). Outputs come back likewise.
+    Status run(const std::vector<HostTensor>& inputs, std::vector<HostTensor>* outputs,
+               const Observer& observer = nullptr) const;
+
+    const graph::Graph& graph() const { return graph_; }
+    const std::vector<int32_t>& order() const { return order_; }
+
+private:
+    GraphExecutor(const graph::Graph& graph, Options options) : graph_(graph), options_(options) {}
+    Status run_op(int32_t op_index, std::vector<HostTensor>& values) const;
+    bool runnable(const graph::Op& op, const std::vector<HostTensor>& values) const;
+    Status run_kernel(const graph::Op& op, const KernelEntry& entry, bool int8,
+                      const std::vector<const HostTensor*>& in, std::vector<HostTensor>& values) const;
+
+    const graph::Graph& graph_;
+    Options options_;
+    std::vector<int32_t> order_;
+    std::vector<int32_t> last_use_;           // per tensor: position of its last reader
+    std::vector<HostTensor> constants_;       // views of the constant buffers
+};
+
+// Makes a tensor with the dtype, shape and quantisation a graph tensor declares.
+HostTensor make_tensor_like(const graph::Tensor& tensor, const Shape& shape);
+
+}  // namespace rknn::cpu

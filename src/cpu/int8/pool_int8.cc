@@ -1,0 +1,99 @@
+// int8 pooling with the NPU's arithmetic (PPU, hw-facts 3.5 and 4.1).
+//
+// Max/min pools pick an input code and requantise it if the output scale
+// differs. Average pools sum (a - za) over the window and multiply by the
+// Q16 reciprocals of the window height and width, as the PPU's RECIP_KERNEL
+// registers do: v = round_shift(sum * round(65536/kh) * round(65536/kw), 32),
+// then y = sat(requant(v) + zy). The divisor counts only taps inside the input
+// unless count_include_pad is set, as ONNX defines.
+#include <limits>
+
+#include "cpu/int8/epilogue.h"
+#include "cpu/int8/int8_kernels.h"
+#include "cpu/kernels/window.h"
+
+namespace rknn::cpu::int8 {
+namespace {
+
+int64_t recip16(int64_t k) { return k > 0 ? round_even(65536.0 / static_cast<double>(k)) : 0; }
+
+Status check(const KernelArgs& args) {
+    RKNN_RETURN_IF_ERROR(require_int8(*args.inputs[0], "the input"));
+    RKNN_RETURN_IF_ERROR(require_int8(*args.outputs[0], "the output"));
+    if (args.inputs[0]->rank() != 4) return Status(StatusCode::kUnimplemented, "int8 pools are 2-D");
+    return Status::ok();
+}
+
+StatusOr<kernels::Window3> window_of(const KernelArgs& args, bool global) {
+    const HostTensor& x = *args.inputs[0];
+    const Shape in_spatial(x.shape().begin() + 2, x.shape().end());
+    graph::Attributes attrs = args.op.attrs;
+    if (global) attrs.set_ints("kernel_shape", {x.dim(2), x.dim(3)});
+    RKNN_ASSIGN_OR_RETURN(graph::SpatialParams p,
+                          graph::forward_spatial(attrs, in_spatial, attrs.get_ints("kernel_shape"), true));
+    return kernels::to_window3(p, in_spatial);
+}
+
+// Number of window taps along one axis that fall inside [lo, hi).
+int64_t taps_inside(int64_t start, int64_t kernel, int64_t dilation, int64_t lo, int64_t hi) {
+    int64_t n = 0;
+    for (int64_t k = 0; k < kernel; ++k) {
+        const int64_t i = start + k * dilation;
+        if (i >= lo && i < hi) ++n;
+    }
+    return n;
+}
+
+Status pool(const KernelArgs& args, bool average, bool global) {
+    RKNN_RETURN_IF_ERROR(check(args));
+    const HostTensor& x = *args.inputs[0];
+    HostTensor* y = args.outputs[0];
+    if (!global && !average && args.outputs.size() > 1)
+        return Status(StatusCode::kUnimplemented, "int8 MaxPool has no indices output");
+    RKNN_ASSIGN_OR_RETURN(const kernels::Window3 g, window_of(args, global));
+    const bool include_pad = args.op.attrs.get_int("count_include_pad", 0) != 0;
+    const Requant r = make_requant(x.quant.scale() / y->quant.scale());
+    const int64_t zx = x.quant.zero_point();
+    const int64_t zy = y->quant.zero_point();
+    const int64_t planes = x.dim(0) * x.dim(1);
+    for (int64_t p = 0; p < planes; ++p) {
+        const int8_t* in = x.data<int8_t>() + p * g.in_size();
+        int8_t* out = y->data<int8_t>() + p * g.out_size();
+        for (int64_t oy = 0; oy < g.out[1]; ++oy)
+            for (int64_t ox = 0; ox < g.out[2]; ++ox) {
+                const int64_t y0 = oy * g.stride[1] - g.pad[1];
+                const int64_t x0 = ox * g.stride[2] - g.pad[2];
+                int64_t acc = average ? 0 : std::numeric_limits<int64_t>::min();
+                for (int64_t ky = 0; ky < g.kernel[1]; ++ky) {
+                    const int64_t iy = y0 + ky * g.dilation[1];
+                    if (iy < 0 || iy >= g.in[1]) continue;
+                    for (int64_t kx = 0; kx < g.kernel[2]; ++kx) {
+                        const int64_t ix = x0 + kx * g.dilation[2];
+                        if (ix < 0 || ix >= g.in[2]) continue;
+                        const int64_t v = in[iy * g.in[2] + ix] - zx;
+                        acc = average ? acc + v : std::max(acc, v);
+                    }
+                }
+                if (average) {
+                    const int64_t lo_y = include_pad ? -g.pad[1] : 0, hi_y = g.in[1] + (include_pad ? g.pad_end[1] : 0);
+                    const int64_t lo_x = include_pad ? -g.pad[2] : 0, hi_x = g.in[2] + (include_pad ? g.pad_end[2] : 0);
+                    const int64_t kh = taps_inside(y0, g.kernel[1], g.dilation[1], lo_y, hi_y);
+                    const int64_t kw = taps_inside(x0, g.kernel[2], g.dilation[2], lo_x, hi_x);
+                    acc = round_shift(acc * recip16(kh) * recip16(kw), 32);
+                } else if (acc == std::numeric_limits<int64_t>::min()) {
+                    acc = 0;  // a window entirely in the padding
+                }
+                out[oy * g.out[2] + ox] = saturate_int8(apply(r, 0, acc) + zy);
+            }
+    }
+    return Status::ok();
+}
+
+}  // namespace
+
+Status max_pool(const KernelArgs& args) { return pool(args, false, false); }
+Status average_pool(const KernelArgs& args) { return pool(args, true, false); }
+Status global_average_pool(const KernelArgs& args) { return pool(args, true, true); }
+Status global_max_pool(const KernelArgs& args) { return pool(args, false, true); }
+
+}  // namespace rknn::cpu::int8

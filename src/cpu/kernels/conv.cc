@@ -1,0 +1,160 @@
+// Float convolution and transposed convolution (1 to 3 spatial dims, groups,
+// strides, dilations, padding) through im2col / col2im and sgemm.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "cpu/fused_ops.h"
+#include "cpu/kernels/kernel_util.h"
+#include "cpu/kernels/kernels.h"
+#include "cpu/kernels/sgemm.h"
+#include "cpu/kernels/window.h"
+#include "graph/spatial.h"
+
+namespace rknn::cpu::kernels {
+namespace {
+
+// col[(c, kz, ky, kx), (oz, oy, ox)] = x[c, iz, iy, ix] or 0 in the padding.
+void im2col(const float* x, int64_t channels, const Window3& g, float* col) {
+    const int64_t out_size = g.out_size();
+    int64_t row = 0;
+    for (int64_t c = 0; c < channels; ++c) {
+        const float* xc = x + c * g.in_size();
+        for (int64_t kz = 0; kz < g.kernel[0]; ++kz)
+            for (int64_t ky = 0; ky < g.kernel[1]; ++ky)
+                for (int64_t kx = 0; kx < g.kernel[2]; ++kx, ++row) {
+                    float* dst = col + row * out_size;
+                    for (int64_t oz = 0; oz < g.out[0]; ++oz) {
+                        const int64_t iz = oz * g.stride[0] - g.pad[0] + kz * g.dilation[0];
+                        for (int64_t oy = 0; oy < g.out[1]; ++oy) {
+                            const int64_t iy = oy * g.stride[1] - g.pad[1] + ky * g.dilation[1];
+                            const bool row_inside = iz >= 0 && iz < g.in[0] && iy >= 0 && iy < g.in[1];
+                            const float* src = xc + (iz * g.in[1] + iy) * g.in[2];
+                            for (int64_t ox = 0; ox < g.out[2]; ++ox) {
+                                const int64_t ix = ox * g.stride[2] - g.pad[2] + kx * g.dilation[2];
+                                *dst++ = row_inside && ix >= 0 && ix < g.in[2] ? src[ix] : 0.0f;
+                            }
+                        }
+                    }
+                }
+    }
+}
+
+// The adjoint of im2col: y[c, z, y, x] += col[(c, kz, ky, kx), (iz, iy, ix)]
+// where the input positions here are the small (pre-transpose) grid.
+void col2im(const float* col, int64_t channels, const Window3& g, float* y) {
+    const int64_t small = g.in_size();
+    int64_t row = 0;
+    for (int64_t c = 0; c < channels; ++c) {
+        float* yc = y + c * g.out_size();
+        for (int64_t kz = 0; kz < g.kernel[0]; ++kz)
+            for (int64_t ky = 0; ky < g.kernel[1]; ++ky)
+                for (int64_t kx = 0; kx < g.kernel[2]; ++kx, ++row) {
+                    const float* src = col + row * small;
+                    for (int64_t iz = 0; iz < g.in[0]; ++iz) {
+                        const int64_t oz = iz * g.stride[0] - g.pad[0] + kz * g.dilation[0];
+                        for (int64_t iy = 0; iy < g.in[1]; ++iy) {
+                            const int64_t oy = iy * g.stride[1] - g.pad[1] + ky * g.dilation[1];
+                            const bool row_inside = oz >= 0 && oz < g.out[0] && oy >= 0 && oy < g.out[1];
+                            for (int64_t ix = 0; ix < g.in[2]; ++ix, ++src) {
+                                const int64_t ox = ix * g.stride[2] - g.pad[2] + kx * g.dilation[2];
+                                if (row_inside && ox >= 0 && ox < g.out[2]) yc[(oz * g.out[1] + oy) * g.out[2] + ox] += *src;
+                            }
+                        }
+                    }
+                }
+    }
+}
+
+Status check_float(const KernelArgs& args) {
+    for (const HostTensor* t : args.inputs) {
+        if (t != nullptr && t->dtype() != DType::kFloat32) {
+            return Status(StatusCode::kInvalidArgument, "the float convolution takes float32 tensors");
+        }
+    }
+    return Status::ok();
+}
+
+}  // namespace
+
+Status conv(const KernelArgs& args) {
+    RKNN_RETURN_IF_ERROR(check_float(args));
+    const HostTensor& x = *args.inputs[0];
+    const HostTensor& w = *args.inputs[1];
+    const HostTensor* bias = args.inputs.size() > 2 ? args.inputs[2] : nullptr;
+    HostTensor* y = args.outputs[0];
+    const Shape in_spatial(x.shape().begin() + 2, x.shape().end());
+    const std::vector<int64_t> kernel(w.shape().begin() + 2, w.shape().end());
+    RKNN_ASSIGN_OR_RETURN(graph::SpatialParams p, graph::forward_spatial(args.op.attrs, in_spatial, kernel, false));
+    RKNN_ASSIGN_OR_RETURN(Window3 g, to_window3(p, in_spatial));
+    const int64_t batch = x.dim(0);
+    const int64_t groups = args.op.attrs.get_int("group", 1);
+    const int64_t in_per_group = x.dim(1) / groups;
+    const int64_t out_channels = w.dim(0);
+    const int64_t out_per_group = out_channels / groups;
+    const int64_t patch = in_per_group * g.kernel_size();
+    std::vector<float> col(static_cast<size_t>(patch * g.out_size()));
+    for (int64_t n = 0; n < batch; ++n) {
+        for (int64_t grp = 0; grp < groups; ++grp) {
+            const float* xg = x.data<float>() + (n * x.dim(1) + grp * in_per_group) * g.in_size();
+            float* yg = y->data<float>() + (n * out_channels + grp * out_per_group) * g.out_size();
+            im2col(xg, in_per_group, g, col.data());
+            const float* wg = w.data<float>() + grp * out_per_group * patch;
+            sgemm(out_per_group, g.out_size(), patch, wg, patch, col.data(), g.out_size(), yg, g.out_size(), false);
+            if (bias != nullptr) {
+                for (int64_t oc = 0; oc < out_per_group; ++oc) {
+                    const float b = bias->data<float>()[grp * out_per_group + oc];
+                    float* row = yg + oc * g.out_size();
+                    for (int64_t i = 0; i < g.out_size(); ++i) row[i] += b;
+                }
+            }
+        }
+    }
+    const Fusion fusion = fusion_of(args.op);
+    return apply_fusion_float(fusion, fusion.residual_input >= 0 ? args.inputs[fusion.residual_input] : nullptr, y);
+}
+
+Status conv_transpose(const KernelArgs& args) {
+    RKNN_RETURN_IF_ERROR(check_float(args));
+    const HostTensor& x = *args.inputs[0];
+    const HostTensor& w = *args.inputs[1];
+    const HostTensor* bias = args.inputs.size() > 2 ? args.inputs[2] : nullptr;
+    HostTensor* y = args.outputs[0];
+    const Shape in_spatial(x.shape().begin() + 2, x.shape().end());
+    const std::vector<int64_t> kernel(w.shape().begin() + 2, w.shape().end());
+    RKNN_ASSIGN_OR_RETURN(graph::SpatialParams p, graph::transpose_spatial(args.op.attrs, in_spatial, kernel));
+    // col2im walks the small grid (the input) and scatters into the large one.
+    RKNN_ASSIGN_OR_RETURN(Window3 g, to_window3(p, in_spatial));
+    const int64_t batch = x.dim(0);
+    const int64_t groups = args.op.attrs.get_int("group", 1);
+    const int64_t in_per_group = x.dim(1) / groups;
+    const int64_t out_per_group = w.dim(1);
+    const int64_t out_channels = out_per_group * groups;
+    const int64_t rows = out_per_group * g.kernel_size();
+    std::vector<float> col(static_cast<size_t>(rows * g.in_size()));
+    // W viewed per group as [in_per_group, rows]; col = W^T x needs W transposed.
+    std::vector<float> wt(static_cast<size_t>(rows * in_per_group));
+    std::memset(y->raw(), 0, y->byte_size());
+    for (int64_t grp = 0; grp < groups; ++grp) {
+        const float* wg = w.data<float>() + grp * in_per_group * rows;
+        for (int64_t c = 0; c < in_per_group; ++c)
+            for (int64_t r = 0; r < rows; ++r) wt[r * in_per_group + c] = wg[c * rows + r];
+        for (int64_t n = 0; n < batch; ++n) {
+            const float* xg = x.data<float>() + (n * x.dim(1) + grp * in_per_group) * g.in_size();
+            float* yg = y->data<float>() + (n * out_channels + grp * out_per_group) * g.out_size();
+            sgemm(rows, g.in_size(), in_per_group, wt.data(), in_per_group, xg, g.in_size(), col.data(), g.in_size(),
+                  false);
+            col2im(col.data(), out_per_group, g, yg);
+        }
+    }
+    if (bias != nullptr) {
+        for (int64_t n = 0; n < batch; ++n)
+            for (int64_t oc = 0; oc < out_channels; ++oc) {
+                float* row = y->data<float>() + (n * out_channels + oc) * g.out_size();
+                for (int64_t i = 0; i < g.out_size(); ++i) row[i] += bias->data<float>()[oc];
+            }
+    }
+    return Status::ok();
+}
+
+}  // namespace rknn::cpu::kernels

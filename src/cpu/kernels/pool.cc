@@ -1,0 +1,143 @@
+// Float (and integer max) pooling: MaxPool with optional indices, AveragePool,
+// and the global pools. 1 to 3 spatial dims.
+#include <cmath>
+#include <limits>
+
+#include "cpu/kernels/kernel_util.h"
+#include "cpu/kernels/kernels.h"
+#include "cpu/kernels/window.h"
+
+namespace rknn::cpu::kernels {
+namespace {
+
+StatusOr<Window3> pool_window(const KernelArgs& args) {
+    const HostTensor& x = *args.inputs[0];
+    const Shape in_spatial(x.shape().begin() + 2, x.shape().end());
+    RKNN_ASSIGN_OR_RETURN(graph::SpatialParams p,
+                          graph::forward_spatial(args.op.attrs, in_spatial, args.op.attrs.get_ints("kernel_shape"), true));
+    return to_window3(p, in_spatial);
+}
+
+// Calls f(input_offset_within_plane, z, y, x) for each tap of the window at
+// output position (oz, oy, ox) that lies inside the input.
+template <typename F>
+void for_each_tap(const Window3& g, int64_t oz, int64_t oy, int64_t ox, F f) {
+    for (int64_t kz = 0; kz < g.kernel[0]; ++kz) {
+        const int64_t iz = oz * g.stride[0] - g.pad[0] + kz * g.dilation[0];
+        if (iz < 0 || iz >= g.in[0]) continue;
+        for (int64_t ky = 0; ky < g.kernel[1]; ++ky) {
+            const int64_t iy = oy * g.stride[1] - g.pad[1] + ky * g.dilation[1];
+            if (iy < 0 || iy >= g.in[1]) continue;
+            for (int64_t kx = 0; kx < g.kernel[2]; ++kx) {
+                const int64_t ix = ox * g.stride[2] - g.pad[2] + kx * g.dilation[2];
+                if (ix < 0 || ix >= g.in[2]) continue;
+                f((iz * g.in[1] + iy) * g.in[2] + ix, iz, iy, ix);
+            }
+        }
+    }
+}
+
+// Window positions inside the padded input (for count_include_pad).
+int64_t padded_count(const Window3& g, int64_t oz, int64_t oy, int64_t ox) {
+    int64_t count = 1;
+    const int64_t pos[3] = {oz, oy, ox};
+    for (int d = 0; d < 3; ++d) {
+        int64_t inside = 0;
+        for (int64_t k = 0; k < g.kernel[d]; ++k) {
+            const int64_t i = pos[d] * g.stride[d] - g.pad[d] + k * g.dilation[d];
+            if (i >= -g.pad[d] && i < g.in[d] + g.pad_end[d]) ++inside;
+        }
+        count *= inside;
+    }
+    return count;
+}
+
+}  // namespace
+
+Status max_pool(const KernelArgs& args) {
+    const HostTensor& x = *args.inputs[0];
+    RKNN_ASSIGN_OR_RETURN(const Window3 g, pool_window(args));
+    HostTensor* indices = args.outputs.size() > 1 ? args.outputs[1] : nullptr;
+    const bool column_major = args.op.attrs.get_int("storage_order", 0) != 0;
+    const int64_t planes = x.dim(0) * x.dim(1);
+    return visit_numeric(x.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        const T* src = x.data<T>();
+        T* dst = args.outputs[0]->template data<T>();
+        int64_t* idx = indices ? indices->data<int64_t>() : nullptr;
+        for (int64_t plane = 0; plane < planes; ++plane) {
+            const T* in = src + plane * g.in_size();
+            for (int64_t oz = 0, o = plane * g.out_size(); oz < g.out[0]; ++oz)
+                for (int64_t oy = 0; oy < g.out[1]; ++oy)
+                    for (int64_t ox = 0; ox < g.out[2]; ++ox, ++o) {
+                        T best = std::numeric_limits<T>::lowest();
+                        int64_t best_index = -1;
+                        for_each_tap(g, oz, oy, ox, [&](int64_t off, int64_t iz, int64_t iy, int64_t ix) {
+                            if (best_index < 0 || in[off] > best) {
+                                best = in[off];
+                                best_index = column_major ? (ix * g.in[1] + iy) * g.in[0] + iz : off;
+                            }
+                        });
+                        dst[o] = best;
+                        if (idx) idx[o] = plane * g.in_size() + std::max<int64_t>(best_index, 0);
+                    }
+        }
+        return Status::ok();
+    });
+}
+
+Status average_pool(const KernelArgs& args) {
+    const HostTensor& x = *args.inputs[0];
+    RKNN_RETURN_IF_ERROR(require(x.dtype() == DType::kFloat32, "AveragePool takes float32"));
+    RKNN_ASSIGN_OR_RETURN(const Window3 g, pool_window(args));
+    const bool include_pad = args.op.attrs.get_int("count_include_pad", 0) != 0;
+    const int64_t planes = x.dim(0) * x.dim(1);
+    const float* src = x.data<float>();
+    float* dst = args.outputs[0]->data<float>();
+    for (int64_t plane = 0; plane < planes; ++plane) {
+        const float* in = src + plane * g.in_size();
+        for (int64_t oz = 0, o = plane * g.out_size(); oz < g.out[0]; ++oz)
+            for (int64_t oy = 0; oy < g.out[1]; ++oy)
+                for (int64_t ox = 0; ox < g.out[2]; ++ox, ++o) {
+                    float sum = 0.0f;
+                    int64_t count = 0;
+                    for_each_tap(g, oz, oy, ox, [&](int64_t off, int64_t, int64_t, int64_t) {
+                        sum += in[off];
+                        ++count;
+                    });
+                    if (include_pad) count = padded_count(g, oz, oy, ox);
+                    dst[o] = count > 0 ? sum / static_cast<float>(count) : 0.0f;
+                }
+    }
+    return Status::ok();
+}
+
+Status global_average_pool(const KernelArgs& args) {
+    const HostTensor& x = *args.inputs[0];
+    RKNN_RETURN_IF_ERROR(require(x.dtype() == DType::kFloat32, "GlobalAveragePool takes float32"));
+    const int64_t planes = x.dim(0) * x.dim(1);
+    const int64_t size = planes > 0 ? x.numel() / planes : 0;
+    for (int64_t p = 0; p < planes; ++p) {
+        double sum = 0.0;
+        for (int64_t i = 0; i < size; ++i) sum += x.data<float>()[p * size + i];
+        args.outputs[0]->data<float>()[p] = size > 0 ? static_cast<float>(sum / static_cast<double>(size)) : 0.0f;
+    }
+    return Status::ok();
+}
+
+Status global_max_pool(const KernelArgs& args) {
+    const HostTensor& x = *args.inputs[0];
+    const int64_t planes = x.dim(0) * x.dim(1);
+    const int64_t size = planes > 0 ? x.numel() / planes : 0;
+    return visit_numeric(x.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        for (int64_t p = 0; p < planes; ++p) {
+            T best = std::numeric_limits<T>::lowest();
+            for (int64_t i = 0; i < size; ++i) best = std::max(best, x.data<T>()[p * size + i]);
+            args.outputs[0]->template data<T>()[p] = best;
+        }
+        return Status::ok();
+    });
+}
+
+}  // namespace rknn::cpu::kernels

@@ -1,0 +1,74 @@
+#include "cpu/kernels/scalar_math.h"
+
+namespace rknn::cpu::kernels {
+
+using graph::OpType;
+
+bool is_activation(OpType type) {
+    switch (type) {
+    case OpType::kRelu:
+    case OpType::kClip:
+    case OpType::kLeakyRelu:
+    case OpType::kSigmoid:
+    case OpType::kHardSigmoid:
+    case OpType::kHardSwish:
+    case OpType::kTanh:
+    case OpType::kElu:
+    case OpType::kSelu:
+    case OpType::kSoftplus:
+    case OpType::kGelu:
+    case OpType::kSilu:
+    case OpType::kIdentity: return true;
+    default: return false;
+    }
+}
+
+Activation activation_from_attrs(OpType type, const graph::Attributes& attrs) {
+    Activation act;
+    act.type = type;
+    switch (type) {
+    case OpType::kLeakyRelu: act.alpha = attrs.get_float("alpha", 0.01f); break;
+    case OpType::kHardSigmoid:
+        act.alpha = attrs.get_float("alpha", 0.2f);
+        act.beta = attrs.get_float("beta", 0.5f);
+        break;
+    case OpType::kElu: act.alpha = attrs.get_float("alpha", 1.0f); break;
+    case OpType::kSelu:
+        act.alpha = attrs.get_float("alpha", 1.67326319217681884765625f);
+        act.gamma = attrs.get_float("gamma", 1.05070102214813232421875f);
+        break;
+    case OpType::kGelu: act.tanh_approximation = attrs.get_string("approximate", "none") == "tanh"; break;
+    case OpType::kClip:
+        // The converter stores Clip bounds as attributes (opset 6 form) once constant.
+        act.min = attrs.get_float("min", -INFINITY);
+        act.max = attrs.get_float("max", INFINITY);
+        break;
+    default: break;
+    }
+    return act;
+}
+
+float apply_activation(const Activation& act, float x) {
+    switch (act.type) {
+    case OpType::kRelu: return x > 0.0f ? x : 0.0f;
+    case OpType::kClip: return std::fmin(std::fmax(x, act.min), act.max);
+    case OpType::kLeakyRelu: return x >= 0.0f ? x : act.alpha * x;
+    case OpType::kSigmoid: return 1.0f / (1.0f + std::exp(-x));
+    case OpType::kHardSigmoid: return std::fmax(0.0f, std::fmin(1.0f, act.alpha * x + act.beta));
+    case OpType::kHardSwish: return x * std::fmax(0.0f, std::fmin(1.0f, x / 6.0f + 0.5f));
+    case OpType::kTanh: return std::tanh(x);
+    case OpType::kElu: return x >= 0.0f ? x : act.alpha * (std::exp(x) - 1.0f);
+    case OpType::kSelu: return act.gamma * (x > 0.0f ? x : act.alpha * (std::exp(x) - 1.0f));
+    case OpType::kSoftplus: return x > 20.0f ? x : std::log1p(std::exp(x));
+    case OpType::kGelu:
+        if (act.tanh_approximation) {
+            const float inner = 0.7978845608028654f * (x + 0.044715f * x * x * x);
+            return 0.5f * x * (1.0f + std::tanh(inner));
+        }
+        return 0.5f * x * (1.0f + std::erf(x * 0.7071067811865476f));
+    case OpType::kSilu: return x / (1.0f + std::exp(-x));
+    default: return x;
+    }
+}
+
+}  // namespace rknn::cpu::kernels

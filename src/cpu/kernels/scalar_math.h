@@ -1,0 +1,32 @@
+// Scalar definitions of the activation functions (ONNX semantics). The float
+// kernels apply them element by element and the int8 path samples them to
+// build lookup tables, so both use exactly these formulas.
+#pragma once
+
+#include <cmath>
+
+#include "graph/attributes.h"
+#include "graph/op_type.h"
+
+namespace rknn::cpu::kernels {
+
+// Parameters of one activation, read once from the op's attributes.
+struct Activation {
+    graph::OpType type = graph::OpType::kIdentity;
+    float alpha = 0.0f;
+    float beta = 0.0f;
+    float gamma = 0.0f;
+    float min = -INFINITY;  // Clip
+    float max = INFINITY;
+    bool tanh_approximation = false;  // Gelu
+};
+
+// Reads alpha/beta/gamma/approximate for `type` with the ONNX defaults.
+Activation activation_from_attrs(graph::OpType type, const graph::Attributes& attrs);
+
+// Whether `type` is an element-wise activation that Activation can describe.
+bool is_activation(graph::OpType type);
+
+float apply_activation(const Activation& act, float x);
+
+}  // namespace rknn::cpu::kernels

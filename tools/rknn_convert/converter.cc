@@ -1,0 +1,203 @@
+#include "converter.h"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include "base/version.h"
+#include "data/dataset.h"
+#include "graph/shape_check.h"
+#include "graph/topology.h"
+#include "onnx_import.h"
+#include "passes/passes.h"
+#include "quant/calibrate.h"
+#include "quant/quantize.h"
+
+namespace rknn::convert {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+int64_t total_elements(const std::vector<graph::Shape>& set) {
+    int64_t total = 0;
+    for (const graph::Shape& s : set) {
+        int64_t n = 0;
+        if (graph::checked_num_elements(s, &n)) total += n;
+    }
+    return total;
+}
+
+// Picks the shapes the graph is inferred and calibrated with: the given set
+// with the most elements (as the vendor does), or the declared static shapes.
+StatusOr<std::vector<graph::Shape>> main_shapes(graph::Graph* g, const ConvertOptions& options) {
+    if (!options.input_shapes.empty()) {
+        for (const auto& set : options.input_shapes) {
+            if (set.size() != g->inputs.size()) {
+                return make_status(StatusCode::kInvalidArgument, "--input-shapes gives %zu shapes; the model has %zu inputs",
+                                   set.size(), g->inputs.size());
+            }
+            for (size_t i = 0; i < set.size(); ++i) {
+                if (set[i].size() != g->tensors[g->inputs[i]].shape.size())
+                    return Status(StatusCode::kInvalidArgument, "--input-shapes: wrong rank for input " +
+                                                                    g->tensors[g->inputs[i]].name);
+            }
+        }
+        if (options.input_shapes.size() > 1) g->shape_sets = options.input_shapes;
+        return *std::max_element(options.input_shapes.begin(), options.input_shapes.end(),
+                                 [](const auto& a, const auto& b) { return total_elements(a) < total_elements(b); });
+    }
+    std::vector<graph::Shape> shapes;
+    for (int32_t in : g->inputs) {
+        const graph::Tensor& t = g->tensors[in];
+        for (int64_t d : t.shape) {
+            if (d < 0) {
+                return Status(StatusCode::kInvalidArgument, "input " + t.name + " " + graph::shape_to_string(t.shape) +
+                                                                " has dynamic dims; give --input-shapes");
+            }
+        }
+        shapes.push_back(t.shape);
+    }
+    return shapes;
+}
+
+// Shape inference that tolerates ops whose shapes depend on run-time values.
+Status infer_shapes(graph::Graph* g, const std::vector<graph::Shape>& shapes) {
+    Status status = graph::infer_graph_shapes(g, shapes);
+    if (status.code() == StatusCode::kFailedPrecondition) return Status::ok();
+    return status;
+}
+
+Status run_passes(graph::Graph* g, const std::vector<graph::Shape>& shapes, std::vector<std::string>* log) {
+    RKNN_RETURN_IF_ERROR(infer_shapes(g, shapes));
+    RKNN_ASSIGN_OR_RETURN(const int folded, fold_constants(g));
+    RKNN_RETURN_IF_ERROR(infer_shapes(g, shapes));
+    const int identities = remove_identities(g);
+    RKNN_ASSIGN_OR_RETURN(const int bn, fold_batch_norm(g));
+    const int silu = fuse_silu(g);
+    const int gelu = fuse_gelu(g);
+    const int residual = fuse_residual_adds(g);
+    const int activations = fuse_activations(g);
+    const int dead = remove_dead_code(g);
+    RKNN_RETURN_IF_ERROR(infer_shapes(g, shapes));
+    log->push_back("passes: " + std::to_string(folded) + " ops folded to constants, " + std::to_string(identities) +
+                   " identities removed, " + std::to_string(bn) + " BatchNorms folded, " + std::to_string(silu) +
+                   " SiLU and " + std::to_string(gelu) + " GELU fused, " + std::to_string(residual) +
+                   " residual adds and " + std::to_string(activations) + " activations fused into convolutions, " +
+                   std::to_string(dead) + " dead ops removed");
+    return Status::ok();
+}
+
+Status set_preprocess(graph::Graph* g, const ConvertOptions& options) {
+    if (options.mean.empty() && options.std.empty()) return Status::ok();
+    g->preprocess.assign(g->inputs.size(), graph::InputPreprocess{});
+    size_t next = 0;
+    for (size_t i = 0; i < g->inputs.size(); ++i) {
+        const graph::Tensor& t = g->tensors[g->inputs[i]];
+        if (t.shape.size() != 4 || !graph::is_float(t.dtype)) continue;  // pre-processing is for image inputs
+        graph::InputPreprocess& p = g->preprocess[i];
+        const size_t index_mean = std::min(next, options.mean.empty() ? 0 : options.mean.size() - 1);
+        const size_t index_std = std::min(next, options.std.empty() ? 0 : options.std.size() - 1);
+        if (!options.mean.empty()) p.mean = options.mean[index_mean];
+        if (!options.std.empty()) p.std = options.std[index_std];
+        for (const std::vector<float>* v : {&p.mean, &p.std}) {
+            if (!v->empty() && v->size() != 1 && static_cast<int64_t>(v->size()) != t.shape[1]) {
+                return Status(StatusCode::kInvalidArgument, "--mean/--std give " + std::to_string(v->size()) +
+                                                                " values; input " + t.name + " has " +
+                                                                std::to_string(t.shape[1]) + " channels");
+            }
+        }
+        for (float s : p.std) {
+            if (s == 0.0f) return Status(StatusCode::kInvalidArgument, "--std values must not be 0");
+        }
+        p.reverse_channels = options.rgb2bgr;
+        p.user_layout = graph::Layout::kNHWC;
+        p.user_dtype = graph::DType::kUInt8;
+        ++next;
+    }
+    return Status::ok();
+}
+
+StatusOr<std::vector<std::vector<cpu::HostTensor>>> load_calibration(const graph::Graph& g, const ConvertOptions& o) {
+    if (o.dataset.empty()) return Status(StatusCode::kInvalidArgument, "--dtype int8 needs --dataset");
+    RKNN_ASSIGN_OR_RETURN(auto files, list_dataset(o.dataset, g.inputs.size()));
+    if (o.max_calibration_samples > 0 && files.size() > o.max_calibration_samples) files.resize(o.max_calibration_samples);
+    std::vector<std::vector<cpu::HostTensor>> samples;
+    for (const auto& sample : files) {
+        RKNN_ASSIGN_OR_RETURN(auto inputs, load_sample(sample, g));
+        samples.push_back(std::move(inputs));
+    }
+    return samples;
+}
+
+}  // namespace
+
+std::string converter_version() { return std::string("rknn_convert ") + version::openrknn_version(); }
+
+StatusOr<ConvertResult> convert_onnx(const ConvertOptions& options) {
+    if (std::find(std::begin(kSupportedTargets), std::end(kSupportedTargets), options.target_soc) ==
+        std::end(kSupportedTargets)) {
+        return Status(StatusCode::kInvalidArgument, "unknown --target " + options.target_soc +
+                                                        " (rk3588, rk3568, rk3566, rk3576, rk3562)");
+    }
+    if (options.custom_string.size() > 1023) {
+        return Status(StatusCode::kInvalidArgument, "--custom-string is longer than 1023 bytes");
+    }
+    ImportOptions import_options;
+    import_options.custom_op_types = options.custom_ops;
+    RKNN_ASSIGN_OR_RETURN(ImportResult imported, import_onnx_file(options.onnx_path, import_options));
+    if (!imported.problems.empty()) {
+        std::string text = "the model uses what rknn_convert does not support:";
+        for (const std::string& p : imported.problems) text += "\n  " + p;
+        return Status(StatusCode::kModelInvalid, text);
+    }
+    ConvertResult result;
+    result.graph = std::move(imported.graph);
+    graph::Graph& g = result.graph;
+    result.log.push_back("imported " + options.onnx_path + ": opset " + std::to_string(imported.opset) + ", " +
+                         std::to_string(g.ops.size()) + " ops, " + std::to_string(g.tensors.size()) + " tensors");
+    RKNN_ASSIGN_OR_RETURN(const std::vector<graph::Shape> shapes, main_shapes(&g, options));
+    RKNN_RETURN_IF_ERROR(run_passes(&g, shapes, &result.log));
+    RKNN_RETURN_IF_ERROR(set_preprocess(&g, options));
+
+    const graph::Graph float_graph = g;  // kept for calibration and the accuracy analysis
+    if (options.dtype == TargetDType::kInt8) {
+        RKNN_ASSIGN_OR_RETURN(const CalibMethod method, parse_calib_method(options.calib_method));
+        const auto start = Clock::now();
+        RKNN_ASSIGN_OR_RETURN(const auto samples, load_calibration(g, options));
+        RKNN_ASSIGN_OR_RETURN(const auto ranges, calibrate(float_graph, samples, method));
+        result.calibration_seconds = seconds_since(start);
+        result.calibration_samples = samples.size();
+        const std::set<std::string> fp16_ops(options.fp16_layers.begin(), options.fp16_layers.end());
+        for (const std::string& name : fp16_ops) {
+            bool found = false;
+            for (const graph::Op& op : g.ops) found = found || op.name == name;
+            if (!found) return Status(StatusCode::kInvalidArgument, "--fp16-layers names no op called \"" + name + "\"");
+        }
+        RKNN_RETURN_IF_ERROR(quantize_int8(&g, ranges, fp16_ops));
+        result.log.push_back("int8: calibrated (" + options.calib_method + ") on " + std::to_string(samples.size()) +
+                             " samples in " + std::to_string(result.calibration_seconds) + " s");
+    } else if (options.dtype == TargetDType::kFloat16) {
+        RKNN_RETURN_IF_ERROR(convert_to_fp16(&g));
+        result.log.push_back("fp16: weights and activations converted to float16");
+    }
+    if (!options.accuracy_input.empty()) {
+        if (float_graph.inputs.size() != 1)
+            return Status(StatusCode::kInvalidArgument, "--accuracy-analysis works for one-input models");
+        std::vector<cpu::HostTensor> inputs;
+        RKNN_ASSIGN_OR_RETURN(cpu::HostTensor input, load_input(options.accuracy_input, float_graph, 0));
+        inputs.push_back(std::move(input));
+        RKNN_ASSIGN_OR_RETURN(result.accuracy, compare_layers(float_graph, g, inputs));
+    }
+    g.target_soc = options.target_soc;
+    g.converter_version = converter_version();
+    g.custom_string = options.custom_string;
+    RKNN_RETURN_IF_ERROR(graph::validate_structure(g));
+    RKNN_RETURN_IF_ERROR(graph::check_graph_shapes(g));
+    return result;
+}
+
+}  // namespace rknn::convert

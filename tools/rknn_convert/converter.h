@@ -1,0 +1,49 @@
+// The conversion pipeline: ONNX -> graph passes -> precision -> model graph.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "graph/graph.h"
+#include "quant/accuracy.h"
+
+namespace rknn::convert {
+
+enum class TargetDType { kFloat32, kFloat16, kInt8 };
+
+constexpr const char* kSupportedTargets[] = {"rk3588", "rk3568", "rk3566", "rk3576", "rk3562"};
+
+struct ConvertOptions {
+    std::string onnx_path;
+    TargetDType dtype = TargetDType::kFloat16;
+    std::string target_soc = "rk3588";
+    std::string dataset;                          // folder or list file (int8)
+    std::string calib_method = "normal";
+    std::vector<std::vector<float>> mean;         // per image input; empty: no pre-processing
+    std::vector<std::vector<float>> std;
+    bool rgb2bgr = false;
+    std::vector<std::vector<graph::Shape>> input_shapes;  // shape sets, each one shape per input
+    std::string custom_string;
+    std::vector<std::string> custom_ops;
+    std::vector<std::string> fp16_layers;
+    std::string accuracy_input;                   // image or .npy for the per-layer analysis
+    size_t max_calibration_samples = 0;           // 0: all
+};
+
+struct ConvertResult {
+    graph::Graph graph;
+    std::vector<std::string> log;                 // what each stage did
+    std::vector<LayerAccuracy> accuracy;          // when accuracy_input was given
+    double calibration_seconds = 0.0;
+    size_t calibration_samples = 0;
+};
+
+// Errors: kModelInvalid listing every unsupported op/attribute (one per line),
+// kInvalidArgument for bad options, others as they come.
+StatusOr<ConvertResult> convert_onnx(const ConvertOptions& options);
+
+// "rknn_convert <version>": recorded in every model.
+std::string converter_version();
+
+}  // namespace rknn::convert

@@ -1,0 +1,214 @@
+// rknn_convert: converts an ONNX model into an OpenRKNN model file.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "converter.h"
+#include "model/model_file.h"
+#include "model/summary.h"
+
+namespace {
+
+using rknn::convert::ConvertOptions;
+using rknn::convert::TargetDType;
+
+const char kHelp[] = R"(usage: rknn_convert MODEL.onnx -o OUT.rknn [options]
+
+Converts an ONNX model (opsets up to 17) into an OpenRKNN model file that
+librknnrt loads with rknn_init.
+
+options:
+  -o, --output FILE        the model file to write (required)
+  --dtype int8|fp16|float32
+                           precision of the converted model (default fp16).
+                           int8: asymmetric int8 activations per tensor,
+                           symmetric int8 weights per output channel, int32
+                           biases; needs --dataset for calibration
+  --target SOC             rk3588 (default), rk3568, rk3566, rk3576, rk3562
+  --dataset DIR|LIST.txt   calibration data for int8: a folder of images or
+                           .npy files (one-input models), or a list file with
+                           one sample per line and one path per input
+                           (separated by spaces). Images are resized to the
+                           input size; .npy files hold exactly what the user
+                           will feed (raw NHWC pixels for image inputs)
+  --calib METHOD           normal (min/max, default), kl_divergence or mmse
+  --calib-max N            use at most N calibration samples
+  --mean a,b,c             per-channel mean of the image input(s), in pixel
+                           units; with --std the model takes raw NHWC uint8
+                           pixels and normalises (x - mean) / std itself.
+                           Several image inputs: separate lists with ';'
+  --std a,b,c              per-channel standard deviation (see --mean)
+  --rgb2bgr                swap RGB <-> BGR when reading calibration images
+                           (the runtime never swaps channels)
+  --input-shapes SHAPES    input shapes, e.g. 1,3,224,224 or, for several
+                           inputs, 1,3,224,224;1,10. Repeat the option to give
+                           several shape sets (a dynamic-shape model); the
+                           largest set is used for calibration
+  --custom-string TEXT     stored in the model, read with RKNN_QUERY_CUSTOM_STRING
+  --custom-op TYPE         keep ONNX nodes of op type TYPE as custom ops, run by
+                           a user plugin registered with rknn_register_custom_ops
+                           (repeat for several types)
+  --fp16-layers A,B        keep the named ops (ONNX node names) in float16 in an
+                           int8 model (mixed precision)
+  --accuracy-analysis FILE compare every layer of the converted model with the
+                           float model on FILE (image or .npy): prints cosine
+                           similarity and Euclidean distance per layer
+  -q, --quiet              print only errors
+  -h, --help               this text
+
+exit status: 0 converted, 1 the model could not be converted (nothing is
+written; unsupported ops and attributes are listed), 2 bad command line.
+)";
+
+bool split(const std::string& text, char sep, std::vector<std::string>* out) {
+    out->clear();
+    size_t pos = 0;
+    while (true) {
+        const size_t next = text.find(sep, pos);
+        out->push_back(text.substr(pos, next == std::string::npos ? std::string::npos : next - pos));
+        if (next == std::string::npos) return true;
+        pos = next + 1;
+    }
+}
+
+bool parse_floats(const std::string& text, std::vector<float>* out) {
+    std::vector<std::string> items;
+    split(text, ',', &items);
+    out->clear();
+    for (const std::string& item : items) {
+        char* end = nullptr;
+        const float v = std::strtof(item.c_str(), &end);
+        if (item.empty() || *end != '\0') return false;
+        out->push_back(v);
+    }
+    return true;
+}
+
+bool parse_per_input_floats(const std::string& text, std::vector<std::vector<float>>* out) {
+    std::vector<std::string> groups;
+    split(text, ';', &groups);
+    for (const std::string& group : groups) {
+        std::vector<float> values;
+        if (!parse_floats(group, &values)) return false;
+        out->push_back(values);
+    }
+    return true;
+}
+
+bool parse_shape_set(const std::string& text, std::vector<rknn::graph::Shape>* out) {
+    std::vector<std::string> shapes;
+    split(text, ';', &shapes);
+    for (const std::string& shape : shapes) {
+        std::vector<std::string> dims;
+        split(shape, ',', &dims);
+        rknn::graph::Shape s;
+        for (const std::string& d : dims) {
+            char* end = nullptr;
+            const long long v = std::strtoll(d.c_str(), &end, 10);
+            if (d.empty() || *end != '\0' || v <= 0) return false;
+            s.push_back(v);
+        }
+        out->push_back(s);
+    }
+    return true;
+}
+
+int usage_error(const std::string& message) {
+    std::fprintf(stderr, "rknn_convert: %s\n(see rknn_convert --help)\n", message.c_str());
+    return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    ConvertOptions options;
+    std::string output;
+    bool quiet = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        const auto value = [&](const char* name) -> const char* {
+            if (i + 1 >= argc) return nullptr;
+            (void)name;
+            return argv[++i];
+        };
+        const char* v = nullptr;
+        if (arg == "-h" || arg == "--help") {
+            std::fputs(kHelp, stdout);
+            return 0;
+        } else if (arg == "-q" || arg == "--quiet") {
+            quiet = true;
+        } else if (arg == "--rgb2bgr") {
+            options.rgb2bgr = true;
+        } else if (arg[0] != '-') {
+            if (!options.onnx_path.empty()) return usage_error("more than one input model given");
+            options.onnx_path = arg;
+        } else if ((v = value(arg.c_str())) == nullptr) {
+            return usage_error(arg + " needs a value");
+        } else if (arg == "-o" || arg == "--output") {
+            output = v;
+        } else if (arg == "--dtype") {
+            const std::string d = v;
+            if (d == "int8" || d == "i8") options.dtype = TargetDType::kInt8;
+            else if (d == "fp16" || d == "float16") options.dtype = TargetDType::kFloat16;
+            else if (d == "float32" || d == "fp32") options.dtype = TargetDType::kFloat32;
+            else return usage_error("--dtype must be int8, fp16 or float32");
+        } else if (arg == "--target") {
+            options.target_soc = v;
+        } else if (arg == "--dataset") {
+            options.dataset = v;
+        } else if (arg == "--calib") {
+            options.calib_method = v;
+        } else if (arg == "--calib-max") {
+            options.max_calibration_samples = static_cast<size_t>(std::strtoul(v, nullptr, 10));
+        } else if (arg == "--mean") {
+            if (!parse_per_input_floats(v, &options.mean)) return usage_error("bad --mean list");
+        } else if (arg == "--std") {
+            if (!parse_per_input_floats(v, &options.std)) return usage_error("bad --std list");
+        } else if (arg == "--input-shapes") {
+            std::vector<rknn::graph::Shape> set;
+            if (!parse_shape_set(v, &set)) return usage_error("bad --input-shapes (e.g. 1,3,224,224;1,10)");
+            options.input_shapes.push_back(set);
+        } else if (arg == "--custom-string") {
+            options.custom_string = v;
+        } else if (arg == "--custom-op") {
+            options.custom_ops.push_back(v);
+        } else if (arg == "--fp16-layers") {
+            std::vector<std::string> names;
+            split(v, ',', &names);
+            options.fp16_layers.insert(options.fp16_layers.end(), names.begin(), names.end());
+        } else if (arg == "--accuracy-analysis") {
+            options.accuracy_input = v;
+        } else {
+            return usage_error("unknown option " + arg);
+        }
+    }
+    if (options.onnx_path.empty()) return usage_error("no ONNX model given");
+    if (output.empty()) return usage_error("no output file given (-o OUT.rknn)");
+    if (options.mean.size() != options.std.size() && !options.mean.empty() && !options.std.empty())
+        return usage_error("--mean and --std must describe the same inputs");
+
+    const auto start = std::chrono::steady_clock::now();
+    auto result = rknn::convert::convert_onnx(options);
+    if (!result.is_ok()) {
+        std::fprintf(stderr, "rknn_convert: %s\nnothing was written.\n", result.status().message().c_str());
+        return 1;
+    }
+    const rknn::Status written = rknn::model::write_model_file(result->graph, output);
+    if (!written.is_ok()) {
+        std::fprintf(stderr, "rknn_convert: %s\n", written.message().c_str());
+        return 1;
+    }
+    if (!quiet) {
+        for (const std::string& line : result->log) std::printf("%s\n", line.c_str());
+        if (!result->accuracy.empty()) {
+            std::printf("\naccuracy analysis (float model vs converted model):\n%s\n",
+                        rknn::convert::format_accuracy_table(result->accuracy).c_str());
+        }
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::printf("\nwrote %s in %.2f s\n%s", output.c_str(), seconds, rknn::model::summarize(result->graph).c_str());
+    }
+    return 0;
+}

@@ -1,0 +1,293 @@
+#include "quant/quantize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <numeric>
+
+#include "base/half.h"
+#include "passes/graph_edit.h"
+
+namespace rknn::convert {
+namespace {
+
+using graph::DType;
+using graph::Op;
+using graph::OpType;
+
+// Ops whose outputs are their inputs' values rearranged: they keep one set of
+// quantisation parameters across inputs and outputs.
+bool moves_values(const Op& op) {
+    switch (op.type) {
+    case OpType::kReshape:
+    case OpType::kFlatten:
+    case OpType::kSqueeze:
+    case OpType::kUnsqueeze:
+    case OpType::kTranspose:
+    case OpType::kSlice:
+    case OpType::kSplit:
+    case OpType::kGather:
+    case OpType::kDepthToSpace:
+    case OpType::kSpaceToDepth:
+    case OpType::kTile:
+    case OpType::kExpand:
+    case OpType::kIdentity:
+    case OpType::kDropout:
+    case OpType::kConcat:
+    case OpType::kMaxPool:
+    case OpType::kGlobalMaxPool: return true;
+    case OpType::kResize:
+    case OpType::kUpsample: return op.attrs.get_string("mode", "nearest") == "nearest";
+    default: return false;
+    }
+}
+
+struct UnionFind {
+    explicit UnionFind(size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0); }
+    int32_t find(int32_t x) {
+        while (parent[x] != x) x = parent[x] = parent[parent[x]];
+        return x;
+    }
+    void unite(int32_t a, int32_t b) { parent[find(a)] = find(b); }
+    std::vector<int32_t> parent;
+};
+
+int32_t add_typed_constant(graph::Graph* g, const std::string& name, DType dtype, const graph::Shape& shape,
+                           const void* bytes, size_t size, const graph::QuantParams& quant) {
+    const int32_t t = g->add_constant(g->unique_tensor_name(name), dtype, shape, graph::Buffer::copy_of(bytes, size));
+    g->tensors[t].quant = quant;
+    return t;
+}
+
+// Symmetric int8 weights with one scale per slice along `axis`.
+int32_t quantize_weights(graph::Graph* g, int32_t tensor, int axis, std::vector<float>* scales) {
+    const std::vector<float> w = constant_floats(*g, tensor);
+    const graph::Shape shape = g->tensors[tensor].shape;
+    const int64_t channels = shape[axis];
+    int64_t inner = 1;
+    for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+    std::vector<float> peak(static_cast<size_t>(channels), 0.0f);
+    for (size_t i = 0; i < w.size(); ++i) {
+        const int64_t c = (static_cast<int64_t>(i) / inner) % channels;
+        peak[c] = std::max(peak[c], std::fabs(w[i]));
+    }
+    scales->assign(static_cast<size_t>(channels), 1.0f);
+    for (int64_t c = 0; c < channels; ++c) {
+        if (peak[c] > 0.0f) (*scales)[c] = peak[c] / 127.0f;
+    }
+    std::vector<int8_t> q(w.size());
+    for (size_t i = 0; i < w.size(); ++i) {
+        const int64_t c = (static_cast<int64_t>(i) / inner) % channels;
+        q[i] = static_cast<int8_t>(std::clamp(std::nearbyint(w[i] / (*scales)[c]), -127.0f, 127.0f));
+    }
+    graph::QuantParams quant;
+    quant.scales = *scales;
+    quant.zero_points.assign(scales->size(), 0);
+    quant.axis = axis;
+    return add_typed_constant(g, g->tensors[tensor].name + "_int8", DType::kInt8, shape, q.data(), q.size(), quant);
+}
+
+// int32 bias in accumulator units: b / (s_in * s_w[c]).
+int32_t quantize_bias(graph::Graph* g, int32_t tensor, double in_scale, const std::vector<float>& w_scales) {
+    const std::vector<float> b = constant_floats(*g, tensor);
+    std::vector<int32_t> q(b.size());
+    graph::QuantParams quant;
+    quant.axis = 0;
+    for (size_t c = 0; c < b.size(); ++c) {
+        const double scale = in_scale * w_scales[c];
+        quant.scales.push_back(static_cast<float>(scale));
+        quant.zero_points.push_back(0);
+        const double v = std::nearbyint(b[c] / scale);
+        q[c] = static_cast<int32_t>(std::clamp(v, -2147483648.0, 2147483647.0));
+    }
+    return add_typed_constant(g, g->tensors[tensor].name + "_int32", DType::kInt32,
+                              {static_cast<int64_t>(b.size())}, q.data(), q.size() * 4, quant);
+}
+
+// Asymmetric int8 per tensor from the constant's own range.
+int32_t quantize_constant(graph::Graph* g, int32_t tensor) {
+    const std::vector<float> v = constant_floats(*g, tensor);
+    float lo = 0.0f, hi = 0.0f;
+    for (float x : v) {
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
+    }
+    const graph::QuantParams quant = int8_params(lo, hi);
+    std::vector<int8_t> q(v.size());
+    for (size_t i = 0; i < v.size(); ++i)
+        q[i] = static_cast<int8_t>(std::clamp(std::nearbyint(v[i] / quant.scales[0]) + quant.zero_points[0], -128.0f, 127.0f));
+    const graph::Shape shape = g->tensors[tensor].shape;  // copied: adding a constant may move the tensor list
+    return add_typed_constant(g, g->tensors[tensor].name + "_int8", DType::kInt8, shape, q.data(), q.size(), quant);
+}
+
+int32_t to_fp16_constant(graph::Graph* g, int32_t tensor) {
+    const std::vector<float> v = constant_floats(*g, tensor);
+    std::vector<uint16_t> h(v.size());
+    for (size_t i = 0; i < v.size(); ++i) h[i] = float_to_half(v[i]);
+    const graph::Shape shape = g->tensors[tensor].shape;  // copied: adding a constant may move the tensor list
+    return add_typed_constant(g, g->tensors[tensor].name + "_fp16", DType::kFloat16, shape, h.data(), h.size() * 2, {});
+}
+
+// Folds Gemm's alpha and beta into its constant operands so the int8 path sees alpha = beta = 1.
+void fold_gemm_scalars(graph::Graph* g, Op* op) {
+    const float alpha = op->attrs.get_float("alpha", 1.0f);
+    const float beta = op->attrs.get_float("beta", 1.0f);
+    if (alpha != 1.0f && g->is_constant(op->inputs[1])) {
+        std::vector<float> w = constant_floats(*g, op->inputs[1]);
+        for (float& x : w) x *= alpha;
+        const graph::Shape shape = g->tensors[op->inputs[1]].shape;
+        op->inputs[1] = add_float_constant(g, g->tensors[op->inputs[1]].name + "_scaled", shape, w);
+        op->attrs.set_float("alpha", 1.0f);
+    }
+    if (beta != 1.0f && op->inputs.size() > 2 && op->inputs[2] >= 0 && g->is_constant(op->inputs[2])) {
+        std::vector<float> c = constant_floats(*g, op->inputs[2]);
+        for (float& x : c) x *= beta;
+        const graph::Shape shape = g->tensors[op->inputs[2]].shape;
+        op->inputs[2] = add_float_constant(g, g->tensors[op->inputs[2]].name + "_scaled", shape, c);
+        op->attrs.set_float("beta", 1.0f);
+    }
+}
+
+// Quantises the weights (and bias) of an int8 Conv / Gemm / MatMul.
+void quantize_layer(graph::Graph* g, Op* op) {
+    const int32_t w = op->inputs[1];
+    if (!g->is_constant(w) || g->tensors[w].dtype != DType::kFloat32) return;
+    int axis = 0;
+    int64_t channels = 0;
+    const graph::Shape& ws = g->tensors[w].shape;
+    if (op->type == OpType::kConv) {
+        axis = 0;
+    } else if (op->type == OpType::kGemm) {
+        fold_gemm_scalars(g, op);
+        if (op->attrs.get_int("transA", 0) != 0 || op->attrs.get_float("alpha", 1.0f) != 1.0f) return;
+        axis = op->attrs.get_int("transB", 0) != 0 ? 0 : 1;
+    } else if (op->type == OpType::kMatMul) {
+        if (ws.size() != 2) return;
+        axis = 1;
+    } else {
+        return;
+    }
+    channels = g->tensors[op->inputs[1]].shape[axis];
+    const bool has_bias = op->type != OpType::kMatMul && op->inputs.size() > 2 && op->inputs[2] >= 0;
+    if (has_bias) {
+        const int32_t b = op->inputs[2];
+        int64_t n = 0;
+        if (!g->is_constant(b) || g->tensors[b].dtype != DType::kFloat32 ||
+            !graph::checked_num_elements(g->tensors[b].shape, &n) || n != channels)
+            return;  // a bias the int8 path cannot take: keep the layer in float
+    }
+    std::vector<float> w_scales;
+    op->inputs[1] = quantize_weights(g, op->inputs[1], axis, &w_scales);
+    if (has_bias) op->inputs[2] = quantize_bias(g, op->inputs[2], g->tensors[op->inputs[0]].quant.scale(), w_scales);
+}
+
+bool is_binary_int8_op(OpType t) {
+    return t == OpType::kAdd || t == OpType::kSub || t == OpType::kMul || t == OpType::kMax || t == OpType::kMin;
+}
+
+}  // namespace
+
+graph::QuantParams int8_params(float min, float max) {
+    const double lo = std::min<double>(min, 0.0);
+    double hi = std::max<double>(max, 0.0);
+    if (hi - lo < 1e-8) hi = lo + 1e-8;
+    const double scale = (hi - lo) / 255.0;
+    const double zp = std::clamp(std::nearbyint(-128.0 - lo / scale), -128.0, 127.0);
+    graph::QuantParams q;
+    q.scales = {static_cast<float>(scale)};
+    q.zero_points = {static_cast<int32_t>(zp)};
+    return q;
+}
+
+Status quantize_int8(graph::Graph* g, const std::vector<TensorRange>& ranges, const std::set<std::string>& fp16_ops) {
+    if (ranges.size() != g->tensors.size()) return Status(StatusCode::kInternal, "one range per tensor is needed");
+    const GraphIndex index(*g);
+    enum class Precision { kKeep, kInt8, kFloat16 };
+    const size_t n = g->tensors.size();
+    std::vector<Precision> precision(n, Precision::kKeep);
+    for (size_t t = 0; t < n; ++t) {
+        if (g->is_constant(static_cast<int32_t>(t)) || g->tensors[t].dtype != DType::kFloat32) continue;
+        const int32_t p = index.producer[t];
+        const bool fp16_layer = p >= 0 && fp16_ops.count(g->ops[p].name) > 0;
+        precision[t] = fp16_layer || !ranges[t].valid ? Precision::kFloat16 : Precision::kInt8;
+    }
+    // Share parameters across value-moving ops.
+    UnionFind groups(n);
+    for (const Op& op : g->ops) {
+        if (!moves_values(op) || op.inputs.empty() || op.inputs[0] < 0) continue;
+        const size_t shared_inputs = op.type == OpType::kConcat ? op.inputs.size() : 1;
+        for (int32_t out : op.outputs) {
+            if (precision[out] != Precision::kInt8) continue;
+            for (size_t i = 0; i < shared_inputs; ++i) {
+                if (op.inputs[i] >= 0 && precision[op.inputs[i]] == Precision::kInt8) groups.unite(op.inputs[i], out);
+            }
+        }
+    }
+    std::map<int32_t, TensorRange> group_range;
+    for (size_t t = 0; t < n; ++t) {
+        if (precision[t] != Precision::kInt8) continue;
+        TensorRange& r = group_range[groups.find(static_cast<int32_t>(t))];
+        r.min = r.valid ? std::min(r.min, ranges[t].min) : ranges[t].min;
+        r.max = r.valid ? std::max(r.max, ranges[t].max) : ranges[t].max;
+        r.valid = true;
+    }
+    for (size_t t = 0; t < n; ++t) {
+        if (precision[t] == Precision::kInt8) {
+            const TensorRange& r = group_range[groups.find(static_cast<int32_t>(t))];
+            g->tensors[t].dtype = DType::kInt8;
+            g->tensors[t].quant = int8_params(r.min, r.max);
+        } else if (precision[t] == Precision::kFloat16) {
+            g->tensors[t].dtype = DType::kFloat16;
+        }
+    }
+    // Constants, op by op.
+    for (Op& op : g->ops) {
+        const bool int8 = !op.inputs.empty() && op.inputs[0] >= 0 && g->tensors[op.inputs[0]].dtype == DType::kInt8 &&
+                          g->tensors[op.inputs[0]].quant.is_quantized();
+        const bool fp16_layer = fp16_ops.count(op.name) > 0;
+        if (int8 && !fp16_layer) {
+            if (op.type == OpType::kConv || op.type == OpType::kGemm || op.type == OpType::kMatMul) quantize_layer(g, &op);
+            if (is_binary_int8_op(op.type)) {
+                for (int32_t& in : op.inputs) {
+                    if (in >= 0 && g->is_constant(in) && g->tensors[in].dtype == DType::kFloat32) in = quantize_constant(g, in);
+                }
+            }
+        } else if (fp16_layer) {
+            for (size_t i = 0; i < op.inputs.size(); ++i) {
+                const int32_t in = op.inputs[i];
+                const bool bias = i == 2 && (op.type == OpType::kConv || op.type == OpType::kGemm);
+                if (in >= 0 && !bias && g->is_constant(in) && g->tensors[in].dtype == DType::kFloat32)
+                    op.inputs[i] = to_fp16_constant(g, in);
+            }
+        }
+    }
+    remove_dead_ops(g);  // drops the float constants nothing reads any more
+    return Status::ok();
+}
+
+Status convert_to_fp16(graph::Graph* g) {
+    for (size_t t = 0; t < g->tensors.size(); ++t) {
+        if (!g->is_constant(static_cast<int32_t>(t)) && g->tensors[t].dtype == DType::kFloat32)
+            g->tensors[t].dtype = DType::kFloat16;
+    }
+    std::map<int32_t, int32_t> converted;
+    for (Op& op : g->ops) {
+        for (size_t i = 0; i < op.inputs.size(); ++i) {
+            const int32_t in = op.inputs[i];
+            if (in < 0 || !g->is_constant(in) || g->tensors[in].dtype != DType::kFloat32) continue;
+            // Biases accumulate in float32 on the NPU; Resize's roi/scales are shape parameters.
+            const bool bias = i == 2 && (op.type == OpType::kConv || op.type == OpType::kConvTranspose ||
+                                         op.type == OpType::kGemm);
+            const bool shape_param = i >= 1 && (op.type == OpType::kResize || op.type == OpType::kUpsample);
+            if (bias || shape_param) continue;
+            auto it = converted.find(in);
+            if (it == converted.end()) it = converted.emplace(in, to_fp16_constant(g, in)).first;
+            op.inputs[i] = it->second;
+        }
+    }
+    remove_dead_ops(g);
+    return Status::ok();
+}
+
+}  // namespace rknn::convert
