@@ -6,8 +6,14 @@
 set -euo pipefail
 job=${1:-test}
 
-native=(cmake g++ make pkg-config file binutils libdrm-dev libbenchmark-dev)
-testing=(libgtest-dev libgmock-dev clang libclang-rt-14-dev)
+# Building: the runtime, the converter (libonnx, protobuf) and the model format (flatbuffers).
+native=(cmake g++ make pkg-config file binutils libdrm-dev libbenchmark-dev
+        flatbuffers-compiler libflatbuffers-dev libonnx-dev libprotobuf-dev protobuf-compiler libstb-dev
+        python3-onnx python3-numpy)
+# Testing: GoogleTest, clang for the fuzzer, the ONNX node test suite, and
+# PyTorch to export the real architectures the accuracy tests compare with.
+testing=(libgtest-dev libgmock-dev clang libclang-rt-14-dev libonnx-testdata
+         python3-torch python3-torchvision python3-pil)
 cross_host=(g++-aarch64-linux-gnu qemu-user-static)
 cross_arm64=(libc6:arm64 libstdc++6:arm64 libgtest-dev:arm64 libdrm-dev:arm64)
 

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Builds and runs every test: the native build, the same tests under
-# AddressSanitizer + UndefinedBehaviorSanitizer, and the aarch64 cross build
-# run under qemu-user. Installs missing Debian packages first.
+# Builds and runs every test:
+#   native          the whole suite (unit, ABI, ONNX conformance, real models)
+#   asan+ubsan      the same under AddressSanitizer + UndefinedBehaviorSanitizer
+#                   (without the real-model accuracy runs, which only re-check numbers)
+#   aarch64 (qemu)  the cross build, tests run under qemu-user
+#   fuzz            the model-loader libFuzzer target (clang), for a bounded time
+# Installs missing Debian packages first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh test
@@ -9,18 +13,22 @@ scripts/deps.sh test
 jobs=$(nproc)
 common=(-DPython3_EXECUTABLE=/usr/bin/python3)
 
+# run_suite NAME DIR "CTEST ARGS" "BUILD TARGETS (empty: all)" [CMAKE ARGS...]
 run_suite() {
-  local name=$1 dir=$2
-  shift 2
+  local name=$1 dir=$2 ctest_args=$3 targets=$4
+  shift 4
   echo "==== $name: configure + build ($dir)"
   cmake -S . -B "$dir" "${common[@]}" "$@" > "$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; exit 1; }
-  cmake --build "$dir" -j "$jobs"
+  # shellcheck disable=SC2086
+  cmake --build "$dir" -j "$jobs" ${targets:+--target $targets}
   echo "==== $name: ctest"
-  ctest --test-dir "$dir" --output-on-failure -j "$jobs"
+  # shellcheck disable=SC2086
+  ctest --test-dir "$dir" --output-on-failure -j "$jobs" $ctest_args
 }
 
-mkdir -p build
-run_suite "native" build
-run_suite "asan+ubsan" build-asan -DRKNN_SANITIZE=address,undefined -DRKNN_BUILD_TOOLS=OFF
-run_suite "aarch64 (qemu)" build-aarch64 -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DRKNN_BUILD_TOOLS=OFF
+run_suite "native" build "" ""
+run_suite "asan+ubsan" build-asan "-LE models" "" -DRKNN_SANITIZE=address,undefined
+run_suite "aarch64 (qemu)" build-aarch64 "" "" -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DRKNN_BUILD_TOOLS=OFF
+run_suite "fuzz" build-fuzz "-L fuzz" "model_loader_fuzzer make_fuzz_seeds" -DCMAKE_C_COMPILER=clang \
+  -DCMAKE_CXX_COMPILER=clang++ -DRKNN_FUZZ=ON -DRKNN_SANITIZE=address,undefined -DRKNN_BUILD_TOOLS=OFF
 echo "==== all test suites passed"

@@ -20,10 +20,20 @@ Fusion fusion_of(const graph::Op& op) {
     Fusion f;
     const std::string act = op.attrs.get_string("activation", "");
     if (!act.empty()) {
-        f.activation.type = graph::op_type_from_name(act);
+        // Start from the activation's own defaults, then take what the fusion recorded.
+        f.activation = kernels::activation_from_attrs(graph::op_type_from_name(act), graph::Attributes());
         f.activation.min = op.attrs.get_float("act_min", -INFINITY);
         f.activation.max = op.attrs.get_float("act_max", INFINITY);
-        f.activation.alpha = op.attrs.get_float("act_alpha", 0.0f);
+        f.activation.alpha = op.attrs.get_float("act_alpha", f.activation.alpha);
+        f.activation.beta = op.attrs.get_float("act_beta", f.activation.beta);
+        f.activation.gamma = op.attrs.get_float("act_gamma", f.activation.gamma);
+        f.activation.tanh_approximation = op.attrs.get_string("act_approximate", "none") == "tanh";
+        const std::vector<float> range = op.attrs.get_floats("act_range");
+        if (range.size() == 2) {
+            f.has_lut_range = true;
+            f.lut_min = range[0];
+            f.lut_max = range[1];
+        }
     }
     const int32_t slot = residual_slot(op.type);
     if (op.attrs.get_int("fused_add", 0) != 0 && slot >= 0 && static_cast<size_t>(slot) < op.inputs.size() &&
@@ -39,8 +49,15 @@ void set_fused_activation(graph::Op* op, const kernels::Activation& act) {
         if (std::isfinite(act.min)) op->attrs.set_float("act_min", act.min);
         if (std::isfinite(act.max)) op->attrs.set_float("act_max", act.max);
     }
-    if (act.type == graph::OpType::kLeakyRelu) op->attrs.set_float("act_alpha", act.alpha);
+    if (act.type == graph::OpType::kLeakyRelu || act.type == graph::OpType::kElu || act.type == graph::OpType::kHardSigmoid ||
+        act.type == graph::OpType::kSelu)
+        op->attrs.set_float("act_alpha", act.alpha);
+    if (act.type == graph::OpType::kHardSigmoid) op->attrs.set_float("act_beta", act.beta);
+    if (act.type == graph::OpType::kSelu) op->attrs.set_float("act_gamma", act.gamma);
+    if (act.type == graph::OpType::kGelu && act.tanh_approximation) op->attrs.set_string("act_approximate", "tanh");
 }
+
+void set_fused_activation_range(graph::Op* op, float min, float max) { op->attrs.set_floats("act_range", {min, max}); }
 
 void set_fused_residual(graph::Op* op, int32_t residual_tensor) {
     const int32_t slot = residual_slot(op->type);

@@ -10,6 +10,10 @@ namespace {
 
 using graph::DType;
 
+// One tensor larger than this is refused rather than allocated (a malformed
+// model must not take the process down with an allocation failure).
+constexpr int64_t kMaxTensorBytes = int64_t{1} << 31;
+
 bool is_quantized_int(const HostTensor& t) { return t.quant.is_quantized() && graph::is_integer(t.dtype()); }
 
 // The int8 kernel applies when the op's main input and all outputs are quantised int8.
@@ -88,7 +92,7 @@ StatusOr<std::unique_ptr<GraphExecutor>> GraphExecutor::create(const graph::Grap
     return exec;
 }
 
-Status GraphExecutor::run_op(int32_t op_index, std::vector<HostTensor>& values) const {
+Status GraphExecutor::run_op(int32_t op_index, std::vector<HostTensor>& values, RunStats* stats) const {
     const graph::Op& op = graph_.ops[op_index];
     const KernelEntry& entry = *find_kernel(op.type);
     std::vector<const HostTensor*> in(op.inputs.size(), nullptr);
@@ -102,8 +106,10 @@ Status GraphExecutor::run_op(int32_t op_index, std::vector<HostTensor>& values) 
     }
     Status status = Status(StatusCode::kUnimplemented, "");
     if (options_.use_int8_kernels && wants_int8(entry, graph_, op, in)) status = run_kernel(op, entry, true, in, values);
+    const bool ran_int8 = status.is_ok();
     // An int8 kernel that does not handle these tensors leaves the op to the reference kernel.
     if (status.code() == StatusCode::kUnimplemented) status = run_kernel(op, entry, false, in, values);
+    if (stats != nullptr) ++(ran_int8 ? stats->int8_ops : stats->reference_ops);
     if (!status.is_ok()) {
         return status.with_context(std::string(graph::op_type_name(op.type)) + " \"" + op.name + "\"");
     }
@@ -133,6 +139,12 @@ Status GraphExecutor::run_kernel(const graph::Op& op, const KernelEntry& entry, 
     }
     std::vector<graph::ValueInfo> out_infos;
     RKNN_RETURN_IF_ERROR(graph::infer_op(op, info_ptrs, &out_infos));
+    for (const graph::ValueInfo& out : out_infos) {
+        if (graph::num_elements(out.shape) * static_cast<int64_t>(graph::dtype_size(out.dtype)) > kMaxTensorBytes) {
+            return Status(StatusCode::kResourceExhausted, "an output of " + graph::shape_to_string(out.shape) +
+                                                              " is larger than the CPU reference allows");
+        }
+    }
 
     // The int8 kernel writes the declared (quantised) tensors; a reference
     // kernel writes its natural dtype, rounded to the declared one afterwards.
@@ -164,7 +176,7 @@ Status GraphExecutor::run_kernel(const graph::Op& op, const KernelEntry& entry, 
 }
 
 Status GraphExecutor::run(const std::vector<HostTensor>& inputs, std::vector<HostTensor>* outputs,
-                          const Observer& observer) const {
+                          const Observer& observer, RunStats* stats) const {
     if (inputs.size() != graph_.inputs.size()) {
         return make_status(StatusCode::kInvalidArgument, "%zu inputs given, the graph has %zu", inputs.size(),
                            graph_.inputs.size());
@@ -183,8 +195,11 @@ Status GraphExecutor::run(const std::vector<HostTensor>& inputs, std::vector<Hos
     for (size_t pos = 0; pos < order_.size(); ++pos) {
         const int32_t op_index = order_[pos];
         const graph::Op& op = graph_.ops[op_index];
-        if (options_.skip_unsupported && !runnable(op, values)) continue;
-        RKNN_RETURN_IF_ERROR(run_op(op_index, values));
+        if (options_.skip_unsupported && !runnable(op, values)) {
+            if (stats != nullptr) ++stats->skipped_ops;
+            continue;
+        }
+        RKNN_RETURN_IF_ERROR(run_op(op_index, values, stats));
         if (observer) {
             std::vector<const HostTensor*> outs;
             for (int32_t t : op.outputs) outs.push_back(&values[t]);

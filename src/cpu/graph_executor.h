@@ -35,17 +35,24 @@ public:
         return create(graph, Options());
     }
 
+    // Which kernels an op ran on.
+    struct RunStats {
+        int int8_ops = 0;       // NPU-arithmetic int8 kernels
+        int reference_ops = 0;  // reference kernels
+        int skipped_ops = 0;    // skip_unsupported
+    };
+
     // `inputs`: one per graph input, in the input's declared dtype (quantised
     // inputs carry the tensor's QuantParams). Outputs come back likewise.
     Status run(const std::vector<HostTensor>& inputs, std::vector<HostTensor>* outputs,
-               const Observer& observer = nullptr) const;
+               const Observer& observer = nullptr, RunStats* stats = nullptr) const;
 
     const graph::Graph& graph() const { return graph_; }
     const std::vector<int32_t>& order() const { return order_; }
 
 private:
     GraphExecutor(const graph::Graph& graph, Options options) : graph_(graph), options_(options) {}
-    Status run_op(int32_t op_index, std::vector<HostTensor>& values) const;
+    Status run_op(int32_t op_index, std::vector<HostTensor>& values, RunStats* stats) const;
     bool runnable(const graph::Op& op, const std::vector<HostTensor>& values) const;
     Status run_kernel(const graph::Op& op, const KernelEntry& entry, bool int8,
                       const std::vector<const HostTensor*>& in, std::vector<HostTensor>& values) const;

@@ -46,6 +46,19 @@ size_t align_up(size_t value) { return (value + kDataAlignment - 1) / kDataAlign
 
 std::string string_of(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
 
+// Vector contents copied with memcpy. The verifier checks a vector's length
+// field for 4-byte alignment but not that 8-byte elements are 8-byte aligned,
+// so a crafted file can misalign them; reading through typed pointers would
+// then be undefined behaviour.
+template <typename T>
+std::vector<T> copy_vector(const flatbuffers::Vector<T>* v) {
+    std::vector<T> out;
+    if (v == nullptr || v->size() == 0) return out;
+    out.resize(v->size());
+    std::memcpy(out.data(), v->Data(), v->size() * sizeof(T));
+    return out;
+}
+
 Status read_string(const flatbuffers::String* s, const char* what, std::string* out) {
     if (s != nullptr && s->size() > kMaxNameLength) return invalid(std::string(what) + " is too long");
     *out = string_of(s);
@@ -61,8 +74,8 @@ Status read_attributes(const flatbuffers::Vector<flatbuffers::Offset<fb::Attribu
         a.i = item->i();
         a.f = item->f();
         a.s = string_of(item->s());
-        if (item->ints()) a.ints.assign(item->ints()->begin(), item->ints()->end());
-        if (item->floats()) a.floats.assign(item->floats()->begin(), item->floats()->end());
+        a.ints = copy_vector(item->ints());
+        a.floats = copy_vector(item->floats());
         out->add(std::move(a));
     }
     return Status::ok();
@@ -70,8 +83,8 @@ Status read_attributes(const flatbuffers::Vector<flatbuffers::Offset<fb::Attribu
 
 Status read_quantization(const fb::Quantization* q, const graph::Tensor& t, graph::QuantParams* out) {
     if (q == nullptr) return Status::ok();
-    if (q->scale()) out->scales.assign(q->scale()->begin(), q->scale()->end());
-    if (q->zero_point()) out->zero_points.assign(q->zero_point()->begin(), q->zero_point()->end());
+    out->scales = copy_vector(q->scale());
+    out->zero_points = copy_vector(q->zero_point());
     out->axis = q->axis();
     if (out->scales.empty()) {
         if (!out->zero_points.empty()) return invalid("tensor " + t.name + " has zero points but no scales");
@@ -95,10 +108,8 @@ Status read_tensor(const fb::Tensor* ft, graph::Tensor* t) {
     RKNN_RETURN_IF_ERROR(read_string(ft->name(), "tensor name", &t->name));
     t->dtype = from_fb(ft->dtype());
     if (t->dtype == graph::DType::kUndefined) return invalid("tensor " + t->name + " has an unknown element type");
-    if (ft->shape()) {
-        if (ft->shape()->size() > kMaxRank) return invalid("tensor " + t->name + " has too many dims");
-        t->shape.assign(ft->shape()->begin(), ft->shape()->end());
-    }
+    if (ft->shape() && ft->shape()->size() > kMaxRank) return invalid("tensor " + t->name + " has too many dims");
+    t->shape = copy_vector(ft->shape());
     for (int64_t d : t->shape) {
         if (d < -1 || d > graph::kMaxTensorElements) return invalid("tensor " + t->name + " has an invalid dim");
     }
@@ -120,8 +131,8 @@ Status read_op(const fb::Operator* fo, graph::Op* op) {
     op->custom_type = string_of(fo->custom_type());
     if (op->type == graph::OpType::kCustom && op->custom_type.empty())
         return invalid("custom op \"" + op->name + "\" has no custom_type");
-    if (fo->inputs()) op->inputs.assign(fo->inputs()->begin(), fo->inputs()->end());
-    if (fo->outputs()) op->outputs.assign(fo->outputs()->begin(), fo->outputs()->end());
+    op->inputs = copy_vector(fo->inputs());
+    op->outputs = copy_vector(fo->outputs());
     RKNN_RETURN_IF_ERROR(read_attributes(fo->attributes(), &op->attrs));
     return graph::check_arity(*op);
 }
@@ -167,14 +178,14 @@ Status read_model(const fb::Model* m, graph::Graph* g) {
             g->ops.push_back(std::move(op));
         }
     }
-    if (m->inputs()) g->inputs.assign(m->inputs()->begin(), m->inputs()->end());
-    if (m->outputs()) g->outputs.assign(m->outputs()->begin(), m->outputs()->end());
+    g->inputs = copy_vector(m->inputs());
+    g->outputs = copy_vector(m->outputs());
     if (g->outputs.empty()) return invalid("the model has no outputs");
     if (m->preprocess()) {
         for (const fb::InputPreprocess* fp : *m->preprocess()) {
             graph::InputPreprocess p;
-            if (fp->mean()) p.mean.assign(fp->mean()->begin(), fp->mean()->end());
-            if (fp->std()) p.std.assign(fp->std()->begin(), fp->std()->end());
+            p.mean = copy_vector(fp->mean());
+            p.std = copy_vector(fp->std());
             for (float s : p.std) {
                 if (s == 0.0f || !std::isfinite(s)) return invalid("a std value is zero or not finite");
             }
@@ -190,7 +201,7 @@ Status read_model(const fb::Model* m, graph::Graph* g) {
             if (fs->shapes()) {
                 for (const fb::Shape* s : *fs->shapes()) {
                     if (s->dims() && s->dims()->size() > kMaxRank) return invalid("a shape set has too many dims");
-                    set.emplace_back(s->dims() ? graph::Shape(s->dims()->begin(), s->dims()->end()) : graph::Shape());
+                    set.push_back(copy_vector(s->dims()));
                 }
             }
             g->shape_sets.push_back(std::move(set));

@@ -80,6 +80,7 @@ size_t align_up(size_t value) { return (value + kDataAlignment - 1) / kDataAlign
 
 StatusOr<std::vector<uint8_t>> serialize_model(const graph::Graph& graph) {
     FlatBufferBuilder b(1 << 16);
+    b.ForceDefaults(true);  // every field is present in the file, whatever its value
     // Data section layout: every buffer on a 64-byte boundary.
     std::vector<Offset<fb::Buffer>> buffers;
     std::vector<size_t> offsets;

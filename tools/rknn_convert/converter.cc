@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <set>
 
 #include "base/version.h"
@@ -168,8 +169,20 @@ StatusOr<ConvertResult> convert_onnx(const ConvertOptions& options) {
         RKNN_ASSIGN_OR_RETURN(const CalibMethod method, parse_calib_method(options.calib_method));
         const auto start = Clock::now();
         RKNN_ASSIGN_OR_RETURN(const auto samples, load_calibration(g, options));
-        RKNN_ASSIGN_OR_RETURN(const auto ranges, calibrate(float_graph, samples, method));
+        RKNN_ASSIGN_OR_RETURN(const auto float_ranges, calibrate(float_graph, samples, method));
         result.calibration_seconds = seconds_since(start);
+        // Fuse non-linear activations now that their inputs' ranges are known.
+        std::map<std::string, std::pair<float, float>> by_name;
+        for (size_t t = 0; t < float_ranges.size(); ++t) {
+            if (float_ranges[t].valid) by_name[float_graph.tensors[t].name] = {float_ranges[t].min, float_ranges[t].max};
+        }
+        const int lut = fuse_lut_activations(&g, &by_name);
+        std::vector<TensorRange> ranges(g.tensors.size());
+        for (size_t t = 0; t < g.tensors.size(); ++t) {
+            const auto it = by_name.find(g.tensors[t].name);
+            if (it != by_name.end()) ranges[t] = {true, it->second.first, it->second.second};
+        }
+        result.log.push_back(std::to_string(lut) + " non-linear activations fused into convolutions (int8 lookup tables)");
         result.calibration_samples = samples.size();
         const std::set<std::string> fp16_ops(options.fp16_layers.begin(), options.fp16_layers.end());
         for (const std::string& name : fp16_ops) {
@@ -180,7 +193,10 @@ StatusOr<ConvertResult> convert_onnx(const ConvertOptions& options) {
         RKNN_RETURN_IF_ERROR(quantize_int8(&g, ranges, fp16_ops));
         result.log.push_back("int8: calibrated (" + options.calib_method + ") on " + std::to_string(samples.size()) +
                              " samples in " + std::to_string(result.calibration_seconds) + " s");
-    } else if (options.dtype == TargetDType::kFloat16) {
+    } else {
+        fuse_lut_activations(&g, nullptr);
+    }
+    if (options.dtype == TargetDType::kFloat16) {
         RKNN_RETURN_IF_ERROR(convert_to_fp16(&g));
         result.log.push_back("fp16: weights and activations converted to float16");
     }

@@ -51,7 +51,7 @@ int8_t Epilogue::finish(size_t channel, int64_t acc, int8_t residual) const {
     if (!bias.empty()) acc += bias[channel];
     int64_t v = apply(requant, channel, saturate_int32(acc));
     if (has_residual) v += apply(residual_requant, 0, static_cast<int64_t>(residual) - residual_zp);
-    return saturate_int8(apply_activation(activation, v) + out_zp);
+    return saturate_int8((has_lut ? lut.apply(v) : apply_activation(activation, v)) + out_zp);
 }
 
 StatusOr<Epilogue> make_epilogue(const HostTensor& in, const HostTensor& weights, int64_t out_channels,
@@ -68,7 +68,13 @@ StatusOr<Epilogue> make_epilogue(const HostTensor& in, const HostTensor& weights
     }
     Epilogue e;
     const double in_scale = in.quant.scale();
-    const double out_scale = out.quant.scale();
+    // With a LUT activation the pipeline works in the table's input units.
+    if (needs_lut(fusion.activation.type)) {
+        if (!fusion.has_lut_range) return Status(StatusCode::kUnimplemented, "the fused activation has no input range");
+        e.has_lut = true;
+        e.lut = make_lut_stage(fusion.activation, fusion.lut_min, fusion.lut_max, out.quant.scale());
+    }
+    const double out_scale = e.has_lut ? e.lut.in_scale : out.quant.scale();
     std::vector<double> factors(static_cast<size_t>(out_channels));
     for (int64_t c = 0; c < out_channels; ++c) factors[c] = in_scale * weights.quant.scale(c) / out_scale;
     e.requant = make_requant(factors);
@@ -84,7 +90,9 @@ StatusOr<Epilogue> make_epilogue(const HostTensor& in, const HostTensor& weights
         e.residual_requant = make_requant(residual->quant.scale() / out_scale);
         e.residual_zp = residual->quant.zero_point();
     }
-    RKNN_ASSIGN_OR_RETURN(e.activation, make_activation(fusion.activation, static_cast<float>(out_scale)));
+    if (!e.has_lut) {
+        RKNN_ASSIGN_OR_RETURN(e.activation, make_activation(fusion.activation, static_cast<float>(out_scale)));
+    }
     return e;
 }
 

@@ -4,18 +4,23 @@
 //   acc  = sum (x - zx) * w  + bias[c]                      int32
 //   v    = round_shift(acc * M[c], S)                       requantise to the output scale
 //   v   += round_shift((r - zr) * Mr, Sr)                   optional fused residual add
-//   v    = activation(v)                                    ReLU / clip / leaky, in output units
+//   v    = activation(v)                                    ReLU / clip / leaky, in output units,
+//                                                           or the LUT stage (lut_stage.h)
 //   y    = saturate_int8(v + zy)
 //
 // M[c]/2^S ~= sx * sw[c] / sy with one shared S; Mr/2^Sr ~= sr / sy. Clip
 // bounds are round(min / sy), round(max / sy); a leaky slope alpha is a 16-bit
-// multiplier with its own shift. Everything rounds half to even (requant.h).
+// multiplier with its own shift. With a LUT activation, v is kept in the LUT's
+// input units instead of sy (M and Mr target the LUT scale), which keeps the
+// pre-activation values at 16-bit precision: no int8 rounding before the
+// non-linearity. Everything rounds half to even (requant.h).
 #pragma once
 
 #include <vector>
 
 #include "base/status.h"
 #include "cpu/fused_ops.h"
+#include "cpu/int8/lut_stage.h"
 #include "cpu/int8/requant.h"
 
 namespace rknn::cpu::int8 {
@@ -34,6 +39,8 @@ struct Epilogue {
     Requant residual_requant;
     int32_t residual_zp = 0;
     Int8Activation activation;
+    bool has_lut = false;
+    LutStage lut;
     int32_t out_zp = 0;
 
     int8_t finish(size_t channel, int64_t acc, int8_t residual) const;

@@ -26,9 +26,17 @@ bool scalar_value(const graph::Graph& g, int32_t tensor, float* out) {
     return true;
 }
 
-// The activation an op applies, if it is one a Conv can absorb.
-bool fusable_activation(const graph::Graph& g, const Op& op, cpu::kernels::Activation* act) {
+// The activation an op applies, if it is one a Conv can absorb with clamps
+// (with_lut: or with a lookup table).
+bool fusable_activation(const graph::Graph& g, const Op& op, bool with_lut, cpu::kernels::Activation* act) {
     act->type = op.type;
+    if (with_lut) {
+        if (!cpu::kernels::is_activation(op.type) || op.type == OpType::kIdentity || op.type == OpType::kRelu ||
+            op.type == OpType::kClip || op.type == OpType::kLeakyRelu)
+            return false;
+        *act = cpu::kernels::activation_from_attrs(op.type, op.attrs);
+        return true;
+    }
     switch (op.type) {
     case OpType::kRelu: return true;
     case OpType::kLeakyRelu: act->alpha = op.attrs.get_float("alpha", 0.01f); return true;
@@ -185,24 +193,38 @@ int fuse_residual_adds(graph::Graph* g) {
     return static_cast<int>(dead.size());
 }
 
-int fuse_activations(graph::Graph* g) {
+namespace {
+
+int fuse_into_producers(graph::Graph* g, bool with_lut, const std::map<std::string, std::pair<float, float>>* ranges) {
     const GraphIndex index(*g);
     std::set<int32_t> dead;
     for (size_t i = 0; i < g->ops.size(); ++i) {
         const Op& act_op = g->ops[i];
         cpu::kernels::Activation act;
-        if (!fusable_activation(*g, act_op, &act)) continue;
+        if (!fusable_activation(*g, act_op, with_lut, &act)) continue;
         const int32_t x = act_op.inputs[0];
         const int32_t p = index.producer[x];
         if (p < 0 || dead.count(p) || !index.single_use(x)) continue;
         Op& producer = g->ops[p];
         if (!is_fusable_producer(*g, producer) || producer.attrs.has("activation")) continue;
         cpu::set_fused_activation(&producer, act);
+        if (ranges != nullptr) {
+            const auto range = ranges->find(g->tensors[x].name);
+            if (range != ranges->end()) cpu::set_fused_activation_range(&producer, range->second.first, range->second.second);
+        }
         producer.outputs[0] = act_op.outputs[0];
         dead.insert(static_cast<int32_t>(i));
     }
     erase_ops(g, dead);
     return static_cast<int>(dead.size());
+}
+
+}  // namespace
+
+int fuse_activations(graph::Graph* g) { return fuse_into_producers(g, false, nullptr); }
+
+int fuse_lut_activations(graph::Graph* g, const std::map<std::string, std::pair<float, float>>* input_ranges) {
+    return fuse_into_producers(g, true, input_ranges);
 }
 
 int remove_dead_code(graph::Graph* g) { return remove_dead_ops(g); }

@@ -2,6 +2,10 @@
 // Each rewrites the graph in place and returns how many rewrites it made.
 #pragma once
 
+#include <map>
+#include <string>
+#include <utility>
+
 #include "base/status.h"
 #include "graph/graph.h"
 
@@ -25,6 +29,13 @@ int fuse_gelu(graph::Graph* g);
 int fuse_residual_adds(graph::Graph* g);
 // Conv / Gemm / MatMul -> Relu, Clip or LeakyRelu becomes one op.
 int fuse_activations(graph::Graph* g);
+
+// Conv / Gemm / MatMul -> a non-linear activation (Sigmoid, Tanh, SiLU, ...)
+// becomes one op whose int8 form evaluates the activation with the DPU's
+// lookup table. Run after calibration: `input_ranges` (by tensor name) gives
+// the calibrated range of each activation's input, recorded on the op for the
+// table; without it (float and fp16 models) nothing is recorded.
+int fuse_lut_activations(graph::Graph* g, const std::map<std::string, std::pair<float, float>>* input_ranges);
 
 // Removes ops that no output depends on, and unreferenced tensors.
 int remove_dead_code(graph::Graph* g);

@@ -1,0 +1,59 @@
+#include "test_graphs.h"
+
+namespace rknn::testing {
+
+int32_t random_constant(graph::Graph* g, const std::string& name, const graph::Shape& shape, uint32_t seed, float lo,
+                        float hi) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(lo, hi);
+    std::vector<float> values(static_cast<size_t>(graph::num_elements(shape)));
+    for (float& v : values) v = dist(rng);
+    return g->add_constant(name, graph::DType::kFloat32, shape, graph::Buffer::copy_of(values.data(), values.size() * 4));
+}
+
+graph::Graph small_cnn() {
+    graph::Graph g;
+    auto tensor = [&g](const std::string& name, const graph::Shape& shape, graph::DType dtype = graph::DType::kFloat32) {
+        graph::Tensor t;
+        t.name = name;
+        t.shape = shape;
+        t.dtype = dtype;
+        return g.add_tensor(t);
+    };
+    const int32_t input = tensor("input", {1, 3, 8, 8});
+    g.inputs = {input};
+    const int32_t w = random_constant(&g, "conv.weight", {8, 3, 3, 3}, 1, -0.5f, 0.5f);
+    const int32_t b = random_constant(&g, "conv.bias", {8}, 2, -0.1f, 0.1f);
+    const int32_t conv_out = tensor("conv_out", {1, 8, 8, 8});
+    graph::Op conv;
+    conv.type = graph::OpType::kConv;
+    conv.name = "conv";
+    conv.inputs = {input, w, b};
+    conv.outputs = {conv_out};
+    conv.attrs.set_ints("pads", {1, 1, 1, 1});
+    g.add_op(conv);
+    const int32_t relu_out = tensor("relu_out", {1, 8, 8, 8});
+    g.add_op({graph::OpType::kRelu, "relu", "", {conv_out}, {relu_out}, {}});
+    const int32_t pool_out = tensor("pool_out", {1, 8, 4, 4});
+    graph::Op pool{graph::OpType::kMaxPool, "pool", "", {relu_out}, {pool_out}, {}};
+    pool.attrs.set_ints("kernel_shape", {2, 2});
+    pool.attrs.set_ints("strides", {2, 2});
+    g.add_op(pool);
+    const std::vector<int64_t> shape_values = {1, 128};
+    const int32_t shape = g.add_constant("shape", graph::DType::kInt64, {2},
+                                         graph::Buffer::copy_of(shape_values.data(), shape_values.size() * 8));
+    const int32_t flat = tensor("flat", {1, 128});
+    g.add_op({graph::OpType::kReshape, "reshape", "", {pool_out, shape}, {flat}, {}});
+    const int32_t fw = random_constant(&g, "fc.weight", {10, 128}, 3, -0.1f, 0.1f);
+    const int32_t fb = random_constant(&g, "fc.bias", {10}, 4);
+    const int32_t logits = tensor("logits", {1, 10});
+    graph::Op fc{graph::OpType::kGemm, "fc", "", {flat, fw, fb}, {logits}, {}};
+    fc.attrs.set_int("transB", 1);
+    g.add_op(fc);
+    g.outputs = {logits};
+    g.target_soc = "rk3588";
+    g.custom_string = "small cnn for tests";
+    return g;
+}
+
+}  // namespace rknn::testing

@@ -1,0 +1,278 @@
+// The NPU-arithmetic int8 reference: requantisation maths, and each int8
+// kernel against the float kernel on dequantised values (within the
+// quantisation step), plus exact cases.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "cpu/convert.h"
+#include "cpu/graph_executor.h"
+#include "cpu/int8/lut_stage.h"
+#include "cpu/int8/requant.h"
+#include "cpu/kernels/scalar_math.h"
+
+namespace {
+
+using rknn::cpu::HostTensor;
+using rknn::graph::DType;
+using rknn::graph::Graph;
+using rknn::graph::Op;
+using rknn::graph::OpType;
+using rknn::graph::QuantParams;
+using rknn::graph::Shape;
+namespace int8 = rknn::cpu::int8;
+
+TEST(Requant, RoundShiftRoundsHalfToEven) {
+    EXPECT_EQ(int8::round_shift(5, 1), 2);    // 2.5 -> 2
+    EXPECT_EQ(int8::round_shift(7, 1), 4);    // 3.5 -> 4
+    EXPECT_EQ(int8::round_shift(-5, 1), -2);  // -2.5 -> -2
+    EXPECT_EQ(int8::round_shift(-7, 1), -4);  // -3.5 -> -4
+    EXPECT_EQ(int8::round_shift(-6, 2), -2);  // -1.5 -> -2
+    EXPECT_EQ(int8::round_shift(6, 2), 2);    // 1.5 -> 2
+    EXPECT_EQ(int8::round_shift(9, 2), 2);    // 2.25 -> 2
+    EXPECT_EQ(int8::round_shift(-9, 2), -2);
+    EXPECT_EQ(int8::round_shift(11, 2), 3);   // 2.75 -> 3
+    EXPECT_EQ(int8::round_shift(123, 0), 123);
+    EXPECT_EQ(int8::round_shift(int64_t{1} << 40, 62), 0);
+}
+
+TEST(Requant, MultipliersAre16BitAndAccurate) {
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> log_factor(-20.0, 3.0);
+    for (int i = 0; i < 1000; ++i) {
+        const double f = std::exp2(log_factor(rng));
+        const int8::Requant r = int8::make_requant(f);
+        ASSERT_LE(std::abs(r.multipliers[0]), int8::kMaxMultiplier);
+        ASSERT_GE(r.multipliers[0], 16384) << "the multiplier uses its 15 bits";
+        EXPECT_NEAR(r.multipliers[0] * std::exp2(-r.shift), f, f / 16384.0);
+    }
+}
+
+TEST(Requant, ChannelsShareOneShift) {
+    const int8::Requant r = int8::make_requant(std::vector<double>{0.001, 0.01, 0.0005});
+    ASSERT_EQ(r.multipliers.size(), 3u);
+    // The largest factor sets the shift; the others keep their ratio.
+    EXPECT_GE(r.multipliers[1], 16384);
+    EXPECT_NEAR(r.multipliers[0] * std::exp2(-r.shift), 0.001, 0.01 / 16384.0);
+    EXPECT_NEAR(r.multipliers[2] * std::exp2(-r.shift), 0.0005, 0.01 / 16384.0);
+    const int8::Requant zero = int8::make_requant(0.0);
+    EXPECT_EQ(zero.multipliers[0], 0);
+}
+
+TEST(LutStage, ReproducesTheActivationWithinOneOutputStep) {
+    rknn::cpu::kernels::Activation silu;
+    silu.type = OpType::kSilu;
+    const float out_scale = 6.0f / 255.0f;
+    const int8::LutStage lut = int8::make_lut_stage(silu, -8.0f, 6.0f, out_scale);
+    ASSERT_EQ(lut.table.size(), static_cast<size_t>(int8::LutStage::kEntries));
+    for (int v = -16384; v <= 16384; v += 37) {
+        const double x = v * lut.in_scale;
+        const double expected = x / (1.0 + std::exp(-x)) / out_scale;
+        EXPECT_NEAR(static_cast<double>(lut.apply(v)), expected, 0.6) << "v=" << v;
+    }
+    EXPECT_EQ(lut.apply(1 << 20), lut.apply(16384)) << "inputs beyond the domain saturate";
+}
+
+// One op graph: quantised input(s) -> op -> quantised output, run with and
+// without the int8 kernels.
+struct OneOp {
+    Graph g;
+    std::vector<HostTensor> inputs;
+};
+
+int32_t add_tensor(Graph* g, const std::string& name, DType dtype, const Shape& shape, const QuantParams& q = {}) {
+    rknn::graph::Tensor t;
+    t.name = name;
+    t.dtype = dtype;
+    t.shape = shape;
+    t.quant = q;
+    return g->add_tensor(t);
+}
+
+QuantParams per_tensor(float scale, int32_t zp) {
+    QuantParams q;
+    q.scales = {scale};
+    q.zero_points = {zp};
+    return q;
+}
+
+HostTensor random_int8(const Shape& shape, const QuantParams& q, uint32_t seed) {
+    std::mt19937 rng(seed);
+    HostTensor t(DType::kInt8, shape);
+    t.quant = q;
+    for (int64_t i = 0; i < t.numel(); ++i) t.data<int8_t>()[i] = static_cast<int8_t>(static_cast<int>(rng() % 256) - 128);
+    return t;
+}
+
+std::vector<HostTensor> run(const Graph& g, const std::vector<HostTensor>& inputs, bool int8_kernels) {
+    rknn::cpu::GraphExecutor::Options options;
+    options.use_int8_kernels = int8_kernels;
+    auto exec = rknn::cpu::GraphExecutor::create(g, options);
+    EXPECT_TRUE(exec.is_ok()) << exec.status().message();
+    std::vector<HostTensor> outputs;
+    rknn::cpu::GraphExecutor::RunStats stats;
+    const rknn::Status status = exec.value()->run(inputs, &outputs, nullptr, &stats);
+    EXPECT_TRUE(status.is_ok()) << status.message();
+    // The comparison means something only if the int8 kernels really ran.
+    if (int8_kernels) {
+        EXPECT_EQ(stats.int8_ops, static_cast<int>(g.ops.size())) << "an op fell back to float";
+    }
+    return outputs;
+}
+
+// Largest difference, in output steps, between the int8 kernel and the float
+// kernel on the same quantised tensors.
+int max_step_difference(const Graph& g, const std::vector<HostTensor>& inputs) {
+    const std::vector<HostTensor> a = run(g, inputs, true);
+    const std::vector<HostTensor> b = run(g, inputs, false);
+    int worst = 0;
+    for (size_t k = 0; k < a.size(); ++k) {
+        for (int64_t i = 0; i < a[k].numel(); ++i)
+            worst = std::max(worst, std::abs(a[k].data<int8_t>()[i] - b[k].data<int8_t>()[i]));
+    }
+    return worst;
+}
+
+// An int8 convolution graph with per-channel symmetric weights and int32 bias.
+OneOp conv_case(int64_t c_in, int64_t c_out, int64_t size, int64_t k, int64_t stride, int64_t pad, int64_t group,
+                uint32_t seed) {
+    OneOp c;
+    Graph& g = c.g;
+    const QuantParams qx = per_tensor(0.05f, -7);
+    const int32_t x = add_tensor(&g, "x", DType::kInt8, {1, c_in, size, size}, qx);
+    g.inputs = {x};
+    std::mt19937 rng(seed);
+    const Shape wshape = {c_out, c_in / group, k, k};
+    std::vector<int8_t> w(static_cast<size_t>(rknn::graph::num_elements(wshape)));
+    for (int8_t& v : w) v = static_cast<int8_t>(static_cast<int>(rng() % 255) - 127);
+    QuantParams qw;
+    qw.axis = 0;
+    for (int64_t o = 0; o < c_out; ++o) {
+        qw.scales.push_back(0.002f + 0.001f * static_cast<float>(o % 5));
+        qw.zero_points.push_back(0);
+    }
+    const int32_t wt = g.add_constant("w", DType::kInt8, wshape, rknn::graph::Buffer::copy_of(w.data(), w.size()));
+    g.tensors[wt].quant = qw;
+    std::vector<int32_t> b(static_cast<size_t>(c_out));
+    for (int32_t& v : b) v = static_cast<int32_t>(rng() % 2001) - 1000;
+    QuantParams qb = qw;
+    for (float& s : qb.scales) s *= qx.scales[0];
+    const int32_t bt = g.add_constant("b", DType::kInt32, {c_out}, rknn::graph::Buffer::copy_of(b.data(), b.size() * 4));
+    g.tensors[bt].quant = qb;
+    const int64_t out = (size + 2 * pad - k) / stride + 1;
+    const int32_t y = add_tensor(&g, "y", DType::kInt8, {1, c_out, out, out}, per_tensor(0.08f, 3));
+    Op op{OpType::kConv, "conv", "", {x, wt, bt}, {y}, {}};
+    op.attrs.set_ints("strides", {stride, stride});
+    op.attrs.set_ints("pads", {pad, pad, pad, pad});
+    op.attrs.set_int("group", group);
+    g.add_op(op);
+    g.outputs = {y};
+    c.inputs = {random_int8({1, c_in, size, size}, qx, seed + 1)};
+    return c;
+}
+
+TEST(Int8Kernels, ConvolutionsMatchFloatWithinOneStep) {
+    struct Shape5 {
+        int64_t c_in, c_out, size, k, stride, pad, group;
+    };
+    const Shape5 shapes[] = {{3, 8, 9, 3, 1, 1, 1},   {16, 16, 8, 3, 2, 1, 1}, {8, 8, 7, 3, 1, 1, 8},
+                             {32, 16, 5, 1, 1, 0, 1}, {6, 12, 11, 5, 2, 2, 3}, {4, 4, 6, 7, 1, 3, 1}};
+    uint32_t seed = 100;
+    for (const Shape5& s : shapes) {
+        const OneOp c = conv_case(s.c_in, s.c_out, s.size, s.k, s.stride, s.pad, s.group, seed++);
+        // The float path rounds once from exact real values; the int8 path
+        // rounds the requantisation product: they may differ by one step.
+        EXPECT_LE(max_step_difference(c.g, c.inputs), 1) << "conv " << s.c_in << "->" << s.c_out << " k" << s.k;
+    }
+}
+
+TEST(Int8Kernels, FusedReluAndResidualMatchFloat) {
+    OneOp c = conv_case(8, 8, 6, 3, 1, 1, 1, 7);
+    const int32_t r = add_tensor(&c.g, "r", DType::kInt8, {1, 8, 6, 6}, per_tensor(0.06f, 10));
+    c.g.inputs.push_back(r);
+    c.inputs.push_back(random_int8({1, 8, 6, 6}, c.g.tensors[r].quant, 8));
+    Op& conv = c.g.ops[0];
+    conv.inputs.push_back(r);
+    conv.attrs.set_int("fused_add", 1);
+    conv.attrs.set_string("activation", "Relu");
+    // Two rounded terms (conv and residual) against one rounding: within 2 steps.
+    EXPECT_LE(max_step_difference(c.g, c.inputs), 2);
+    const HostTensor y = run(c.g, c.inputs, true)[0];
+    int at_zero_point = 0;
+    for (int64_t i = 0; i < y.numel(); ++i) {
+        EXPECT_GE(y.data<int8_t>()[i], 3) << "ReLU clamps at the output zero point";
+        at_zero_point += y.data<int8_t>()[i] == 3;
+    }
+    EXPECT_GT(at_zero_point, 0) << "some outputs were clamped";
+}
+
+TEST(Int8Kernels, FusedLutActivationTracksTheFunction) {
+    OneOp c = conv_case(8, 8, 6, 3, 1, 1, 1, 9);
+    Op& conv = c.g.ops[0];
+    conv.attrs.set_string("activation", "Silu");
+    conv.attrs.set_floats("act_range", {-12.0f, 12.0f});
+    c.g.tensors[c.g.outputs[0]].quant = per_tensor(0.05f, -100);
+    EXPECT_LE(max_step_difference(c.g, c.inputs), 1);
+}
+
+OneOp binary_case(OpType type, const Shape& a_shape, const Shape& b_shape, uint32_t seed) {
+    OneOp c;
+    const QuantParams qa = per_tensor(0.03f, 5), qb = per_tensor(0.07f, -20), qy = per_tensor(0.09f, 1);
+    const int32_t a = add_tensor(&c.g, "a", DType::kInt8, a_shape, qa);
+    const int32_t b = add_tensor(&c.g, "b", DType::kInt8, b_shape, qb);
+    const int32_t y = add_tensor(&c.g, "y", DType::kInt8, a_shape, qy);
+    c.g.inputs = {a, b};
+    c.g.outputs = {y};
+    c.g.add_op({type, "op", "", {a, b}, {y}, {}});
+    c.inputs = {random_int8(a_shape, qa, seed), random_int8(b_shape, qb, seed + 1)};
+    return c;
+}
+
+TEST(Int8Kernels, ElementwiseOpsMatchFloatWithinOneStep) {
+    for (OpType type : {OpType::kAdd, OpType::kSub, OpType::kMul, OpType::kMax, OpType::kMin}) {
+        const OneOp same = binary_case(type, {1, 4, 5, 5}, {1, 4, 5, 5}, 21);
+        EXPECT_LE(max_step_difference(same.g, same.inputs), 1) << rknn::graph::op_type_name(type);
+        const OneOp channel = binary_case(type, {1, 4, 5, 5}, {1, 4, 1, 1}, 23);
+        EXPECT_LE(max_step_difference(channel.g, channel.inputs), 1) << "per-channel broadcast";
+        const OneOp scalar = binary_case(type, {1, 4, 5, 5}, {1}, 25);
+        EXPECT_LE(max_step_difference(scalar.g, scalar.inputs), 1) << "scalar operand";
+    }
+}
+
+TEST(Int8Kernels, ActivationsAndPoolsMatchFloat) {
+    for (OpType type : {OpType::kRelu, OpType::kSigmoid, OpType::kTanh, OpType::kHardSwish, OpType::kSilu,
+                        OpType::kLeakyRelu}) {
+        OneOp c;
+        const QuantParams qa = per_tensor(0.04f, -3), qy = per_tensor(0.02f, -50);
+        const int32_t a = add_tensor(&c.g, "a", DType::kInt8, {1, 2, 8, 8}, qa);
+        const int32_t y = add_tensor(&c.g, "y", DType::kInt8, {1, 2, 8, 8}, qy);
+        c.g.inputs = {a};
+        c.g.outputs = {y};
+        c.g.add_op({type, "act", "", {a}, {y}, {}});
+        c.inputs = {random_int8({1, 2, 8, 8}, qa, 31)};
+        EXPECT_LE(max_step_difference(c.g, c.inputs), 1) << rknn::graph::op_type_name(type);
+    }
+    for (OpType type : {OpType::kMaxPool, OpType::kAveragePool, OpType::kGlobalAveragePool}) {
+        OneOp c;
+        const QuantParams q = per_tensor(0.05f, 4);
+        const bool global = type == OpType::kGlobalAveragePool;
+        const int32_t a = add_tensor(&c.g, "a", DType::kInt8, {1, 3, 9, 9}, q);
+        const int32_t y = add_tensor(&c.g, "y", DType::kInt8, global ? Shape{1, 3, 1, 1} : Shape{1, 3, 4, 4}, q);
+        c.g.inputs = {a};
+        c.g.outputs = {y};
+        Op op{type, "pool", "", {a}, {y}, {}};
+        if (!global) {
+            op.attrs.set_ints("kernel_shape", {3, 3});
+            op.attrs.set_ints("strides", {2, 2});
+        }
+        c.g.add_op(op);
+        c.inputs = {random_int8({1, 3, 9, 9}, q, 41)};
+        EXPECT_LE(max_step_difference(c.g, c.inputs), 1) << rknn::graph::op_type_name(type);
+        if (type == OpType::kMaxPool) {
+            EXPECT_EQ(max_step_difference(c.g, c.inputs), 0) << "max picks an input code";
+        }
+    }
+}
+
+}  // namespace
