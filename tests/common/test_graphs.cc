@@ -11,6 +11,31 @@ int32_t random_constant(graph::Graph* g, const std::string& name, const graph::S
     return g->add_constant(name, graph::DType::kFloat32, shape, graph::Buffer::copy_of(values.data(), values.size() * 4));
 }
 
+graph::QuantParams per_tensor(float scale, int32_t zero_point) {
+    graph::QuantParams q;
+    q.scales = {scale};
+    q.zero_points = {zero_point};
+    return q;
+}
+
+int32_t add_tensor(graph::Graph* g, const std::string& name, graph::DType dtype, const graph::Shape& shape,
+                   const graph::QuantParams& q) {
+    graph::Tensor t;
+    t.name = name;
+    t.dtype = dtype;
+    t.shape = shape;
+    t.quant = q;
+    return g->add_tensor(t);
+}
+
+cpu::HostTensor random_int8(const graph::Shape& shape, const graph::QuantParams& q, uint32_t seed) {
+    std::mt19937 rng(seed);
+    cpu::HostTensor t(graph::DType::kInt8, shape);
+    t.quant = q;
+    for (int64_t i = 0; i < t.numel(); ++i) t.data<int8_t>()[i] = static_cast<int8_t>(static_cast<int>(rng() % 256) - 128);
+    return t;
+}
+
 graph::Graph small_cnn() {
     graph::Graph g;
     auto tensor = [&g](const std::string& name, const graph::Shape& shape, graph::DType dtype = graph::DType::kFloat32) {

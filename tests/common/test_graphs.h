@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/host_tensor.h"
 #include "graph/graph.h"
 
 namespace rknn::testing {
@@ -14,6 +15,13 @@ namespace rknn::testing {
 // A float constant with values from a fixed-seed generator.
 int32_t random_constant(graph::Graph* g, const std::string& name, const graph::Shape& shape, uint32_t seed,
                         float lo = -1.0f, float hi = 1.0f);
+
+// Quantised tensors for the int8 tests.
+graph::QuantParams per_tensor(float scale, int32_t zero_point);
+int32_t add_tensor(graph::Graph* g, const std::string& name, graph::DType dtype, const graph::Shape& shape,
+                   const graph::QuantParams& q = {});
+// Uniformly random int8 codes from a fixed seed.
+cpu::HostTensor random_int8(const graph::Shape& shape, const graph::QuantParams& q, uint32_t seed);
 
 // input [1,3,8,8] -> Conv 3x3 (8 ch, pad 1) -> Relu -> MaxPool 2x2 -> Reshape [1, 128]
 // -> Gemm (10 outputs) -> output.

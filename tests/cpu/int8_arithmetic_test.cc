@@ -11,8 +11,13 @@
 #include "cpu/int8/lut_stage.h"
 #include "cpu/int8/requant.h"
 #include "cpu/kernels/scalar_math.h"
+#include "common/test_graphs.h"
 
 namespace {
+
+using rknn::testing::add_tensor;
+using rknn::testing::per_tensor;
+using rknn::testing::random_int8;
 
 using rknn::cpu::HostTensor;
 using rknn::graph::DType;
@@ -81,29 +86,8 @@ struct OneOp {
     std::vector<HostTensor> inputs;
 };
 
-int32_t add_tensor(Graph* g, const std::string& name, DType dtype, const Shape& shape, const QuantParams& q = {}) {
-    rknn::graph::Tensor t;
-    t.name = name;
-    t.dtype = dtype;
-    t.shape = shape;
-    t.quant = q;
-    return g->add_tensor(t);
-}
 
-QuantParams per_tensor(float scale, int32_t zp) {
-    QuantParams q;
-    q.scales = {scale};
-    q.zero_points = {zp};
-    return q;
-}
 
-HostTensor random_int8(const Shape& shape, const QuantParams& q, uint32_t seed) {
-    std::mt19937 rng(seed);
-    HostTensor t(DType::kInt8, shape);
-    t.quant = q;
-    for (int64_t i = 0; i < t.numel(); ++i) t.data<int8_t>()[i] = static_cast<int8_t>(static_cast<int>(rng() % 256) - 128);
-    return t;
-}
 
 std::vector<HostTensor> run(const Graph& g, const std::vector<HostTensor>& inputs, bool int8_kernels) {
     rknn::cpu::GraphExecutor::Options options;

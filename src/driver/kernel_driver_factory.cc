@@ -1,0 +1,72 @@
+#include "driver/kernel_driver_factory.h"
+
+#include <cstdlib>
+
+#include "base/log.h"
+#include "driver/ioctl_transport.h"
+#include "driver/mock/mock_kernel.h"
+#include "driver/rknpu_driver.h"
+#include "driver/rocket_driver.h"
+
+namespace rknn::driver {
+
+namespace {
+
+std::string env_or(const char* name, const char* fallback) {
+    const char* value = std::getenv(name);
+    return value != nullptr && value[0] != '\0' ? value : fallback;
+}
+
+StatusOr<OpenedDriver> open_mock(const hw::SocProfile* soc) {
+    OpenedDriver opened;
+    if (soc == nullptr) {
+        const std::string name = env_or("RKNN_MOCK_SOC", "rk3588");
+        soc = hw::find_soc(name);
+        if (soc == nullptr) return RKNN_INVALID_ARGUMENT("RKNN_MOCK_SOC=\"%s\" is not a known SoC", name.c_str());
+    }
+    const std::string abi = env_or("RKNN_MOCK_DRIVER", "rknpu");
+    auto kernel = std::make_shared<mock::MockKernel>(*soc);
+    if (abi == "rknpu" || abi == "rknpu-misc") {
+        const bool misc = abi == "rknpu-misc";
+        RKNN_ASSIGN_OR_RETURN(opened.driver,
+                              RknpuDriver::open(kernel, misc ? mock::MockKernel::kRknpuMiscNode
+                                                             : mock::MockKernel::kRknpuRenderNode,
+                                                misc ? RknpuDriver::Variant::kMisc : RknpuDriver::Variant::kDrm,
+                                                soc->name));
+    } else if (abi == "rocket") {
+        RKNN_ASSIGN_OR_RETURN(opened.driver, RocketDriver::open(kernel, mock::MockKernel::kRocketNode, soc->name));
+    } else {
+        return RKNN_INVALID_ARGUMENT("RKNN_MOCK_DRIVER=\"%s\" is not one of rknpu, rknpu-misc, rocket", abi.c_str());
+    }
+    opened.mock = std::move(kernel);
+    opened.soc = soc;
+    return opened;
+}
+
+}  // namespace
+
+StatusOr<OpenedDriver> open_kernel_driver(const std::string& device, const hw::SocProfile* soc) {
+    const std::string requested = device.empty() ? env_or("RKNN_DEVICE", "auto") : device;
+    const std::vector<DeviceNode> nodes = requested == "mock" ? std::vector<DeviceNode>{} : probe_npu_nodes();
+    RKNN_ASSIGN_OR_RETURN(DeviceChoice choice, choose_device(requested, nodes));
+    OpenedDriver opened;
+    if (choice.backend == "mock") {
+        RKNN_ASSIGN_OR_RETURN(opened, open_mock(soc));
+    } else {
+        const std::string soc_name = soc != nullptr ? soc->name : "";
+        auto transport = make_system_transport();
+        if (choice.backend == "rknpu") {
+            const auto variant = choice.node == "/dev/rknpu" ? RknpuDriver::Variant::kMisc : RknpuDriver::Variant::kDrm;
+            RKNN_ASSIGN_OR_RETURN(opened.driver, RknpuDriver::open(transport, choice.node, variant, soc_name));
+        } else {
+            RKNN_ASSIGN_OR_RETURN(opened.driver, RocketDriver::open(transport, choice.node, soc_name));
+        }
+        opened.soc = soc;
+    }
+    opened.choice = choice;
+    RKNN_LOGI("NPU kernel driver: %s%s%s (%s)", opened.driver->backend_name(),
+              opened.mock ? " on the mock kernel, " : "", opened.mock ? opened.soc->name : "", choice.reason.c_str());
+    return opened;
+}
+
+}  // namespace rknn::driver

@@ -1,0 +1,50 @@
+#include "driver/mock/address_space.h"
+
+#include <iterator>
+
+namespace rknn::driver::mock {
+
+AddressSpace::AddressSpace() : iova_(kBase, kLimit, kPage) {}
+
+uint64_t AddressSpace::map(uint8_t* bytes, uint64_t size) {
+    const auto iova = iova_.allocate(size);
+    if (!iova) return 0;
+    mappings_[*iova] = Mapping{bytes, size, false};
+    return *iova;
+}
+
+void AddressSpace::unmap(uint64_t iova) {
+    auto it = mappings_.find(iova);
+    if (it == mappings_.end()) return;
+    iova_.release(iova, it->second.size);
+    mappings_.erase(it);
+}
+
+std::map<uint64_t, AddressSpace::Mapping>::const_iterator AddressSpace::find(uint64_t addr) const {
+    auto it = mappings_.upper_bound(addr);
+    if (it == mappings_.begin()) return mappings_.end();
+    --it;
+    return addr - it->first < it->second.size ? it : mappings_.end();
+}
+
+uint8_t* AddressSpace::resolve(uint64_t addr, uint64_t len) const {
+    if (len == 0 || addr + len < addr) return nullptr;
+    auto it = find(addr);
+    if (it == mappings_.end() || it->second.blocked) return nullptr;
+    const uint64_t offset = addr - it->first;
+    if (len > it->second.size - offset) return nullptr;
+    return it->second.bytes + offset;
+}
+
+bool AddressSpace::block(uint64_t addr) {
+    auto it = find(addr);
+    if (it == mappings_.end()) return false;
+    mappings_[it->first].blocked = true;
+    return true;
+}
+
+void AddressSpace::unblock_all() {
+    for (auto& entry : mappings_) entry.second.blocked = false;
+}
+
+}  // namespace rknn::driver::mock

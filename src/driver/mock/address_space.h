@@ -1,0 +1,51 @@
+// One simulated IOMMU address space: the device addresses the NPU uses and
+// the buffers behind them. The NPU's memory accesses (MockKernel's DmaPort)
+// resolve here: a range is valid only when it lies entirely inside one live
+// mapping; anything else is an IOMMU fault.
+//
+// The space is 4 GiB (the first MiB is left unmapped so that address 0 and
+// small offsets from it always fault), so every buffer is also below 4 GiB as
+// DMA32 and rocket's 32-bit regcmd addresses require.
+#pragma once
+
+#include <cstdint>
+#include <map>
+
+#include "driver/mock/iova_allocator.h"
+
+namespace rknn::driver::mock {
+
+class AddressSpace {
+public:
+    static constexpr uint64_t kBase = 1ull << 20;
+    static constexpr uint64_t kLimit = 1ull << 32;
+    static constexpr uint64_t kPage = 4096;
+
+    AddressSpace();
+
+    // Maps `size` bytes at `bytes` for the device; 0 when the space is full.
+    uint64_t map(uint8_t* bytes, uint64_t size);
+    void unmap(uint64_t iova);
+    // Host bytes for [addr, addr + len), or nullptr (an IOMMU fault).
+    uint8_t* resolve(uint64_t addr, uint64_t len) const;
+
+    // Fault injection: the mapping that contains `addr` stops resolving until
+    // unblock_all(). False when no mapping contains it.
+    bool block(uint64_t addr);
+    void unblock_all();
+
+    size_t mapping_count() const { return mappings_.size(); }
+
+private:
+    struct Mapping {
+        uint8_t* bytes;
+        uint64_t size;
+        bool blocked;
+    };
+    std::map<uint64_t, Mapping>::const_iterator find(uint64_t addr) const;
+
+    IovaAllocator iova_;
+    std::map<uint64_t, Mapping> mappings_;
+};
+
+}  // namespace rknn::driver::mock

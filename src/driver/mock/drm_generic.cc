@@ -1,0 +1,67 @@
+#include "driver/mock/drm_generic.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace rknn::driver::mock {
+namespace {
+
+// drm_copy_field: copies at most the user's buffer and reports the full length.
+void copy_field(const char* value, char* buffer, __kernel_size_t* length) {
+    const size_t full = std::strlen(value);
+    const size_t n = full < *length ? full : *length;
+    if (buffer != nullptr && n > 0) std::memcpy(buffer, value, n);
+    *length = full;
+}
+
+}  // namespace
+
+int drm_version_ioctl(const DrmIdentity& identity, drm_version* args) {
+    args->version_major = identity.major;
+    args->version_minor = identity.minor;
+    args->version_patchlevel = identity.patch;
+    copy_field(identity.name, args->name, &args->name_len);
+    copy_field(identity.date, args->date, &args->date_len);
+    copy_field(identity.desc, args->desc, &args->desc_len);
+    return 0;
+}
+
+int drm_gem_close_ioctl(GemHandles& handles, drm_gem_close* args) {
+    return handles.erase(args->handle) ? 0 : -EINVAL;
+}
+
+int drm_prime_export_ioctl(GemHandles& handles, drm_prime_handle* args) {
+    if (args->flags & ~static_cast<uint32_t>(DRM_CLOEXEC | DRM_RDWR)) return -EINVAL;
+    auto object = handles.find(args->handle);
+    if (!object) return -ENOENT;
+    const int fd = ::fcntl(object->memory->memfd(), (args->flags & DRM_CLOEXEC) ? F_DUPFD_CLOEXEC : F_DUPFD, 0);
+    if (fd < 0) return -errno;
+    args->fd = fd;
+    return 0;
+}
+
+int find_dmabuf(const ObjectTable& table, int fd, NodeKind prefer, std::shared_ptr<MockObject>* out) {
+    struct stat st {};
+    if (fd < 0 || ::fstat(fd, &st) != 0) return -EBADF;
+    *out = table.find_file(st.st_dev, st.st_ino, prefer);
+    return *out ? 0 : -EINVAL;
+}
+
+int drm_prime_import_ioctl(const ObjectTable& table, NodeKind kind, GemHandles& handles, const AdoptForeign& adopt,
+                           drm_prime_handle* args) {
+    std::shared_ptr<MockObject> found;
+    const int err = find_dmabuf(table, args->fd, kind, &found);
+    if (err != 0) return err;
+    if (found->kind != kind) {
+        int adopt_err = 0;
+        found = adopt(found, &adopt_err);
+        if (!found) return adopt_err;
+    }
+    args->handle = handles.insert(found);
+    return 0;
+}
+
+}  // namespace rknn::driver::mock

@@ -1,0 +1,131 @@
+#include "driver/mock/mock_kernel.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "driver/mock/mock_rknpu.h"
+#include "driver/mock/mock_rocket.h"
+
+namespace rknn::driver::mock {
+
+uint8_t* MockKernel::DeviceDma::map(uint64_t addr, uint64_t len, bool /*for_write*/) {
+    // Every mock buffer is writable by the NPU; only liveness and the address
+    // space decide.
+    AddressSpace* space = device_.active_space.load();
+    return space == nullptr ? nullptr : space->resolve(addr, len);
+}
+
+MockKernel::MockKernel(const hw::SocProfile& soc, MockOptions options) : device_(soc, options), dma_(device_) {
+    emulator::NpuDevice::Options npu_options;
+    npu_options.strict = options.strict;
+    npu_options.threaded = options.threaded;
+    npu_ = std::make_unique<emulator::NpuDevice>(soc, &dma_, npu_options);
+    runner_ = std::make_unique<JobRunner>(*npu_, soc);
+    device_.npu = npu_.get();
+    device_.runner = runner_.get();
+}
+
+MockKernel::~MockKernel() {
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        files_.clear();  // objects go back to the device state before it is destroyed
+    }
+    // The NPU's worker threads call into the runner: join them first.
+    npu_.reset();
+    runner_.reset();
+}
+
+MockFile* MockKernel::find(int fd) const {
+    auto it = files_.find(fd);
+    return it == files_.end() ? nullptr : it->second.get();
+}
+
+int MockKernel::open(const std::string& path) {
+    std::unique_ptr<MockFile> file;
+    if (path == kRknpuRenderNode) {
+        file = std::make_unique<RknpuFile>(device_, false);
+    } else if (path == kRknpuMiscNode) {
+        file = std::make_unique<RknpuFile>(device_, true);
+    } else if (path == kRocketNode) {
+        file = std::make_unique<RocketFile>(device_);
+    } else {
+        return -ENOENT;
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    const int fd = next_fd_++;
+    files_[fd] = std::move(file);
+    return fd;
+}
+
+int MockKernel::close(int fd) {
+    if (fd < kFirstFd) return ::close(fd) == 0 ? 0 : -errno;  // a dma-buf or fence fd
+    std::unique_ptr<MockFile> file;
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = files_.find(fd);
+    if (it == files_.end()) return -EBADF;
+    file = std::move(it->second);
+    files_.erase(it);
+    file.reset();  // releases the file's buffers under the lock
+    return 0;
+}
+
+int MockKernel::dup(int fd) {
+    if (fd >= kFirstFd) return -EINVAL;  // device fds are not duplicated by the back-ends
+    const int copy = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    return copy >= 0 ? copy : -errno;
+}
+
+int MockKernel::ioctl(int fd, unsigned long request, void* arg) {
+    std::lock_guard<std::mutex> lock(mu_);
+    MockFile* file = find(fd);
+    if (file == nullptr) return fd < kFirstFd ? -ENOTTY : -EBADF;
+    return file->ioctl(request, arg);
+}
+
+int MockKernel::mmap(int fd, uint64_t offset, size_t length, void** out_addr) {
+    *out_addr = nullptr;
+    if (fd < kFirstFd) {
+        // A dma-buf fd (a memfd): the real mmap does it.
+        void* p = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(offset));
+        if (p == MAP_FAILED) return -errno;
+        *out_addr = p;
+        return 0;
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    MockFile* file = find(fd);
+    if (file == nullptr) return -EBADF;
+    return file->mmap(offset, length, out_addr);
+}
+
+int MockKernel::munmap(void* addr, size_t length) { return ::munmap(addr, length) == 0 ? 0 : -errno; }
+
+size_t MockKernel::live_objects() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return device_.objects.size();
+}
+
+size_t MockKernel::open_files() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return files_.size();
+}
+
+size_t MockKernel::domain_mappings(int domain) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (domain < 0 || domain >= RKNPU_MAX_IOMMU_DOMAIN_NUM) return 0;
+    return device_.domains[static_cast<size_t>(domain)]->mapping_count();
+}
+
+uint64_t MockKernel::free_sram() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return device_.sram.free_bytes();
+}
+
+void MockKernel::reset_device() {
+    std::lock_guard<std::mutex> lock(mu_);
+    runner_->reset_all();
+}
+
+}  // namespace rknn::driver::mock

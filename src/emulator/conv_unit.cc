@@ -1,0 +1,512 @@
+#include "emulator/conv_unit.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "base/half.h"
+#include "emulator/cube.h"
+#include "emulator/fixed_point.h"
+
+namespace rknn::emulator {
+
+namespace f = hw::field;
+namespace r = hw::reg;
+
+namespace {
+
+constexpr int kMaxKernel = 31;       // WEIGHT_WIDTH/HEIGHT are 5-bit fields
+constexpr int kPixelsPerBatch = 256; // im2col rows built per GEMM call
+constexpr size_t kRowBatchBytes = 16u << 20;      // cap on one batch of im2col rows
+constexpr uint64_t kMaxAccumulators = 64u << 20;  // one task's output cube, in elements
+constexpr uint64_t kMaxMacs = uint64_t{1} << 36;  // far beyond any tile that fits the CBUF
+constexpr int kWeightOcBlockInt8 = 32;
+constexpr int kWeightOcBlockFp16 = 16;
+constexpr int kWeightIcBlock = 32;
+constexpr int kDepthwiseGroupBytes = 64;
+
+struct ConvDesc {
+    bool fp16 = false;
+    bool depthwise = false;
+    bool channel_packed = false;  // NONALIGN_DMA: in_c_real channels per pixel, no atoms
+    int esize = 1;
+    int in_w = 0, in_h = 0, in_c = 0, in_c_real = 0;
+    int out_w = 0, out_h = 0, out_c = 0;
+    int kw = 0, kh = 0, kernels = 0;
+    int stride_x = 1, stride_y = 1;
+    int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+    uint32_t pad_value = 0;
+    uint64_t input_base = 0;
+    uint64_t row_stride = 0;
+    uint64_t surf_stride = 0;
+    uint64_t weight_base = 0;
+    uint64_t weight_bytes = 0;
+    int clip_truncate = 0;
+    Rounding truncate_rounding = Rounding::kHalfEven;
+    // Input converter, per lane group (c & 3).
+    bool cvt_bypass = true;
+    bool data_signed = true;
+    int32_t cvt_offset[4] = {};
+    int32_t cvt_scale[4] = {};
+    int cvt_truncate[4] = {};
+};
+
+Status decode(TaskContext& ctx, ConvDesc* d) {
+    const RegisterFile& g = ctx.regs;
+    const uint32_t con1 = g.exec(r::CNA_CONV_CON1);
+    const uint32_t mode = f::CNA_CONV_CON1_CONV_MODE.get(con1);
+    const auto in_prec = static_cast<hw::Precision>(f::CNA_CONV_CON1_IN_PRECISION.get(con1));
+    const auto proc_prec = static_cast<hw::Precision>(f::CNA_CONV_CON1_PROC_PRECISION.get(con1));
+    if (mode != 0 && mode != 3) return ctx.unsupported("CNA CONV_MODE %u (only 0 direct and 3 depthwise are modelled)", mode);
+    if (f::CNA_CONV_CON1_DECONV.get(con1)) return ctx.unsupported("CNA deconvolution is not modelled");
+    if (in_prec != proc_prec) {
+        return ctx.unsupported("CNA input precision %s with processing precision %s", hw::precision_name(in_prec),
+                               hw::precision_name(proc_prec));
+    }
+    if (in_prec != hw::Precision::kInt8 && in_prec != hw::Precision::kFp16) {
+        return ctx.unsupported("CNA precision %s (int8 and fp16 are modelled)", hw::precision_name(in_prec));
+    }
+    d->fp16 = in_prec == hw::Precision::kFp16;
+    d->esize = d->fp16 ? 2 : 1;
+    d->depthwise = mode == 3;
+    const bool core_dw = g.exec(f::CORE_MISC_CFG_DW_EN) != 0;
+    if (core_dw != d->depthwise) return ctx.bad_program("CNA CONV_MODE and CORE MISC_CFG.DW_EN disagree");
+    const auto core_prec = static_cast<hw::Precision>(g.exec(f::CORE_MISC_CFG_PROC_PRECISION));
+    if (core_prec != proc_prec) return ctx.bad_program("CORE MISC_CFG precision differs from CNA's");
+    d->channel_packed = f::CNA_CONV_CON1_NONALIGN_DMA.get(con1) != 0;
+
+    const uint32_t con3 = g.exec(r::CNA_CONV_CON3);
+    d->stride_x = static_cast<int>(f::CNA_CONV_CON3_CONV_X_STRIDE.get(con3));
+    d->stride_y = static_cast<int>(f::CNA_CONV_CON3_CONV_Y_STRIDE.get(con3));
+    if (d->stride_x == 0 || d->stride_y == 0) return ctx.bad_program("CNA CONV_CON3 stride of 0");
+    if (f::CNA_CONV_CON3_ATROUS_X_DILATION.get(con3) || f::CNA_CONV_CON3_ATROUS_Y_DILATION.get(con3)) {
+        return ctx.unsupported("CNA dilation is not modelled");
+    }
+
+    d->in_w = static_cast<int>(g.exec(f::CNA_DATA_SIZE0_DATAIN_WIDTH));
+    d->in_h = static_cast<int>(g.exec(f::CNA_DATA_SIZE0_DATAIN_HEIGHT));
+    d->in_c = static_cast<int>(g.exec(f::CNA_DATA_SIZE1_DATAIN_CHANNEL));
+    d->in_c_real = static_cast<int>(g.exec(f::CNA_DATA_SIZE1_DATAIN_CHANNEL_REAL)) + 1;
+    d->kw = static_cast<int>(g.exec(f::CNA_WEIGHT_SIZE2_WEIGHT_WIDTH));
+    d->kh = static_cast<int>(g.exec(f::CNA_WEIGHT_SIZE2_WEIGHT_HEIGHT));
+    d->kernels = static_cast<int>(g.exec(f::CNA_WEIGHT_SIZE2_WEIGHT_KERNELS));
+    d->out_w = static_cast<int>(g.exec(f::CORE_DATAOUT_SIZE_0_DATAOUT_WIDTH)) + 1;
+    d->out_h = static_cast<int>(g.exec(f::CORE_DATAOUT_SIZE_0_DATAOUT_HEIGHT)) + 1;
+    d->out_c = static_cast<int>(g.exec(f::CORE_DATAOUT_SIZE_1_DATAOUT_CHANNEL)) + 1;
+    if (d->in_w == 0 || d->in_h == 0 || d->in_c == 0) {
+        return ctx.bad_program("CNA input cube %dx%dx%d is empty", d->in_w, d->in_h, d->in_c);
+    }
+    if (d->in_c_real > d->in_c) return ctx.bad_program("CNA real channels %d exceed the aligned %d", d->in_c_real, d->in_c);
+    if (d->kw == 0 || d->kh == 0 || d->kw > kMaxKernel || d->kh > kMaxKernel) {
+        return ctx.bad_program("CNA kernel %dx%d", d->kw, d->kh);
+    }
+    if (!d->depthwise && d->kernels == 0) return ctx.bad_program("CNA WEIGHT_KERNELS is 0");
+    if (static_cast<int>(g.exec(f::CNA_DATA_SIZE2_DATAOUT_WIDTH)) != d->out_w) {
+        return ctx.bad_program("CNA DATAOUT_WIDTH %u and CORE output width %d disagree",
+                               g.exec(f::CNA_DATA_SIZE2_DATAOUT_WIDTH), d->out_w);
+    }
+    if (static_cast<int64_t>(g.exec(f::CNA_DATA_SIZE3_DATAOUT_ATOMICS)) != int64_t{d->out_w} * d->out_h) {
+        return ctx.bad_program("CNA DATAOUT_ATOMICS %u is not output width x height (%d x %d)",
+                               g.exec(f::CNA_DATA_SIZE3_DATAOUT_ATOMICS), d->out_w, d->out_h);
+    }
+    d->pad_top = static_cast<int>(g.exec(f::CNA_PAD_CON0_PAD_TOP));
+    d->pad_left = static_cast<int>(g.exec(f::CNA_PAD_CON0_PAD_LEFT));
+    // Bottom/right padding is whatever the output size needs.
+    d->pad_bottom = std::max(0, (d->out_h - 1) * d->stride_y + d->kh - d->in_h - d->pad_top);
+    d->pad_right = std::max(0, (d->out_w - 1) * d->stride_x + d->kw - d->in_w - d->pad_left);
+    if (d->pad_bottom >= d->kh || d->pad_right >= d->kw || d->pad_top >= d->kh || d->pad_left >= d->kw) {
+        return ctx.bad_program("CNA output %dx%d needs windows entirely in the padding of a %dx%d input",
+                               d->out_w, d->out_h, d->in_w, d->in_h);
+    }
+    if (d->depthwise && d->out_c > d->in_c) {
+        return ctx.bad_program("depthwise output channels %d exceed the input's %d", d->out_c, d->in_c);
+    }
+    if (!d->depthwise && d->out_c > (d->kernels + 31) / 32 * 32) {
+        return ctx.bad_program("CORE output channels %d exceed the %d kernels", d->out_c, d->kernels);
+    }
+    // Garbage programs must not exhaust the host: the hardware could not run
+    // a task this large in one go either (its CBUF bounds every tile).
+    const uint64_t outputs = static_cast<uint64_t>(d->out_w) * d->out_h * d->out_c;
+    const uint64_t macs = outputs * d->kh * d->kw * (d->depthwise ? 1u : static_cast<uint64_t>(d->in_c));
+    if (outputs > kMaxAccumulators || macs > kMaxMacs) {
+        return ctx.unsupported("a %dx%dx%d output from a %dx%dx%d input in one task is beyond what the emulator runs",
+                               d->out_w, d->out_h, d->out_c, d->in_w, d->in_h, d->in_c);
+    }
+    d->pad_value = g.exec(r::CNA_PAD_CON1);
+
+    d->input_base = g.exec(r::CNA_FEATURE_DATA_ADDR);
+    const uint64_t line = g.exec(f::CNA_DMA_CON1_LINE_STRIDE);
+    const uint64_t surf = g.exec(f::CNA_DMA_CON2_SURF_STRIDE);
+    if (line == 0) return ctx.bad_program("CNA DMA_CON1 line stride is 0");
+    if (d->channel_packed) {
+        d->row_stride = line * static_cast<uint64_t>(d->esize);
+        d->surf_stride = 0;
+    } else {
+        d->row_stride = line * 4;
+        d->surf_stride = (line + surf) * kAtomBytes;
+    }
+    d->weight_base = g.exec(r::CNA_DCOMP_ADDR0);
+    d->weight_bytes = g.exec(f::CNA_WEIGHT_SIZE0_WEIGHT_BYTES);
+    if (g.exec(f::CNA_DCOMP_CTRL_DECOMP_CONTROL) != 0) return ctx.unsupported("CNA weight decompression is not modelled");
+
+    d->clip_truncate = static_cast<int>(g.exec(f::CORE_CLIP_TRUNCATE_CLIP_TRUNCATE));
+    d->truncate_rounding = g.exec(f::CORE_CLIP_TRUNCATE_ROUND_TYPE) ? Rounding::kHalfAway : Rounding::kHalfEven;
+
+    const uint32_t cvt0 = g.exec(r::CNA_CVT_CON0);
+    d->cvt_bypass = f::CNA_CVT_CON0_CVT_BYPASS.get(cvt0) != 0;
+    d->data_signed = d->cvt_bypass || f::CNA_CVT_CON0_DATA_SIGN.get(cvt0) != 0;
+    const hw::Field truncs[4] = {f::CNA_CVT_CON0_CVT_TRUNCATE_0, f::CNA_CVT_CON0_CVT_TRUNCATE_1,
+                                 f::CNA_CVT_CON0_CVT_TRUNCATE_2, f::CNA_CVT_CON0_CVT_TRUNCATE_3};
+    const uint16_t cons[4] = {r::CNA_CVT_CON1, r::CNA_CVT_CON2, r::CNA_CVT_CON3, r::CNA_CVT_CON4};
+    for (int i = 0; i < 4; ++i) {
+        const uint32_t v = g.exec(cons[i]);
+        d->cvt_offset[i] = static_cast<int16_t>(v & 0xffff);
+        d->cvt_scale[i] = static_cast<int16_t>(v >> 16);
+        d->cvt_truncate[i] = static_cast<int>(truncs[i].get(cvt0));
+    }
+    if (!d->cvt_bypass && d->fp16) return ctx.unsupported("the CNA input converter is modelled for int8 only");
+    return Status::ok();
+}
+
+// The value padded taps read, per input channel (int8 path). PAD_VALUE holds
+// a 16-bit pattern: even channels take its low byte, odd channels its high
+// byte (Mesa writes 0xffff8080 / 0x0b0b to get one value in both). In the
+// depthwise capture (golden/gregordinary-rocket-userspace) channels 32..63
+// of each 64-channel group took the low byte in every lane; we follow it.
+int8_t int8_pad_for_channel(const ConvDesc& d, int c) {
+    const auto low = static_cast<int8_t>(d.pad_value & 0xff);
+    const auto high = static_cast<int8_t>((d.pad_value >> 8) & 0xff);
+    if (d.depthwise && (c % 64) >= 32) return low;
+    return (c & 1) ? high : low;
+}
+
+int8_t convert_input(const ConvDesc& d, int c, uint8_t raw) {
+    if (d.cvt_bypass) return static_cast<int8_t>(raw);
+    const int lane = c & 3;
+    const int64_t x = d.data_signed ? static_cast<int8_t>(raw) : raw;
+    const int64_t v = shift_round((x + d.cvt_offset[lane]) * d.cvt_scale[lane], d.cvt_truncate[lane]);
+    return static_cast<int8_t>(saturate(v, -128, 127));
+}
+
+// The input with its padding, as a dense [row][column][channel] image.
+struct PaddedImage {
+    int width = 0;   // in_w + pad_left + pad_right
+    int height = 0;
+    int channels = 0;
+};
+
+StatusOr<const uint8_t*> map_input(TaskContext& ctx, const ConvDesc& d) {
+    uint64_t span;
+    if (d.channel_packed) {
+        span = static_cast<uint64_t>(d.in_h - 1) * d.row_stride +
+               static_cast<uint64_t>(d.in_w) * static_cast<uint64_t>(d.in_c_real) * d.esize;
+    } else {
+        CubeLayout cube;
+        cube.base = d.input_base;
+        cube.width = d.in_w;
+        cube.height = d.in_h;
+        cube.channels = d.in_c;
+        cube.elem_bytes = d.esize;
+        cube.row_stride = d.row_stride;
+        cube.surf_stride = d.surf_stride;
+        span = cube.span();
+    }
+    RKNN_ASSIGN_OR_RETURN(uint8_t * p, ctx.map(d.input_base, span, false, "CNA feature data"));
+    return static_cast<const uint8_t*>(p);
+}
+
+uint64_t input_offset(const ConvDesc& d, int c, int y, int x) {
+    if (d.channel_packed) {
+        return static_cast<uint64_t>(y) * d.row_stride +
+               (static_cast<uint64_t>(x) * static_cast<uint64_t>(d.in_c_real) + static_cast<uint64_t>(c)) * d.esize;
+    }
+    const int c2 = kAtomBytes / d.esize;
+    return static_cast<uint64_t>(c / c2) * d.surf_stride + static_cast<uint64_t>(y) * d.row_stride +
+           static_cast<uint64_t>(x) * kAtomBytes + static_cast<uint64_t>(c % c2) * d.esize;
+}
+
+// int8 input as a padded HWC image of values biased by +128 (uint8).
+void build_image_u8(const ConvDesc& d, const uint8_t* in, PaddedImage* img, std::vector<uint8_t>* out) {
+    img->width = d.in_w + d.pad_left + d.pad_right;
+    img->height = d.in_h + d.pad_top + d.pad_bottom;
+    img->channels = d.in_c;
+    out->resize(static_cast<size_t>(img->width) * img->height * img->channels);
+    std::vector<uint8_t> pad(static_cast<size_t>(d.in_c));
+    for (int c = 0; c < d.in_c; ++c) pad[static_cast<size_t>(c)] = static_cast<uint8_t>(int8_pad_for_channel(d, c) + 128);
+    const bool plain = d.cvt_bypass && !d.channel_packed && d.in_c_real == d.in_c;
+    for (int y = 0; y < img->height; ++y) {
+        for (int x = 0; x < img->width; ++x) {
+            uint8_t* px = out->data() + (static_cast<size_t>(y) * img->width + x) * img->channels;
+            const int iy = y - d.pad_top, ix = x - d.pad_left;
+            if (iy < 0 || iy >= d.in_h || ix < 0 || ix >= d.in_w) {
+                std::memcpy(px, pad.data(), pad.size());
+                continue;
+            }
+            if (plain) {  // whole atoms: copy 16 channels at a time
+                for (int c0 = 0; c0 < d.in_c; c0 += kAtomBytes) {
+                    const uint8_t* src = in + input_offset(d, c0, iy, ix);
+                    const int n = std::min(kAtomBytes, d.in_c - c0);
+                    for (int i = 0; i < n; ++i) px[c0 + i] = static_cast<uint8_t>(src[i] ^ 0x80u);
+                }
+                continue;
+            }
+            for (int c = 0; c < d.in_c; ++c) {
+                const bool present = c < d.in_c_real || !d.channel_packed;
+                const uint8_t raw = present ? in[input_offset(d, c, iy, ix)] : 0;
+                px[c] = static_cast<uint8_t>(convert_input(d, c, raw) + 128);
+            }
+        }
+    }
+}
+
+void build_image_f32(const ConvDesc& d, const uint8_t* in, PaddedImage* img, std::vector<float>* out) {
+    img->width = d.in_w + d.pad_left + d.pad_right;
+    img->height = d.in_h + d.pad_top + d.pad_bottom;
+    img->channels = d.in_c;
+    out->resize(static_cast<size_t>(img->width) * img->height * img->channels);
+    const float pad = half_to_float(static_cast<uint16_t>(d.pad_value & 0xffff));
+    for (int y = 0; y < img->height; ++y) {
+        for (int x = 0; x < img->width; ++x) {
+            float* px = out->data() + (static_cast<size_t>(y) * img->width + x) * img->channels;
+            const int iy = y - d.pad_top, ix = x - d.pad_left;
+            const bool inside = iy >= 0 && iy < d.in_h && ix >= 0 && ix < d.in_w;
+            for (int c = 0; c < d.in_c; ++c) {
+                if (!inside) {
+                    px[c] = pad;
+                } else if (d.channel_packed && c >= d.in_c_real) {
+                    px[c] = 0.0f;
+                } else {
+                    uint16_t h;
+                    std::memcpy(&h, in + input_offset(d, c, iy, ix), 2);
+                    px[c] = half_to_float(h);
+                }
+            }
+        }
+    }
+}
+
+// Weights in the hardware layout (hw-facts 3.7): blocks of `oc_block`
+// kernels by 32 input channels, each block [ky][kx][kernel][channel]; the
+// last blocks hold what remains. Unpacked to [kernel][(ky * kw + kx) * in_c + c].
+template <typename T>
+void unpack_direct_weights(const ConvDesc& d, const T* w, int oc_block, std::vector<T>* out) {
+    const size_t k = static_cast<size_t>(d.kh) * d.kw * d.in_c;
+    out->assign(static_cast<size_t>(d.kernels) * k, T{});
+    size_t pos = 0;
+    for (int o0 = 0; o0 < d.kernels; o0 += oc_block) {
+        const int on = std::min(oc_block, d.kernels - o0);
+        for (int i0 = 0; i0 < d.in_c; i0 += kWeightIcBlock) {
+            const int in = std::min(kWeightIcBlock, d.in_c - i0);
+            for (int ky = 0; ky < d.kh; ++ky)
+                for (int kx = 0; kx < d.kw; ++kx)
+                    for (int o = 0; o < on; ++o) {
+                        T* dst = out->data() + static_cast<size_t>(o0 + o) * k +
+                                 (static_cast<size_t>(ky) * d.kw + kx) * d.in_c + i0;
+                        std::memcpy(dst, w + pos, sizeof(T) * static_cast<size_t>(in));
+                        pos += static_cast<size_t>(in);
+                    }
+        }
+    }
+}
+
+// Depthwise weights: groups of 64 bytes of channels, each [ky][kx][channel].
+// Unpacked to [(ky * kw + kx) * in_c + c].
+template <typename T>
+void unpack_depthwise_weights(const ConvDesc& d, const T* w, std::vector<T>* out) {
+    const int group = kDepthwiseGroupBytes / static_cast<int>(sizeof(T));
+    out->assign(static_cast<size_t>(d.kh) * d.kw * d.in_c, T{});
+    size_t pos = 0;
+    for (int c0 = 0; c0 < d.in_c; c0 += group) {
+        const int cn = std::min(group, d.in_c - c0);
+        for (int t = 0; t < d.kh * d.kw; ++t) {
+            std::memcpy(out->data() + static_cast<size_t>(t) * d.in_c + c0, w + pos, sizeof(T) * static_cast<size_t>(cn));
+            pos += static_cast<size_t>(cn);
+        }
+    }
+}
+
+uint64_t expected_weight_bytes(const ConvDesc& d) {
+    const uint64_t taps = static_cast<uint64_t>(d.kh) * d.kw;
+    if (d.depthwise) return taps * d.in_c * d.esize;
+    return taps * d.in_c * static_cast<uint64_t>(d.kernels) * d.esize;
+}
+
+Status direct_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bool want_sum, ConvScratch* s,
+                   ConvOutput* out) {
+    RKNN_ASSIGN_OR_RETURN(uint8_t * wp, ctx.map(d.weight_base, expected_weight_bytes(d), false, "CNA weights"));
+    unpack_direct_weights(d, reinterpret_cast<const int8_t*>(wp), kWeightOcBlockInt8, &s->weights);
+    const int k = d.kh * d.kw * d.in_c;
+    const int kernels = std::min(d.kernels, d.out_c);
+    pack_weights(s->weights.data(), kernels, k, static_cast<size_t>(k), &s->packed);
+
+    PaddedImage img;
+    std::vector<uint8_t> image;
+    build_image_u8(d, in, &img, &image);
+    const size_t lda = static_cast<size_t>(s->packed.k_padded);
+    const int pixels = d.out_w * d.out_h;
+    const int batch = static_cast<int>(std::max<size_t>(1, std::min<size_t>(kPixelsPerBatch, kRowBatchBytes / lda)));
+    s->rows.assign(static_cast<size_t>(batch) * lda, 128);
+    const size_t row_bytes = static_cast<size_t>(d.kw) * d.in_c;
+    for (int p0 = 0; p0 < pixels; p0 += batch) {
+        const int np = std::min(batch, pixels - p0);
+        for (int i = 0; i < np; ++i) {
+            const int oy = (p0 + i) / d.out_w, ox = (p0 + i) % d.out_w;
+            uint8_t* row = s->rows.data() + static_cast<size_t>(i) * lda;
+            for (int ky = 0; ky < d.kh; ++ky) {
+                const uint8_t* src = image.data() +
+                                     ((static_cast<size_t>(oy) * d.stride_y + ky) * img.width +
+                                      static_cast<size_t>(ox) * d.stride_x) * img.channels;
+                std::memcpy(row + static_cast<size_t>(ky) * row_bytes, src, row_bytes);
+            }
+            if (want_sum) {
+                int32_t sum = 0;
+                for (int kk = 0; kk < k; ++kk) sum += row[kk];
+                out->window_sum[static_cast<size_t>(p0 + i)] = sum - 128 * k;
+            }
+        }
+        gemm_u8s8(np, s->rows.data(), lda, s->packed, out->acc.data() + static_cast<size_t>(p0) * out->channels,
+                  static_cast<size_t>(out->channels));
+    }
+    return Status::ok();
+}
+
+Status depthwise_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bool want_sum, ConvScratch* s,
+                      ConvOutput* out) {
+    RKNN_ASSIGN_OR_RETURN(uint8_t * wp, ctx.map(d.weight_base, expected_weight_bytes(d), false, "CNA weights"));
+    unpack_depthwise_weights(d, reinterpret_cast<const int8_t*>(wp), &s->weights);
+    PaddedImage img;
+    std::vector<uint8_t> image;
+    build_image_u8(d, in, &img, &image);
+    const int ch = out->channels;
+    std::vector<int32_t> acc(static_cast<size_t>(ch)), sum(static_cast<size_t>(ch));
+    for (int oy = 0; oy < d.out_h; ++oy) {
+        for (int ox = 0; ox < d.out_w; ++ox) {
+            std::fill(acc.begin(), acc.end(), 0);
+            std::fill(sum.begin(), sum.end(), 0);
+            for (int ky = 0; ky < d.kh; ++ky) {
+                for (int kx = 0; kx < d.kw; ++kx) {
+                    const uint8_t* px = image.data() + ((static_cast<size_t>(oy) * d.stride_y + ky) * img.width +
+                                                        static_cast<size_t>(ox) * d.stride_x + kx) * img.channels;
+                    const int8_t* w = s->weights.data() + (static_cast<size_t>(ky) * d.kw + kx) * d.in_c;
+                    for (int c = 0; c < ch; ++c) {
+                        const int32_t x = static_cast<int32_t>(px[c]) - 128;
+                        acc[static_cast<size_t>(c)] += x * w[c];
+                        sum[static_cast<size_t>(c)] += x;
+                    }
+                }
+            }
+            const size_t p = static_cast<size_t>(oy) * d.out_w + ox;
+            std::copy(acc.begin(), acc.end(), out->acc.begin() + static_cast<std::ptrdiff_t>(p * ch));
+            if (want_sum) std::copy(sum.begin(), sum.end(), out->window_sum.begin() + static_cast<std::ptrdiff_t>(p * ch));
+        }
+    }
+    return Status::ok();
+}
+
+void halves_to_floats(const uint8_t* src, size_t count, std::vector<float>* out) {
+    out->resize(count);
+    for (size_t i = 0; i < count; ++i) {
+        uint16_t h;
+        std::memcpy(&h, src + 2 * i, 2);
+        (*out)[i] = half_to_float(h);
+    }
+}
+
+Status direct_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, ConvScratch* s, ConvOutput* out) {
+    const uint64_t bytes = expected_weight_bytes(d);
+    RKNN_ASSIGN_OR_RETURN(uint8_t * wp, ctx.map(d.weight_base, bytes, false, "CNA weights"));
+    std::vector<float> raw;
+    halves_to_floats(wp, bytes / 2, &raw);
+    unpack_direct_weights(d, raw.data(), kWeightOcBlockFp16, &s->fweights);
+    PaddedImage img;
+    std::vector<float> image;
+    build_image_f32(d, in, &img, &image);
+    const int k = d.kh * d.kw * d.in_c;
+    const int kernels = std::min(d.kernels, d.out_c);
+    const size_t row_len = static_cast<size_t>(d.kw) * d.in_c;
+    s->frows.resize(static_cast<size_t>(k));
+    for (int oy = 0; oy < d.out_h; ++oy) {
+        for (int ox = 0; ox < d.out_w; ++ox) {
+            for (int ky = 0; ky < d.kh; ++ky) {
+                const float* src = image.data() + ((static_cast<size_t>(oy) * d.stride_y + ky) * img.width +
+                                                   static_cast<size_t>(ox) * d.stride_x) * img.channels;
+                std::copy(src, src + row_len, s->frows.begin() + static_cast<std::ptrdiff_t>(ky * row_len));
+            }
+            float* dst = out->facc.data() + (static_cast<size_t>(oy) * d.out_w + ox) * out->channels;
+            for (int o = 0; o < kernels; ++o) {
+                const float* w = s->fweights.data() + static_cast<size_t>(o) * k;
+                float lanes[8] = {};
+                int kk = 0;
+                for (; kk + 8 <= k; kk += 8)
+                    for (int j = 0; j < 8; ++j) lanes[j] += s->frows[static_cast<size_t>(kk + j)] * w[kk + j];
+                float total = 0.0f;
+                for (; kk < k; ++kk) total += s->frows[static_cast<size_t>(kk)] * w[kk];
+                for (float l : lanes) total += l;
+                dst[o] = total;
+            }
+        }
+    }
+    return Status::ok();
+}
+
+Status depthwise_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, ConvScratch* s, ConvOutput* out) {
+    const uint64_t bytes = expected_weight_bytes(d);
+    RKNN_ASSIGN_OR_RETURN(uint8_t * wp, ctx.map(d.weight_base, bytes, false, "CNA weights"));
+    std::vector<float> raw;
+    halves_to_floats(wp, bytes / 2, &raw);
+    unpack_depthwise_weights(d, raw.data(), &s->fweights);
+    PaddedImage img;
+    std::vector<float> image;
+    build_image_f32(d, in, &img, &image);
+    const int ch = out->channels;
+    for (int oy = 0; oy < d.out_h; ++oy) {
+        for (int ox = 0; ox < d.out_w; ++ox) {
+            float* dst = out->facc.data() + (static_cast<size_t>(oy) * d.out_w + ox) * ch;
+            for (int ky = 0; ky < d.kh; ++ky)
+                for (int kx = 0; kx < d.kw; ++kx) {
+                    const float* px = image.data() + ((static_cast<size_t>(oy) * d.stride_y + ky) * img.width +
+                                                      static_cast<size_t>(ox) * d.stride_x + kx) * img.channels;
+                    const float* w = s->fweights.data() + (static_cast<size_t>(ky) * d.kw + kx) * d.in_c;
+                    for (int c = 0; c < ch; ++c) dst[c] += px[c] * w[c];
+                }
+        }
+    }
+    return Status::ok();
+}
+
+}  // namespace
+
+Status run_conv_unit(TaskContext& ctx, bool want_window_sum, ConvScratch* scratch, ConvOutput* out) {
+    ConvDesc d;
+    RKNN_RETURN_IF_ERROR(decode(ctx, &d));
+    const uint64_t weights_needed = expected_weight_bytes(d);
+    if (!d.depthwise && d.weight_bytes != weights_needed) {
+        return ctx.bad_program("CNA WEIGHT_BYTES %llu, but %d kernels of %dx%dx%d need %llu",
+                               static_cast<unsigned long long>(d.weight_bytes), d.kernels, d.kw, d.kh, d.in_c,
+                               static_cast<unsigned long long>(weights_needed));
+    }
+    RKNN_ASSIGN_OR_RETURN(const uint8_t* in, map_input(ctx, d));
+
+    out->width = d.out_w;
+    out->height = d.out_h;
+    out->channels = d.out_c;
+    out->is_float = d.fp16;
+    out->window_sum_per_channel = d.depthwise;
+    const size_t elems = static_cast<size_t>(d.out_w) * d.out_h * d.out_c;
+    const bool want_sum = want_window_sum && !d.fp16;
+    out->window_sum.assign(want_sum ? (d.depthwise ? elems : static_cast<size_t>(d.out_w) * d.out_h) : 0, 0);
+    if (d.fp16) {
+        out->acc.clear();
+        out->facc.assign(elems, 0.0f);
+        return d.depthwise ? depthwise_fp16(ctx, d, in, scratch, out) : direct_fp16(ctx, d, in, scratch, out);
+    }
+    out->facc.clear();
+    out->acc.assign(elems, 0);
+    RKNN_RETURN_IF_ERROR(d.depthwise ? depthwise_int8(ctx, d, in, want_sum, scratch, out)
+                                     : direct_int8(ctx, d, in, want_sum, scratch, out));
+    if (d.clip_truncate > 0) {
+        for (auto& v : out->acc) v = static_cast<int32_t>(shift_round(v, d.clip_truncate, d.truncate_rounding));
+    }
+    return Status::ok();
+}
+
+}  // namespace rknn::emulator

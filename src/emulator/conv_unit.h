@@ -1,0 +1,52 @@
+// CNA + CORE: the convolution front end. Reads the CNA and CORE registers of
+// the executer groups, fetches the input cube and the weights through the
+// DMA port, and produces the accumulator cube the DPU post-processes.
+//
+// Register model (docs/emulator.md has the details and their sources):
+//   CONV_CON1      CONV_MODE 0 direct / 3 depthwise, IN/PROC_PRECISION int8 or fp16,
+//                  NONALIGN_DMA + ARGB_IN: channel-packed (image) input
+//   CONV_CON3      strides (the value is the stride); dilation/deconv unsupported
+//   DATA_SIZE0/1   input width/height, channels (aligned) and real channels - 1
+//   WEIGHT_SIZE2   kernel width/height and kernel count; DCOMP_ADDR0 the weights
+//   PAD_CON0/1     top/left padding (bottom/right implied by the output size),
+//                  pad value (int8: a 16-bit pattern, even lanes low byte)
+//   DMA_CON1/2     input row stride = LINE_STRIDE * 4 bytes; surface stride =
+//                  (LINE_STRIDE + SURF_STRIDE) * 16 bytes
+//   CVT_CON0..5    input converter ((x + offset) * scale >> truncate), or bypass
+//   CORE DATAOUT   output width/height/channels; CLIP_TRUNCATE the accumulator shift
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "base/status.h"
+#include "emulator/kernels/gemm_s8.h"
+#include "emulator/task_context.h"
+
+namespace rknn::emulator {
+
+struct ConvOutput {
+    int width = 0;
+    int height = 0;
+    int channels = 0;        // output channels the DPU processes (aligned)
+    bool is_float = false;
+    std::vector<int32_t> acc;   // int8 path: [pixel][channel], after CLIP_TRUNCATE
+    std::vector<float> facc;    // fp16 path: [pixel][channel]
+    // Sum of the input values under each window (pad included), for the DPU's
+    // weight-zero-point term: [pixel] for direct, [pixel][channel] for depthwise.
+    std::vector<int32_t> window_sum;
+    bool window_sum_per_channel = false;
+};
+
+// Scratch memory reused from task to task on one core.
+struct ConvScratch {
+    std::vector<uint8_t> rows;      // im2col rows, biased by +128
+    std::vector<float> frows;
+    std::vector<int8_t> weights;    // weights unpacked to [kernel][k]
+    std::vector<float> fweights;
+    PackedWeightsS8 packed;
+};
+
+Status run_conv_unit(TaskContext& ctx, bool want_window_sum, ConvScratch* scratch, ConvOutput* out);
+
+}  // namespace rknn::emulator

@@ -1,0 +1,665 @@
+#include "emulator/dpu_unit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <cstring>
+#include <vector>
+
+#include "base/half.h"
+#include "emulator/cube.h"
+#include "emulator/fixed_point.h"
+
+namespace rknn::emulator {
+
+namespace f = hw::field;
+namespace r = hw::reg;
+using hw::Precision;
+
+namespace {
+
+enum AluAlgo : uint32_t { kAluMax = 0, kAluMin = 1, kAluAdd = 2, kAluDiv = 3, kAluSub = 4 };
+
+bool is_float(Precision p) { return p == Precision::kFp16 || p == Precision::kFp32 || p == Precision::kBf16; }
+
+// One of the BS / BN stages, decoded.
+struct Stage {
+    bool bypass = true;
+    bool alu_bypass = true, mul_bypass = true, prelu = false, relu_bypass = true, relux = false;
+    bool alu_per_channel = false, mul_per_channel = false;
+    uint32_t alu_algo = kAluAdd;
+    int shift = 0, shift_neg = 0;
+    uint32_t alu_reg = 0;   // int32 or fp32 bits
+    uint32_t mul_reg = 0;   // int16 or fp16 bits
+    uint32_t relux_reg = 0; // int32 or fp32 bits
+    // Per-channel operands (raw bits), filled from the RDMA record when used.
+    std::vector<uint32_t> alu, mul, ow;
+};
+
+struct Ew {
+    bool bypass = true, op_bypass = true, mul = false, cvt_bypass = true, lut_bypass = true;
+    bool relu_bypass = true, relux = false, from_tensor = false;
+    uint32_t algo = kAluAdd;
+    int32_t cvt_offset = 0;
+    int32_t cvt_scale = 1;
+    int cvt_shift = 0;
+    int truncate = 0, truncate_neg = 0;
+    Rounding cvt_round = Rounding::kHalfEven;
+    uint32_t relux_reg = 0;
+    uint32_t value_reg = 0;
+    // Operand tensor (ERDMA).
+    bool per_channel = false;
+    int esize = 1;
+    const uint8_t* data = nullptr;
+    CubeLayout cube;
+};
+
+struct Dpu {
+    Precision in = Precision::kInt8, proc = Precision::kInt8, out = Precision::kInt8;
+    int width = 0, height = 0, channels = 0;
+    int real_channels = 0;  // ORIG_CHANNEL + 1: lanes beyond it are written as zero
+    CubeLayout dst;
+    uint8_t* dst_bytes = nullptr;
+    Stage bs, bn;
+    bool ow_enabled = false, ow_per_channel = false;
+    int32_t ow_reg = 0;
+    Ew ew;
+    int32_t out_offset = 0;
+    int32_t out_scale = 1;
+    int out_shift = 0;
+    Rounding out_round = Rounding::kHalfEven;
+    bool to_fp16 = false;
+};
+
+int ew_size_bytes(uint32_t code) { return code == 1 ? 1 : (code == 2 ? 2 : (code == 3 ? 4 : 0)); }
+
+// Reads `channels` per-channel records for a stage; `use` is the DATA_USE field.
+Status read_records(TaskContext& ctx, uint64_t base, uint32_t use, int channels, Stage* s, std::vector<uint32_t>* ow,
+                    const char* what) {
+    if (use == 0) return ctx.bad_program("%s: a per-channel operand is selected but DATA_USE is 0", what);
+    const int rec = use == bs_record::kUseAlu ? bs_record::kAluOnlyBytes : bs_record::kFullBytes;
+    RKNN_ASSIGN_OR_RETURN(uint8_t * p, ctx.map(base, static_cast<uint64_t>(rec) * channels, false, what));
+    s->alu.resize(static_cast<size_t>(channels));
+    s->mul.resize(static_cast<size_t>(channels));
+    if (ow != nullptr) ow->resize(static_cast<size_t>(channels));
+    for (int c = 0; c < channels; ++c) {
+        const uint8_t* q = p + static_cast<size_t>(c) * rec;
+        uint32_t a;
+        std::memcpy(&a, q, 4);
+        s->alu[static_cast<size_t>(c)] = a;
+        uint16_t m = 0, o = 0;
+        if (rec == bs_record::kFullBytes) {
+            std::memcpy(&m, q + bs_record::kMulOffset, 2);
+            std::memcpy(&o, q + bs_record::kOwOffset, 2);
+        }
+        s->mul[static_cast<size_t>(c)] = m;
+        if (ow != nullptr) (*ow)[static_cast<size_t>(c)] = o;
+    }
+    return Status::ok();
+}
+
+Status decode_stage(TaskContext& ctx, bool bs, int channels, Stage* s, std::vector<uint32_t>* ow) {
+    const RegisterFile& g = ctx.regs;
+    const uint32_t cfg = g.exec(bs ? r::DPU_BS_CFG : r::DPU_BN_CFG);
+    const uint32_t mul_cfg = g.exec(bs ? r::DPU_BS_MUL_CFG : r::DPU_BN_MUL_CFG);
+    s->bypass = (bs ? f::DPU_BS_CFG_BS_BYPASS : f::DPU_BN_CFG_BN_BYPASS).get(cfg) != 0;
+    if (s->bypass) return Status::ok();
+    s->alu_bypass = (bs ? f::DPU_BS_CFG_BS_ALU_BYPASS : f::DPU_BN_CFG_BN_ALU_BYPASS).get(cfg) != 0;
+    s->mul_bypass = (bs ? f::DPU_BS_CFG_BS_MUL_BYPASS : f::DPU_BN_CFG_BN_MUL_BYPASS).get(cfg) != 0;
+    s->prelu = (bs ? f::DPU_BS_CFG_BS_MUL_PRELU : f::DPU_BN_CFG_BN_MUL_PRELU).get(cfg) != 0;
+    s->relu_bypass = (bs ? f::DPU_BS_CFG_BS_RELU_BYPASS : f::DPU_BN_CFG_BN_RELU_BYPASS).get(cfg) != 0;
+    s->relux = (bs ? f::DPU_BS_CFG_BS_RELUX_EN : f::DPU_BN_CFG_BN_RELUX_EN).get(cfg) != 0;
+    s->alu_per_channel = (bs ? f::DPU_BS_CFG_BS_ALU_SRC : f::DPU_BN_CFG_BN_ALU_SRC).get(cfg) != 0;
+    s->alu_algo = (bs ? f::DPU_BS_CFG_BS_ALU_ALGO : f::DPU_BN_CFG_BN_ALU_ALGO).get(cfg);
+    s->mul_per_channel = (bs ? f::DPU_BS_MUL_CFG_BS_MUL_SRC : f::DPU_BN_MUL_CFG_BN_MUL_SRC).get(mul_cfg) != 0;
+    s->shift = static_cast<int>((bs ? f::DPU_BS_MUL_CFG_BS_MUL_SHIFT_VALUE : f::DPU_BN_MUL_CFG_BN_MUL_SHIFT_VALUE).get(mul_cfg));
+    s->shift_neg = static_cast<int>(
+        g.exec(bs ? f::DPU_DATA_FORMAT_BS_MUL_SHIFT_VALUE_NEG : f::DPU_DATA_FORMAT_BN_MUL_SHIFT_VALUE_NEG));
+    s->mul_reg = (bs ? f::DPU_BS_MUL_CFG_BS_MUL_OPERAND : f::DPU_BN_MUL_CFG_BN_MUL_OPERAND).get(mul_cfg);
+    s->alu_reg = g.exec(bs ? r::DPU_BS_ALU_CFG : r::DPU_BN_ALU_CFG);
+    s->relux_reg = g.exec(bs ? r::DPU_BS_RELUX_CMP_VALUE : r::DPU_BN_RELUX_CMP_VALUE);
+    if (!s->alu_bypass && s->alu_algo > kAluSub) {
+        return ctx.unsupported("DPU %s ALU algorithm %u", bs ? "BS" : "BN", s->alu_algo);
+    }
+    const bool needs_records = (!s->alu_bypass && s->alu_per_channel) || (!s->mul_bypass && s->mul_per_channel) ||
+                               (ow != nullptr && !ow->empty());
+    if (needs_records) {
+        const uint32_t use = bs ? g.exec(f::DPU_RDMA_RDMA_BRDMA_CFG_BRDMA_DATA_USE)
+                                : g.exec(f::DPU_RDMA_RDMA_NRDMA_CFG_NRDMA_DATA_USE);
+        const uint64_t base = g.exec(bs ? r::DPU_RDMA_RDMA_BS_BASE_ADDR : r::DPU_RDMA_RDMA_BN_BASE_ADDR);
+        if (!s->mul_bypass && s->mul_per_channel && use == bs_record::kUseAlu) {
+            return ctx.bad_program("DPU %s: per-channel multiplier but DATA_USE reads the ALU operand only",
+                                   bs ? "BS" : "BN");
+        }
+        RKNN_RETURN_IF_ERROR(read_records(ctx, base, use, channels, s, ow, bs ? "DPU BRDMA operands" : "DPU NRDMA operands"));
+    }
+    return Status::ok();
+}
+
+Status decode_ew(TaskContext& ctx, const Dpu& dpu, Ew* e) {
+    const RegisterFile& g = ctx.regs;
+    const uint32_t cfg = g.exec(r::DPU_EW_CFG);
+    e->bypass = f::DPU_EW_CFG_EW_BYPASS.get(cfg) != 0;
+    if (e->bypass) return Status::ok();
+    e->op_bypass = f::DPU_EW_CFG_EW_OP_BYPASS.get(cfg) != 0;
+    e->mul = f::DPU_EW_CFG_EW_OP_TYPE.get(cfg) != 0;
+    e->from_tensor = f::DPU_EW_CFG_EW_OP_SRC.get(cfg) != 0;
+    e->lut_bypass = f::DPU_EW_CFG_EW_LUT_BYPASS.get(cfg) != 0;
+    e->cvt_bypass = f::DPU_EW_CFG_EW_OP_CVT_BYPASS.get(cfg) != 0;
+    e->relu_bypass = f::DPU_EW_CFG_EW_RELU_BYPASS.get(cfg) != 0;
+    e->relux = f::DPU_EW_CFG_EW_RELUX_EN.get(cfg) != 0;
+    e->algo = f::DPU_EW_CFG_EW_ALU_ALGO.get(cfg);
+    e->cvt_round = f::DPU_EW_CFG_EW_CVT_ROUND.get(cfg) ? Rounding::kHalfAway : Rounding::kHalfEven;
+    e->cvt_offset = static_cast<int32_t>(g.exec(r::DPU_EW_CVT_OFFSET_VALUE));
+    const uint32_t scale = g.exec(r::DPU_EW_CVT_SCALE_VALUE);
+    e->cvt_scale = static_cast<int16_t>(f::DPU_EW_CVT_SCALE_VALUE_EW_OP_CVT_SCALE.get(scale));
+    e->cvt_shift = static_cast<int>(f::DPU_EW_CVT_SCALE_VALUE_EW_OP_CVT_SHIFT.get(scale));
+    e->truncate = static_cast<int>(f::DPU_EW_CVT_SCALE_VALUE_EW_TRUNCATE.get(scale));
+    e->truncate_neg = static_cast<int>(g.exec(f::DPU_DATA_FORMAT_EW_TRUNCATE_NEG));
+    e->relux_reg = g.exec(r::DPU_EW_RELUX_CMP_VALUE);
+    e->value_reg = g.exec(r::DPU_EW_OP_VALUE_0);
+    if (!e->op_bypass && !e->mul && e->algo > kAluSub) return ctx.unsupported("DPU EW ALU algorithm %u", e->algo);
+    if (is_float(dpu.proc)) {
+        if (!e->cvt_bypass) return ctx.unsupported("the DPU EW converter is modelled for the integer pipeline only");
+        if (!e->lut_bypass) return ctx.unsupported("the DPU LUT is modelled for the integer pipeline only");
+    }
+    if (e->op_bypass || !e->from_tensor) return Status::ok();
+
+    const uint32_t erdma = g.exec(r::DPU_RDMA_RDMA_ERDMA_CFG);
+    if (f::DPU_RDMA_RDMA_ERDMA_CFG_ERDMA_DISABLE.get(erdma)) {
+        return ctx.bad_program("DPU EW reads a tensor operand but ERDMA is disabled");
+    }
+    const uint32_t size_code = f::DPU_RDMA_RDMA_ERDMA_CFG_ERDMA_DATA_SIZE.get(erdma);
+    const uint32_t mode = f::DPU_RDMA_RDMA_ERDMA_CFG_ERDMA_DATA_MODE.get(erdma);
+    if (size_code != f::DPU_EW_CFG_EDATA_SIZE.get(cfg) || mode != f::DPU_EW_CFG_EW_DATA_MODE.get(cfg)) {
+        return ctx.bad_program("DPU EW_CFG and DPU_RDMA ERDMA_CFG disagree on the operand's size or mode");
+    }
+    e->esize = ew_size_bytes(size_code);
+    if (e->esize == 0) return ctx.unsupported("ERDMA data size code %u", size_code);
+    if (mode > 1) return ctx.unsupported("ERDMA data mode %u", mode);
+    e->per_channel = mode == 0;
+    const uint64_t base = g.exec(r::DPU_RDMA_RDMA_EW_BASE_ADDR);
+    if (e->per_channel) {
+        RKNN_ASSIGN_OR_RETURN(uint8_t * p, ctx.map(base, static_cast<uint64_t>(dpu.channels) * e->esize, false,
+                                                   "DPU ERDMA operand"));
+        e->data = p;
+        return Status::ok();
+    }
+    e->cube = packed_cube(base, dpu.width, dpu.height, dpu.channels, e->esize);
+    const uint64_t surf = g.exec(r::DPU_RDMA_RDMA_EW_SURF_STRIDE) & ~0xfu;
+    if (surf != 0) {
+        e->cube.surf_stride = surf;
+    } else {
+        e->cube.surf_stride += g.exec(r::DPU_RDMA_RDMA_EW_SURF_NOTCH) & ~0xfu;
+    }
+    RKNN_ASSIGN_OR_RETURN(uint8_t * p, map_cube(ctx, e->cube, false, "DPU ERDMA operand"));
+    e->data = p;
+    return Status::ok();
+}
+
+Status decode(TaskContext& ctx, const ConvOutput* conv, Dpu* d) {
+    const RegisterFile& g = ctx.regs;
+    const uint32_t mode = g.exec(r::DPU_FEATURE_MODE_CFG);
+    const bool flying = f::DPU_FEATURE_MODE_CFG_FLYING_MODE.get(mode) != 0;
+    if (flying != (conv == nullptr)) {
+        return ctx.bad_program(conv ? "DPU FLYING_MODE reads memory in a convolution task"
+                                    : "DPU FLYING_MODE is 0 but no convolution runs in this task");
+    }
+    if (f::DPU_FEATURE_MODE_CFG_TP_EN.get(mode)) {
+        return ctx.unsupported("DPU transpose mode (FEATURE_MODE_CFG.TP_EN, vendor layout conversions) is not modelled");
+    }
+    if (f::DPU_FEATURE_MODE_CFG_OUTPUT_MODE.get(mode) != 2) {
+        return ctx.unsupported("DPU OUTPUT_MODE %u (only 2, write to memory, is modelled)",
+                               f::DPU_FEATURE_MODE_CFG_OUTPUT_MODE.get(mode));
+    }
+    const uint32_t fmt = g.exec(r::DPU_DATA_FORMAT);
+    d->proc = static_cast<Precision>(f::DPU_DATA_FORMAT_PROC_PRECISION.get(fmt));
+    d->in = static_cast<Precision>(f::DPU_DATA_FORMAT_IN_PRECISION.get(fmt));
+    d->out = static_cast<Precision>(f::DPU_DATA_FORMAT_OUT_PRECISION.get(fmt));
+    if (d->out == Precision::kInt4 || d->out == Precision::kTf32 || d->out == Precision::kBf16) {
+        return ctx.unsupported("DPU output precision %s", hw::precision_name(d->out));
+    }
+    d->width = static_cast<int>(g.exec(f::DPU_DATA_CUBE_WIDTH_WIDTH)) + 1;
+    d->height = static_cast<int>(g.exec(f::DPU_DATA_CUBE_HEIGHT_HEIGHT)) + 1;
+    d->channels = static_cast<int>(g.exec(f::DPU_DATA_CUBE_CHANNEL_CHANNEL)) + 1;
+    d->real_channels = std::min(d->channels, static_cast<int>(g.exec(f::DPU_DATA_CUBE_CHANNEL_ORIG_CHANNEL)) + 1);
+    if (conv != nullptr) {
+        if (conv->width != d->width || conv->height != d->height || conv->channels < d->channels) {
+            return ctx.bad_program("DPU cube %dx%dx%d does not match the convolution output %dx%dx%d", d->width,
+                                   d->height, d->channels, conv->width, conv->height, conv->channels);
+        }
+        if (conv->is_float != is_float(d->proc)) {
+            return ctx.bad_program("DPU processing precision %s does not match the convolution's",
+                                   hw::precision_name(d->proc));
+        }
+    }
+    const int out_bytes = hw::precision_bytes(d->out);
+    d->dst = packed_cube(g.exec(r::DPU_DST_BASE_ADDR), d->width, d->height, d->channels, out_bytes);
+    const uint64_t surf = g.exec(r::DPU_DST_SURF_STRIDE) & ~0xfu;
+    if (surf != 0) d->dst.surf_stride = surf;
+    if (d->dst.surfaces() > 1 && d->dst.surf_stride < d->dst.row_stride * static_cast<uint64_t>(d->height)) {
+        return ctx.bad_program("DPU DST_SURF_STRIDE %llu is smaller than one surface",
+                               static_cast<unsigned long long>(d->dst.surf_stride));
+    }
+
+    std::vector<uint32_t> ow;
+    const uint32_t ow_cfg = g.exec(r::DPU_BS_OW_CFG);
+    d->ow_enabled = !g.exec(f::DPU_BS_CFG_BS_BYPASS) && f::DPU_BS_OW_CFG_OD_BYPASS.get(ow_cfg) == 0;
+    if (d->ow_enabled && (conv == nullptr || conv->is_float)) {
+        return ctx.unsupported("the DPU weight-zero-point term is modelled for int8 convolutions only");
+    }
+    d->ow_per_channel = d->ow_enabled && f::DPU_BS_OW_CFG_OW_SRC.get(ow_cfg) != 0;
+    d->ow_reg = static_cast<int16_t>(g.exec(f::DPU_BS_OW_OP_OW_OP));
+    if (d->ow_per_channel) ow.resize(1);  // marks "records needed"
+    RKNN_RETURN_IF_ERROR(decode_stage(ctx, true, d->channels, &d->bs, d->ow_per_channel ? &ow : nullptr));
+    d->bs.ow = std::move(ow);
+    RKNN_RETURN_IF_ERROR(decode_stage(ctx, false, d->channels, &d->bn, nullptr));
+    RKNN_RETURN_IF_ERROR(decode_ew(ctx, *d, &d->ew));
+
+    d->out_offset = static_cast<int32_t>(g.exec(r::DPU_OUT_CVT_OFFSET));
+    d->out_scale = static_cast<int16_t>(g.exec(f::DPU_OUT_CVT_SCALE_OUT_CVT_SCALE));
+    d->to_fp16 = g.exec(f::DPU_OUT_CVT_SCALE_FP32TOFP16_EN) != 0;
+    d->out_shift = static_cast<int>(g.exec(f::DPU_OUT_CVT_SHIFT_OUT_CVT_SHIFT));
+    if (d->out_shift > 63) return ctx.unsupported("DPU OUT_CVT_SHIFT %d", d->out_shift);
+    d->out_round = g.exec(f::DPU_OUT_CVT_SHIFT_CVT_ROUND) ? Rounding::kHalfAway : Rounding::kHalfEven;
+
+    RKNN_ASSIGN_OR_RETURN(d->dst_bytes, map_cube(ctx, d->dst, true, "DPU output"));
+    return Status::ok();
+}
+
+// ---- integer pipeline
+
+int64_t alu(uint32_t algo, int64_t x, int64_t y) {
+    switch (algo) {
+    case kAluMax: return x > y ? x : y;
+    case kAluMin: return x < y ? x : y;
+    case kAluAdd: return x + y;
+    case kAluSub: return x - y;
+    case kAluDiv:
+        if (y == 0) return x >= 0 ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int32_t>::min();
+        return x / y;
+    default: return x;
+    }
+}
+
+int64_t multiply(int64_t x, int64_t m, int shift, int shift_neg) {
+    const int64_t p = mul_wide(x, m);
+    return sat32(shift_round(p, p < 0 ? shift_neg : shift));
+}
+
+// A BS/BN stage with its operands resolved per channel, for the integer
+// pipeline, applied to all channels of a pixel at once (the hot path).
+struct IntStage {
+    bool active = false;
+    bool alu_first = true;
+    bool alu = false, mul = false, prelu = false, relu = false, relux = false;
+    uint32_t algo = kAluAdd;
+    int shift = 0, shift_neg = 0;
+    int64_t relux_value = 0;
+    std::vector<int64_t> alu_op, mul_op;
+};
+
+IntStage resolve_int_stage(const Stage& s, bool alu_first, int channels) {
+    IntStage r;
+    r.active = !s.bypass;
+    if (!r.active) return r;
+    r.alu_first = alu_first;
+    r.alu = !s.alu_bypass;
+    r.mul = !s.mul_bypass;
+    r.prelu = s.prelu;
+    r.relu = !s.relu_bypass;
+    r.relux = s.relux;
+    r.algo = s.alu_algo;
+    r.shift = s.shift;
+    r.shift_neg = s.shift_neg;
+    r.relux_value = static_cast<int32_t>(s.relux_reg);
+    r.alu_op.resize(static_cast<size_t>(channels));
+    r.mul_op.resize(static_cast<size_t>(channels));
+    // Records were read only for the operands a stage really uses.
+    const bool alu_records = s.alu_per_channel && s.alu.size() >= static_cast<size_t>(channels);
+    const bool mul_records = s.mul_per_channel && s.mul.size() >= static_cast<size_t>(channels);
+    for (size_t c = 0; c < static_cast<size_t>(channels); ++c) {
+        r.alu_op[c] = static_cast<int32_t>(alu_records ? s.alu[c] : s.alu_reg);
+        r.mul_op[c] = static_cast<int16_t>(mul_records ? s.mul[c] : s.mul_reg);
+    }
+    return r;
+}
+
+// Values entering a stage are below 2^47 in magnitude (an int32 accumulator
+// plus the 16x32-bit weight-zero-point term, or a saturated earlier stage),
+// so products with 16-bit multipliers fit in int64.
+void apply_int_alu(const IntStage& s, int64_t* x, int n) {
+    const int64_t* op = s.alu_op.data();
+    switch (s.algo) {
+    case kAluAdd: for (int c = 0; c < n; ++c) x[c] = sat32(x[c] + op[c]); break;
+    case kAluSub: for (int c = 0; c < n; ++c) x[c] = sat32(x[c] - op[c]); break;
+    case kAluMax: for (int c = 0; c < n; ++c) x[c] = sat32(std::max(x[c], op[c])); break;
+    case kAluMin: for (int c = 0; c < n; ++c) x[c] = sat32(std::min(x[c], op[c])); break;
+    default: for (int c = 0; c < n; ++c) x[c] = sat32(alu(s.algo, x[c], op[c])); break;
+    }
+}
+
+void apply_int_mul(const IntStage& s, int64_t* x, int n) {
+    const int64_t* m = s.mul_op.data();
+    if (!s.prelu && s.shift == s.shift_neg && s.shift >= 1 && s.shift <= 62) {  // the common requantisation
+        for (int c = 0; c < n; ++c) x[c] = sat32(shift_round_even(x[c] * m[c], s.shift));
+        return;
+    }
+    for (int c = 0; c < n; ++c) {
+        if (s.prelu && x[c] >= 0) continue;
+        const int64_t p = x[c] * m[c];
+        x[c] = sat32(shift_round(p, p < 0 ? s.shift_neg : s.shift));
+    }
+}
+
+void apply_int_stage(const IntStage& s, int64_t* x, int n) {
+    if (!s.active) return;
+    if (s.alu_first) {
+        if (s.alu) apply_int_alu(s, x, n);
+        if (s.mul) apply_int_mul(s, x, n);
+    } else {
+        if (s.mul) apply_int_mul(s, x, n);
+        if (s.alu) apply_int_alu(s, x, n);
+    }
+    if (s.relu) {
+        for (int c = 0; c < n; ++c) x[c] = std::max<int64_t>(x[c], 0);
+    }
+    if (s.relux) {
+        for (int c = 0; c < n; ++c) x[c] = std::min(x[c], s.relux_value);
+    }
+}
+
+int64_t read_int(const uint8_t* p, int esize) {
+    switch (esize) {
+    case 1: return static_cast<int8_t>(*p);
+    case 2: {
+        int16_t v;
+        std::memcpy(&v, p, 2);
+        return v;
+    }
+    default: {
+        int32_t v;
+        std::memcpy(&v, p, 4);
+        return v;
+    }
+    }
+}
+
+float read_float(const uint8_t* p, int esize) {
+    if (esize == 2) {
+        uint16_t h;
+        std::memcpy(&h, p, 2);
+        return half_to_float(h);
+    }
+    float v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+
+const uint8_t* ew_operand(const Ew& e, int c, int y, int x) {
+    if (e.per_channel) return e.data + static_cast<size_t>(c) * e.esize;
+    return e.data + e.cube.offset(c, y, x);
+}
+
+int64_t run_ew_int(const Ew& e, const TaskContext& ctx, int c, int y, int x, int64_t v) {
+    if (e.bypass) return v;
+    if (!e.op_bypass) {
+        int64_t op = e.from_tensor ? read_int(ew_operand(e, c, y, x), e.esize) : static_cast<int32_t>(e.value_reg);
+        if (!e.cvt_bypass) op = shift_round(mul_wide(op + e.cvt_offset, e.cvt_scale), e.cvt_shift, e.cvt_round);
+        v = e.mul ? multiply(v, op, e.truncate, e.truncate_neg) : sat32(alu(e.algo, v, op));
+    }
+    if (!e.lut_bypass) v = ctx.lut.evaluate(ctx.regs, v);
+    if (!e.relu_bypass && v < 0) v = 0;
+    if (e.relux) v = std::min<int64_t>(v, static_cast<int32_t>(e.relux_reg));
+    return v;
+}
+
+// ---- float pipeline
+
+float as_float(uint32_t bits) { return bits_float(bits); }
+
+float run_stage_float(const Stage& s, bool alu_first, int c, float x) {
+    if (s.bypass) return x;
+    const auto uc = static_cast<size_t>(c);
+    auto do_alu = [&]() {
+        if (s.alu_bypass) return;
+        const float op = as_float(s.alu_per_channel ? s.alu[uc] : s.alu_reg);
+        switch (s.alu_algo) {
+        case kAluMax: x = std::max(x, op); break;
+        case kAluMin: x = std::min(x, op); break;
+        case kAluAdd: x += op; break;
+        case kAluSub: x -= op; break;
+        case kAluDiv: x /= op; break;
+        default: break;
+        }
+    };
+    auto do_mul = [&]() {
+        if (s.mul_bypass || (s.prelu && x >= 0.0f)) return;
+        x *= half_to_float(static_cast<uint16_t>(s.mul_per_channel ? s.mul[uc] : s.mul_reg));
+    };
+    if (alu_first) {
+        do_alu();
+        do_mul();
+    } else {
+        do_mul();
+        do_alu();
+    }
+    if (!s.relu_bypass && x < 0.0f) x = 0.0f;
+    if (s.relux) x = std::min(x, as_float(s.relux_reg));
+    return x;
+}
+
+float run_ew_float(const Ew& e, int c, int y, int x, float v) {
+    if (e.bypass) return v;
+    if (!e.op_bypass) {
+        const float op = e.from_tensor ? read_float(ew_operand(e, c, y, x), e.esize) : as_float(e.value_reg);
+        if (e.mul) {
+            v *= op;
+        } else {
+            switch (e.algo) {
+            case kAluMax: v = std::max(v, op); break;
+            case kAluMin: v = std::min(v, op); break;
+            case kAluAdd: v += op; break;
+            case kAluSub: v -= op; break;
+            case kAluDiv: v /= op; break;
+            default: break;
+            }
+        }
+    }
+    if (!e.relu_bypass && v < 0.0f) v = 0.0f;
+    if (e.relux) v = std::min(v, as_float(e.relux_reg));
+    return v;
+}
+
+// ---- output
+
+void store_int(const Dpu& d, uint8_t* p, int64_t v) {
+    switch (d.out) {
+    case Precision::kInt8: *p = static_cast<uint8_t>(static_cast<int8_t>(saturate(v, -128, 127))); break;
+    case Precision::kInt16: {
+        const auto s = static_cast<int16_t>(saturate(v, -32768, 32767));
+        std::memcpy(p, &s, 2);
+        break;
+    }
+    case Precision::kInt32: {
+        const auto s = static_cast<int32_t>(sat32(v));
+        std::memcpy(p, &s, 4);
+        break;
+    }
+    case Precision::kFp16: {
+        const uint16_t h = float_to_half(static_cast<float>(v));
+        std::memcpy(p, &h, 2);
+        break;
+    }
+    default: {
+        const auto fv = static_cast<float>(v);
+        std::memcpy(p, &fv, 4);
+        break;
+    }
+    }
+}
+
+void store_float(const Dpu& d, uint8_t* p, float v) {
+    switch (d.out) {
+    case Precision::kFp16: {
+        const uint16_t h = float_to_half(v);
+        std::memcpy(p, &h, 2);
+        break;
+    }
+    case Precision::kFp32: {
+        if (d.to_fp16) v = half_to_float(float_to_half(v));
+        std::memcpy(p, &v, 4);
+        break;
+    }
+    default: {  // an integer output from the float pipeline: round to nearest even
+        const double r = std::nearbyint(static_cast<double>(v));
+        store_int(d, p, std::isfinite(r) ? static_cast<int64_t>(std::max(-9.2e18, std::min(9.2e18, r))) : 0);
+        break;
+    }
+    }
+}
+
+struct Source {
+    const ConvOutput* conv = nullptr;
+    // Flying mode: the MRDMA cube.
+    const uint8_t* data = nullptr;
+    CubeLayout cube;
+    bool is_float_in = false;
+};
+
+Status decode_source(TaskContext& ctx, const Dpu& d, const ConvOutput* conv, Source* s) {
+    s->conv = conv;
+    if (conv != nullptr) return Status::ok();
+    const RegisterFile& g = ctx.regs;
+    const uint32_t mode = g.exec(r::DPU_RDMA_RDMA_FEATURE_MODE_CFG);
+    if (!f::DPU_RDMA_RDMA_FEATURE_MODE_CFG_FLYING_MODE.get(mode) ||
+        f::DPU_RDMA_RDMA_FEATURE_MODE_CFG_MRDMA_DISABLE.get(mode)) {
+        return ctx.bad_program("a DPU-only task needs DPU_RDMA FLYING_MODE with MRDMA enabled");
+    }
+    const auto in = static_cast<Precision>(f::DPU_RDMA_RDMA_FEATURE_MODE_CFG_IN_PRECISION.get(mode));
+    if (in != Precision::kInt8 && in != Precision::kInt16 && in != Precision::kFp16) {
+        return ctx.unsupported("DPU_RDMA input precision %s", hw::precision_name(in));
+    }
+    s->is_float_in = in == Precision::kFp16;
+    if (s->is_float_in != is_float(d.proc)) {
+        return ctx.bad_program("DPU_RDMA input precision %s does not suit DPU processing precision %s",
+                               hw::precision_name(in), hw::precision_name(d.proc));
+    }
+    const int w = static_cast<int>(g.exec(f::DPU_RDMA_RDMA_DATA_CUBE_WIDTH_WIDTH)) + 1;
+    const int h = static_cast<int>(g.exec(f::DPU_RDMA_RDMA_DATA_CUBE_HEIGHT_HEIGHT)) + 1;
+    const int c = static_cast<int>(g.exec(f::DPU_RDMA_RDMA_DATA_CUBE_CHANNEL_CHANNEL)) + 1;
+    if (w != d.width || h != d.height || c != d.channels) {
+        return ctx.bad_program("DPU_RDMA cube %dx%dx%d differs from the DPU cube %dx%dx%d", w, h, c, d.width,
+                               d.height, d.channels);
+    }
+    s->cube = packed_cube(g.exec(r::DPU_RDMA_RDMA_SRC_BASE_ADDR), w, h, c, hw::precision_bytes(in));
+    s->cube.surf_stride += g.exec(r::DPU_RDMA_RDMA_SURF_NOTCH) & ~0xfu;
+    RKNN_ASSIGN_OR_RETURN(uint8_t * p, map_cube(ctx, s->cube, false, "DPU_RDMA input"));
+    s->data = p;
+    return Status::ok();
+}
+
+}  // namespace
+
+bool dpu_wants_window_sum(const RegisterFile& regs) {
+    return !regs.exec(f::DPU_BS_CFG_BS_BYPASS) && regs.exec(f::DPU_BS_OW_CFG_OD_BYPASS) == 0;
+}
+
+namespace {
+
+void run_float_pipeline(const Dpu& d, const Source& src, const ConvOutput* conv) {
+    for (int y = 0; y < d.height; ++y) {
+        for (int x = 0; x < d.width; ++x) {
+            const size_t pixel = static_cast<size_t>(y) * d.width + x;
+            for (int c = 0; c < d.channels; ++c) {
+                float v = conv ? conv->facc[pixel * conv->channels + c]
+                               : read_float(src.data + src.cube.offset(c, y, x), src.cube.elem_bytes);
+                v = run_stage_float(d.bs, true, c, v);
+                v = run_stage_float(d.bn, false, c, v);
+                v = run_ew_float(d.ew, c, y, x, v);
+                v = std::ldexp(v * static_cast<float>(d.out_scale), -d.out_shift) + static_cast<float>(d.out_offset);
+                store_float(d, d.dst_bytes + d.dst.offset(c, y, x), c < d.real_channels ? v : 0.0f);
+            }
+        }
+    }
+}
+
+// The integer pipeline, one pixel's channels at a time.
+void run_int_pipeline(const TaskContext& ctx, const Dpu& d, const Source& src, const ConvOutput* conv) {
+    const int n = d.channels;
+    const IntStage bs = resolve_int_stage(d.bs, true, n);
+    const IntStage bn = resolve_int_stage(d.bn, false, n);
+    std::vector<int64_t> ow(static_cast<size_t>(n), d.ow_reg);
+    if (d.ow_per_channel) {
+        for (size_t c = 0; c < ow.size(); ++c) ow[c] = static_cast<int16_t>(d.bs.ow[c]);
+    }
+    std::vector<int64_t> v(static_cast<size_t>(n));
+    const int out_bytes = d.dst.elem_bytes;
+    const int out_c2 = d.dst.c2();
+    // Common shapes of the pipeline get straight loops: an EW stage that is
+    // only a ReLU, and int8 output rounded half to even.
+    const bool ew_relu_only = !d.ew.bypass && d.ew.op_bypass && d.ew.lut_bypass && !d.ew.relu_bypass;
+    const bool int8_fast = d.out == Precision::kInt8 && d.out_round == Rounding::kHalfEven && d.out_shift <= 62;
+    for (int y = 0; y < d.height; ++y) {
+        for (int x = 0; x < d.width; ++x) {
+            const size_t pixel = static_cast<size_t>(y) * d.width + x;
+            if (conv != nullptr) {
+                const int32_t* acc = conv->acc.data() + pixel * conv->channels;
+                for (int c = 0; c < n; ++c) v[static_cast<size_t>(c)] = acc[c];
+                if (d.ow_enabled) {
+                    const int32_t* sum = conv->window_sum.data() + (conv->window_sum_per_channel ? pixel * conv->channels : pixel);
+                    for (int c = 0; c < n; ++c) v[static_cast<size_t>(c)] += ow[static_cast<size_t>(c)] * sum[conv->window_sum_per_channel ? c : 0];
+                }
+            } else {
+                for (int c = 0; c < n; ++c)
+                    v[static_cast<size_t>(c)] = read_int(src.data + src.cube.offset(c, y, x), src.cube.elem_bytes);
+            }
+            apply_int_stage(bs, v.data(), n);
+            apply_int_stage(bn, v.data(), n);
+            if (ew_relu_only) {
+                for (int c = 0; c < n; ++c) v[static_cast<size_t>(c)] = std::max<int64_t>(v[static_cast<size_t>(c)], 0);
+                if (d.ew.relux) {
+                    const int64_t cap = static_cast<int32_t>(d.ew.relux_reg);
+                    for (int c = 0; c < n; ++c) v[static_cast<size_t>(c)] = std::min(v[static_cast<size_t>(c)], cap);
+                }
+            } else if (!d.ew.bypass) {
+                for (int c = 0; c < n; ++c) v[static_cast<size_t>(c)] = run_ew_int(d.ew, ctx, c, y, x, v[static_cast<size_t>(c)]);
+            }
+            uint8_t* out = d.dst_bytes + d.dst.offset(0, y, x);
+            if (int8_fast) {
+                for (int c0 = 0; c0 < n; c0 += out_c2) {
+                    uint8_t* atom = out + static_cast<uint64_t>(c0 / out_c2) * d.dst.surf_stride;
+                    const int lanes = std::min(out_c2, n - c0);
+                    for (int l = 0; l < lanes; ++l) {
+                        const int64_t p = v[static_cast<size_t>(c0 + l)] * d.out_scale;
+                        const int64_t r = (d.out_shift ? shift_round_even(p, d.out_shift) : p) + d.out_offset;
+                        atom[l] = c0 + l < d.real_channels ? static_cast<uint8_t>(static_cast<int8_t>(saturate(r, -128, 127))) : 0;
+                    }
+                }
+                continue;
+            }
+            for (int c = 0; c < n; ++c) {
+                const int64_t r = shift_round(v[static_cast<size_t>(c)] * d.out_scale, d.out_shift, d.out_round) + d.out_offset;
+                store_int(d, out + static_cast<uint64_t>(c / out_c2) * d.dst.surf_stride +
+                                 static_cast<uint64_t>(c % out_c2) * out_bytes, c < d.real_channels ? r : 0);
+            }
+        }
+    }
+}
+
+}  // namespace
+
+Status run_dpu_unit(TaskContext& ctx, const ConvOutput* conv) {
+    Dpu d;
+    RKNN_RETURN_IF_ERROR(decode(ctx, conv, &d));
+    Source src;
+    RKNN_RETURN_IF_ERROR(decode_source(ctx, d, conv, &src));
+    if (is_float(d.proc)) {
+        run_float_pipeline(d, src, conv);
+    } else {
+        run_int_pipeline(ctx, d, src, conv);
+    }
+    return Status::ok();
+}
+
+}  // namespace rknn::emulator

@@ -1,0 +1,153 @@
+#include "emulator/ppu_unit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "base/half.h"
+#include "emulator/cube.h"
+#include "emulator/fixed_point.h"
+
+namespace rknn::emulator {
+
+namespace f = hw::field;
+namespace r = hw::reg;
+using hw::Precision;
+
+namespace {
+
+enum Method : uint32_t { kAverage = 0, kMax = 1, kMin = 2 };
+
+struct Pool {
+    Precision prec = Precision::kInt8;
+    uint32_t method = kAverage;
+    int kw = 1, kh = 1, sx = 1, sy = 1;
+    int pad_l = 0, pad_t = 0, pad_r = 0, pad_b = 0;
+    uint32_t pad_value = 0;
+    uint32_t recip_w = 0, recip_h = 0;
+    CubeLayout in, out;
+};
+
+Status decode(TaskContext& ctx, Pool* p) {
+    const RegisterFile& g = ctx.regs;
+    const uint32_t mode = g.exec(r::PPU_OPERATION_MODE_CFG);
+    p->method = f::PPU_OPERATION_MODE_CFG_POOLING_METHOD.get(mode);
+    if (p->method > kMin) return ctx.unsupported("PPU pooling method %u", p->method);
+    if (f::PPU_OPERATION_MODE_CFG_INDEX_EN.get(mode)) return ctx.unsupported("PPU index output is not modelled");
+    if (g.exec(f::PPU_DATA_FORMAT_DPU_FLYIN)) return ctx.unsupported("PPU input straight from the DPU is not modelled");
+    p->prec = static_cast<Precision>(g.exec(f::PPU_DATA_FORMAT_PROC_PRECISION));
+    if (p->prec != Precision::kInt8 && p->prec != Precision::kInt16 && p->prec != Precision::kFp16) {
+        return ctx.unsupported("PPU precision %s", hw::precision_name(p->prec));
+    }
+    const int esize = hw::precision_bytes(p->prec);
+    const int iw = static_cast<int>(g.exec(f::PPU_DATA_CUBE_IN_WIDTH_CUBE_IN_WIDTH)) + 1;
+    const int ih = static_cast<int>(g.exec(f::PPU_DATA_CUBE_IN_HEIGHT_CUBE_IN_HEIGHT)) + 1;
+    const int ic = static_cast<int>(g.exec(f::PPU_DATA_CUBE_IN_CHANNEL_CUBE_IN_CHANNEL)) + 1;
+    const int ow = static_cast<int>(g.exec(f::PPU_DATA_CUBE_OUT_WIDTH_CUBE_OUT_WIDTH)) + 1;
+    const int oh = static_cast<int>(g.exec(f::PPU_DATA_CUBE_OUT_HEIGHT_CUBE_OUT_HEIGHT)) + 1;
+    const int oc = static_cast<int>(g.exec(f::PPU_DATA_CUBE_OUT_CHANNEL_CUBE_OUT_CHANNEL)) + 1;
+    if (oc != ic) return ctx.bad_program("PPU output channels %d differ from input channels %d", oc, ic);
+    if (static_cast<int>(g.exec(f::PPU_RDMA_RDMA_CUBE_IN_WIDTH_CUBE_IN_WIDTH)) + 1 != iw ||
+        static_cast<int>(g.exec(f::PPU_RDMA_RDMA_CUBE_IN_HEIGHT_CUBE_IN_HEIGHT)) + 1 != ih ||
+        static_cast<int>(g.exec(f::PPU_RDMA_RDMA_CUBE_IN_CHANNEL_CUBE_IN_CHANNEL)) + 1 != ic) {
+        return ctx.bad_program("PPU_RDMA and PPU input cubes differ");
+    }
+    p->kw = static_cast<int>(g.exec(f::PPU_POOLING_KERNEL_CFG_KERNEL_WIDTH)) + 1;
+    p->kh = static_cast<int>(g.exec(f::PPU_POOLING_KERNEL_CFG_KERNEL_HEIGHT)) + 1;
+    p->sx = static_cast<int>(g.exec(f::PPU_POOLING_KERNEL_CFG_KERNEL_STRIDE_WIDTH)) + 1;
+    p->sy = static_cast<int>(g.exec(f::PPU_POOLING_KERNEL_CFG_KERNEL_STRIDE_HEIGHT)) + 1;
+    p->pad_l = static_cast<int>(g.exec(f::PPU_POOLING_PADDING_CFG_PAD_LEFT));
+    p->pad_t = static_cast<int>(g.exec(f::PPU_POOLING_PADDING_CFG_PAD_TOP));
+    p->pad_r = static_cast<int>(g.exec(f::PPU_POOLING_PADDING_CFG_PAD_RIGHT));
+    p->pad_b = static_cast<int>(g.exec(f::PPU_POOLING_PADDING_CFG_PAD_BOTTOM));
+    p->pad_value = g.exec(r::PPU_PADDING_VALUE_1_CFG);
+    p->recip_w = g.exec(f::PPU_RECIP_KERNEL_WIDTH_RECIP_KERNEL_WIDTH);
+    p->recip_h = g.exec(f::PPU_RECIP_KERNEL_HEIGHT_RECIP_KERNEL_HEIGHT);
+    if ((ow - 1) * p->sx + p->kw > iw + p->pad_l + p->pad_r || (oh - 1) * p->sy + p->kh > ih + p->pad_t + p->pad_b) {
+        return ctx.bad_program("PPU output %dx%d needs windows beyond the %dx%d input and its padding", ow, oh, iw, ih);
+    }
+
+    p->in = packed_cube(g.exec(r::PPU_RDMA_RDMA_SRC_BASE_ADDR), iw, ih, ic, esize);
+    const uint64_t line = g.exec(r::PPU_RDMA_RDMA_SRC_LINE_STRIDE) & ~0xfu;
+    const uint64_t surf = g.exec(r::PPU_RDMA_RDMA_SRC_SURF_STRIDE) & ~0xfu;
+    if (line != 0) p->in.row_stride = line;
+    if (surf != 0) p->in.surf_stride = surf;
+    p->out = packed_cube(g.exec(r::PPU_DST_BASE_ADDR) & ~0xfu, ow, oh, oc, esize);
+    const uint64_t dsurf = g.exec(r::PPU_DST_SURF_STRIDE) & ~0xfu;
+    if (dsurf != 0) p->out.surf_stride = dsurf;
+    return Status::ok();
+}
+
+int64_t read_int(const uint8_t* p, int esize) {
+    if (esize == 1) return static_cast<int8_t>(*p);
+    int16_t v;
+    std::memcpy(&v, p, 2);
+    return v;
+}
+
+void write_int(uint8_t* p, int esize, int64_t v) {
+    if (esize == 1) {
+        *p = static_cast<uint8_t>(static_cast<int8_t>(saturate(v, -128, 127)));
+        return;
+    }
+    const auto s = static_cast<int16_t>(saturate(v, -32768, 32767));
+    std::memcpy(p, &s, 2);
+}
+
+float read_half(const uint8_t* p) {
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    return half_to_float(h);
+}
+
+}  // namespace
+
+Status run_ppu_unit(TaskContext& ctx) {
+    Pool p;
+    RKNN_RETURN_IF_ERROR(decode(ctx, &p));
+    RKNN_ASSIGN_OR_RETURN(uint8_t * in, map_cube(ctx, p.in, false, "PPU_RDMA input"));
+    RKNN_ASSIGN_OR_RETURN(uint8_t * out, map_cube(ctx, p.out, true, "PPU output"));
+    const bool fp = p.prec == Precision::kFp16;
+    const int esize = p.in.elem_bytes;
+    const int64_t pad_int = static_cast<int32_t>(p.pad_value);
+    const float pad_fp = half_to_float(static_cast<uint16_t>(p.pad_value & 0xffff));
+    const float recip_fp = half_to_float(static_cast<uint16_t>(p.recip_w)) * half_to_float(static_cast<uint16_t>(p.recip_h));
+    for (int c = 0; c < p.in.channels; ++c) {
+        for (int oy = 0; oy < p.out.height; ++oy) {
+            for (int ox = 0; ox < p.out.width; ++ox) {
+                int64_t iacc = p.method == kAverage ? 0 : (p.method == kMax ? std::numeric_limits<int64_t>::min()
+                                                                             : std::numeric_limits<int64_t>::max());
+                float facc = p.method == kAverage ? 0.0f : (p.method == kMax ? -HUGE_VALF : HUGE_VALF);
+                for (int ky = 0; ky < p.kh; ++ky) {
+                    const int iy = oy * p.sy + ky - p.pad_t;
+                    for (int kx = 0; kx < p.kw; ++kx) {
+                        const int ix = ox * p.sx + kx - p.pad_l;
+                        const bool inside = iy >= 0 && iy < p.in.height && ix >= 0 && ix < p.in.width;
+                        if (fp) {
+                            const float v = inside ? read_half(in + p.in.offset(c, iy, ix)) : pad_fp;
+                            facc = p.method == kAverage ? facc + v : (p.method == kMax ? std::max(facc, v) : std::min(facc, v));
+                        } else {
+                            const int64_t v = inside ? read_int(in + p.in.offset(c, iy, ix), esize) : pad_int;
+                            iacc = p.method == kAverage ? iacc + v : (p.method == kMax ? std::max(iacc, v) : std::min(iacc, v));
+                        }
+                    }
+                }
+                uint8_t* dst = out + p.out.offset(c, oy, ox);
+                if (fp) {
+                    if (p.method == kAverage) facc = std::ldexp(facc * recip_fp, -32);
+                    const uint16_t h = float_to_half(facc);
+                    std::memcpy(dst, &h, 2);
+                } else {
+                    if (p.method == kAverage) {
+                        iacc = shift_round(iacc * static_cast<int64_t>(p.recip_w) * static_cast<int64_t>(p.recip_h), 32);
+                    }
+                    write_int(dst, esize, iacc);
+                }
+            }
+        }
+    }
+    return Status::ok();
+}
+
+}  // namespace rknn::emulator

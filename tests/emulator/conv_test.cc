@@ -1,0 +1,265 @@
+// Convolution tasks on the emulator, compared bit for bit with the int8
+// reference (src/cpu/int8) on the same quantised tensors, and fp16
+// convolutions within a documented tolerance of the float reference.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "base/half.h"
+#include "cpu/fused_ops.h"
+#include "cpu/graph_executor.h"
+#include "common/test_graphs.h"
+#include "npu_harness.h"
+
+namespace {
+
+using rknn::testing::add_tensor;
+using rknn::testing::per_tensor;
+using rknn::testing::random_int8;
+
+using rknn::cpu::HostTensor;
+using rknn::graph::DType;
+using rknn::graph::Graph;
+using rknn::graph::Op;
+using rknn::graph::OpType;
+using rknn::graph::QuantParams;
+using rknn::graph::Shape;
+namespace et = rknn::emutest;
+
+constexpr uint64_t kStream = 0x10000, kInput = 0x100000, kWeights = 0x200000, kRecords = 0x300000,
+                   kOutput = 0x400000, kResidual = 0x500000;
+
+
+
+
+struct ConvCase {
+    int c_in, c_out, h, w, k, stride, pad;
+    bool depthwise;
+    OpType activation;  // kIdentity for none
+    bool residual;
+    int32_t input_zp;
+};
+
+std::string describe(const ConvCase& c) {
+    return std::to_string(c.c_in) + "->" + std::to_string(c.c_out) + " " + std::to_string(c.h) + "x" +
+           std::to_string(c.w) + " k" + std::to_string(c.k) + " s" + std::to_string(c.stride) + " p" +
+           std::to_string(c.pad) + (c.depthwise ? " dw" : "") + " act " +
+           rknn::graph::op_type_name(c.activation) + (c.residual ? " +residual" : "");
+}
+
+// Runs one case on the reference and on the emulator; returns the number of
+// differing output bytes (and the largest difference).
+void check_conv(const ConvCase& cc, uint32_t seed) {
+    SCOPED_TRACE(describe(cc));
+    const int groups = cc.depthwise ? cc.c_in : 1;
+    const int oc = cc.depthwise ? cc.c_in : cc.c_out;
+    const int ic_per_group = cc.c_in / groups;
+    Graph g;
+    const QuantParams qx = per_tensor(0.05f, cc.input_zp);
+    const int32_t x = add_tensor(&g, "x", DType::kInt8, {1, cc.c_in, cc.h, cc.w}, qx);
+    g.inputs = {x};
+    std::mt19937 rng(seed);
+    const int taps = ic_per_group * cc.k * cc.k;
+    std::vector<int8_t> w(static_cast<size_t>(oc) * taps);
+    for (int8_t& v : w) v = static_cast<int8_t>(static_cast<int>(rng() % 255) - 127);
+    QuantParams qw;
+    qw.axis = 0;
+    for (int o = 0; o < oc; ++o) {
+        qw.scales.push_back(0.002f + 0.0007f * static_cast<float>(o % 7));
+        qw.zero_points.push_back(0);
+    }
+    const Shape wshape = {oc, ic_per_group, cc.k, cc.k};
+    const int32_t wt = g.add_constant("w", DType::kInt8, wshape, rknn::graph::Buffer::copy_of(w.data(), w.size()));
+    g.tensors[wt].quant = qw;
+    std::vector<int32_t> bias(static_cast<size_t>(oc));
+    for (int32_t& v : bias) v = static_cast<int32_t>(rng() % 4001) - 2000;
+    QuantParams qb = qw;
+    for (float& s : qb.scales) s *= qx.scales[0];
+    const int32_t bt = g.add_constant("b", DType::kInt32, {oc}, rknn::graph::Buffer::copy_of(bias.data(), bias.size() * 4));
+    g.tensors[bt].quant = qb;
+    const int oh = (cc.h + 2 * cc.pad - cc.k) / cc.stride + 1;
+    const int ow = (cc.w + 2 * cc.pad - cc.k) / cc.stride + 1;
+    const QuantParams qy = per_tensor(0.06f, 5);
+    const int32_t y = add_tensor(&g, "y", DType::kInt8, {1, oc, oh, ow}, qy);
+    Op op{OpType::kConv, "conv", "", {x, wt, bt}, {y}, {}};
+    op.attrs.set_ints("strides", {cc.stride, cc.stride});
+    op.attrs.set_ints("pads", {cc.pad, cc.pad, cc.pad, cc.pad});
+    op.attrs.set_int("group", groups);
+    rknn::cpu::kernels::Activation act;
+    act.type = cc.activation;
+    if (cc.activation == OpType::kClip) {
+        act.min = 0.0f;
+        act.max = 3.0f;
+    }
+    if (cc.activation == OpType::kLeakyRelu) act.alpha = 0.1f;
+    if (cc.activation != OpType::kIdentity) rknn::cpu::set_fused_activation(&op, act);
+    if (rknn::cpu::int8::needs_lut(cc.activation)) rknn::cpu::set_fused_activation_range(&op, -6.0f, 6.0f);
+    std::vector<HostTensor> inputs = {random_int8({1, cc.c_in, cc.h, cc.w}, qx, seed + 1)};
+    int32_t rt = -1;
+    if (cc.residual) {
+        rt = add_tensor(&g, "r", DType::kInt8, {1, oc, oh, ow}, per_tensor(0.07f, -9));
+        g.inputs.push_back(rt);
+        inputs.push_back(random_int8({1, oc, oh, ow}, g.tensors[rt].quant, seed + 2));
+        op.inputs.push_back(rt);
+        rknn::cpu::set_fused_residual(&op, rt);
+    }
+    g.add_op(op);
+    g.outputs = {y};
+
+    // Reference.
+    auto exec = rknn::cpu::GraphExecutor::create(g);
+    ASSERT_TRUE(exec.is_ok()) << exec.status().message();
+    std::vector<HostTensor> ref;
+    rknn::cpu::GraphExecutor::RunStats stats;
+    ASSERT_TRUE(exec.value()->run(inputs, &ref, nullptr, &stats).is_ok());
+    ASSERT_EQ(stats.int8_ops, 1) << "the reference did not use its int8 kernel";
+
+    // The same layer as registers.
+    HostTensor wt_host = HostTensor::borrow(DType::kInt8, wshape, w.data());
+    wt_host.quant = qw;
+    HostTensor b_host = HostTensor::borrow(DType::kInt32, {oc}, bias.data());
+    HostTensor y_host(DType::kInt8, {1, oc, oh, ow});
+    y_host.quant = qy;
+    auto epi = rknn::cpu::int8::make_epilogue(inputs[0], wt_host, oc, &b_host, cc.residual ? &inputs[1] : nullptr,
+                                              y_host, rknn::cpu::fusion_of(g.ops[0]));
+    ASSERT_TRUE(epi.is_ok()) << epi.status().message();
+    et::EpilogueRegs regs = et::epilogue_regs(epi.value(), w.data(), oc, taps, cc.input_zp);
+    regs.residual_addr = static_cast<uint32_t>(kResidual);
+
+    et::ConvGeometry geo;
+    geo.in_c = cc.c_in;
+    geo.in_h = cc.h;
+    geo.in_w = cc.w;
+    geo.out_c = oc;
+    geo.kh = geo.kw = cc.k;
+    geo.stride = cc.stride;
+    geo.pad_top = geo.pad_left = geo.pad_bottom = geo.pad_right = cc.pad;
+    geo.depthwise = cc.depthwise;
+    ASSERT_EQ(geo.out_h(), oh);
+    et::ConvAddresses addr{static_cast<uint32_t>(kInput), static_cast<uint32_t>(kWeights),
+                           static_cast<uint32_t>(kRecords), static_cast<uint32_t>(kOutput)};
+    rknn::hw::RegcmdBuilder b;
+    et::emit_conv_int8(&b, geo, addr, regs, static_cast<int8_t>(cc.input_zp));
+    b.tail(0, 0, 0x1d);
+    ASSERT_TRUE(b.finish().is_ok()) << b.finish().message();
+
+    et::Device dev;
+    const int c_aligned = et::align_up(cc.c_in, 16);
+    dev.put(kInput, et::pack_int8_cube(inputs[0].data<int8_t>(), cc.c_in, cc.h, cc.w, c_aligned, 0).data(),
+            static_cast<size_t>(c_aligned) * cc.h * cc.w);
+    const std::vector<int8_t> packed = cc.depthwise ? et::pack_dw_weights_int8(w.data(), oc, cc.k, cc.k, c_aligned)
+                                                    : et::pack_conv_weights_int8(w.data(), oc, cc.c_in, cc.k, cc.k, c_aligned);
+    dev.put(kWeights, packed.data(), packed.size());
+    const int oc_aligned = et::align_up(oc, 16);
+    const std::vector<uint8_t> records = et::bs_records(regs, oc_aligned);
+    dev.put(kRecords, records.data(), records.size());
+    if (cc.residual) {
+        const auto r = et::pack_int8_cube(inputs[1].data<int8_t>(), oc, oh, ow, oc_aligned, 0);
+        dev.put(kResidual, r.data(), r.size());
+    }
+    uint8_t* out = dev.zeros(kOutput, static_cast<size_t>(oc_aligned) * oh * ow);
+    dev.words(kStream, b.words());
+    const auto result = dev.run(kStream, static_cast<uint32_t>(b.body_words()));
+    ASSERT_TRUE(result.completed) << result.message;
+
+    const std::vector<int8_t> got = et::unpack_int8_cube(out, oc, oh, ow, static_cast<uint64_t>(oh) * ow * 16);
+    int differ = 0, worst = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+        const int d = std::abs(got[i] - ref[0].data<int8_t>()[i]);
+        differ += d != 0;
+        worst = std::max(worst, d);
+    }
+    EXPECT_EQ(differ, 0) << "largest difference " << worst << " of " << got.size() << " outputs";
+}
+
+TEST(EmulatorConv, DirectConvolutionsMatchTheInt8Reference) {
+    const ConvCase cases[] = {
+        {3, 8, 9, 9, 3, 1, 1, false, OpType::kIdentity, false, -7},   // padded, 3 real channels of 16
+        {16, 16, 8, 8, 3, 2, 1, false, OpType::kIdentity, false, 4},  // strided
+        {32, 40, 6, 6, 1, 1, 0, false, OpType::kIdentity, false, 0},  // pointwise, two kernel blocks
+        {48, 24, 7, 5, 3, 1, 1, false, OpType::kIdentity, false, -3}, // three input surfaces, non-square
+        {8, 12, 11, 11, 5, 2, 2, false, OpType::kIdentity, false, 9}, // 5x5 with a pad of 2
+        {64, 33, 5, 5, 3, 1, 0, false, OpType::kIdentity, false, -1}, // valid padding, odd channel count
+    };
+    uint32_t seed = 11;
+    for (const ConvCase& c : cases) check_conv(c, seed += 17);
+}
+
+TEST(EmulatorConv, DepthwiseConvolutionsMatchTheInt8Reference) {
+    const ConvCase cases[] = {
+        {16, 16, 8, 8, 3, 1, 1, true, OpType::kIdentity, false, -5},
+        {72, 72, 6, 6, 3, 2, 1, true, OpType::kIdentity, false, 2},  // two 64-channel weight groups
+        {24, 24, 9, 7, 5, 1, 2, true, OpType::kRelu, false, 0},
+    };
+    uint32_t seed = 301;
+    for (const ConvCase& c : cases) check_conv(c, seed += 13);
+}
+
+TEST(EmulatorConv, FusedActivationsMatchTheInt8Reference) {
+    const OpType acts[] = {OpType::kRelu, OpType::kClip, OpType::kLeakyRelu,
+                           OpType::kSigmoid, OpType::kTanh, OpType::kSilu};
+    uint32_t seed = 500;
+    for (OpType a : acts) check_conv({16, 16, 6, 6, 3, 1, 1, false, a, false, -2}, seed += 7);
+}
+
+TEST(EmulatorConv, FusedResidualAddMatchesTheInt8Reference) {
+    check_conv({16, 16, 6, 6, 3, 1, 1, false, OpType::kIdentity, true, 3}, 700);
+    check_conv({32, 32, 5, 5, 1, 1, 0, false, OpType::kRelu, true, -4}, 701);
+    check_conv({16, 16, 6, 6, 3, 1, 1, false, OpType::kSilu, true, 1}, 702);
+}
+
+// fp16: products and sums in fp32, one rounding to fp16 at the output. The
+// float reference accumulates in another order, so allow a few fp16 ulps.
+TEST(EmulatorConv, Fp16ConvolutionStaysWithinTolerance) {
+    et::ConvGeometry geo;
+    geo.in_c = 12;
+    geo.in_h = geo.in_w = 7;
+    geo.out_c = 20;
+    geo.kh = geo.kw = 3;
+    geo.stride = 1;
+    geo.pad_top = geo.pad_left = geo.pad_bottom = geo.pad_right = 1;
+    geo.fp16 = true;
+    std::mt19937 rng(42);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    std::vector<float> in(static_cast<size_t>(geo.in_c) * 49), w(static_cast<size_t>(geo.out_c) * geo.in_c * 9);
+    for (float& v : in) v = rknn::round_to_half(dist(rng));
+    for (float& v : w) v = rknn::round_to_half(dist(rng));
+    const int c_aligned = et::align_up(geo.in_c, 8);
+    et::Device dev;
+    dev.put(kInput, et::pack_fp16_cube(in.data(), geo.in_c, 7, 7, c_aligned).data(),
+            static_cast<size_t>(c_aligned) / 8 * 49 * 16);
+    const auto pw = et::pack_conv_weights_fp16(w.data(), geo.out_c, geo.in_c, 3, 3, c_aligned);
+    dev.put(kWeights, pw.data(), pw.size() * 2);
+    const int oc_aligned = et::align_up(geo.out_c, 8);
+    uint8_t* out = dev.zeros(kOutput, static_cast<size_t>(oc_aligned) / 8 * 49 * 16);
+    rknn::hw::RegcmdBuilder b;
+    et::emit_conv_fp16(&b, geo, {static_cast<uint32_t>(kInput), static_cast<uint32_t>(kWeights), 0,
+                                 static_cast<uint32_t>(kOutput)}, false);
+    b.tail(0, 0, 0x0d);
+    ASSERT_TRUE(b.finish().is_ok()) << b.finish().message();
+    dev.words(kStream, b.words());
+    const auto result = dev.run(kStream, static_cast<uint32_t>(b.body_words()));
+    ASSERT_TRUE(result.completed) << result.message;
+    const std::vector<float> got = et::unpack_fp16_cube(out, geo.out_c, 7, 7, 49 * 16);
+    double worst_ulps = 0;
+    for (int o = 0; o < geo.out_c; ++o)
+        for (int yy = 0; yy < 7; ++yy)
+            for (int xx = 0; xx < 7; ++xx) {
+                double acc = 0;
+                for (int c = 0; c < geo.in_c; ++c)
+                    for (int ky = 0; ky < 3; ++ky)
+                        for (int kx = 0; kx < 3; ++kx) {
+                            const int iy = yy + ky - 1, ix = xx + kx - 1;
+                            if (iy < 0 || iy >= 7 || ix < 0 || ix >= 7) continue;
+                            acc += static_cast<double>(in[(static_cast<size_t>(c) * 7 + iy) * 7 + ix]) *
+                                   w[((static_cast<size_t>(o) * geo.in_c + c) * 3 + ky) * 3 + kx];
+                        }
+                const double v = got[(static_cast<size_t>(o) * 7 + yy) * 7 + xx];
+                const double ulp = std::ldexp(1.0, std::ilogb(std::max(std::fabs(acc), 6.1e-5)) - 10);
+                worst_ulps = std::max(worst_ulps, std::fabs(v - acc) / ulp);
+            }
+    EXPECT_LE(worst_ulps, 2.0) << "fp16 conv differs from the exact result by more than 2 ulps";
+}
+
+}  // namespace
