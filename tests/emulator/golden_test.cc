@@ -235,7 +235,8 @@ std::map<uint16_t, uint32_t> writes_of(const Dump& d, const Task& t) {
 // layout conversions in the DPU's transpose mode (TP_EN), which the
 // emulator does not model yet: they round-trip the data, so the output GEM
 // already holds its final bytes after the first two tasks. We replay each
-// chain up to its first transpose task and compare the output GEM byte for byte.
+// chain up to its first transpose task and compare the output GEM and the
+// internal GEM (the intermediates the NPU left there) byte for byte.
 TEST(EmulatorGolden, VendorFp16GraphsReproduceTheDumpedOutputs) {
     const char* kDir = "phhusson-rknpu-reverse-engineering/derived";
     REQUIRE_GOLDEN(kDir);
@@ -291,7 +292,8 @@ TEST(EmulatorGolden, VendorFp16GraphsReproduceTheDumpedOutputs) {
         dev.put(weights, d.gem[1].data(), d.gem[1].size());
         uint8_t* out = dev.zeros(output, d.gem[6].size());
         ASSERT_NE(out, nullptr);
-        ASSERT_NE(dev.zeros(internal, d.gem[4].size()), nullptr);
+        uint8_t* scratch = dev.zeros(internal, d.gem[4].size());
+        ASSERT_NE(scratch, nullptr);
         size_t ran = 0;
         for (const Run& run : runs) {
             // The vendor streams name their core in CNA S_POINTER (bits 28-29).
@@ -305,9 +307,14 @@ TEST(EmulatorGolden, VendorFp16GraphsReproduceTheDumpedOutputs) {
         int differ = 0;
         for (size_t i = 0; i < d.gem[6].size(); ++i) differ += out[i] != d.gem[6][i];
         EXPECT_EQ(differ, 0) << "output bytes differing from what the NPU wrote";
-        std::printf("%s: %zu tasks; replayed %zu (conv + element-wise), %zu transpose tasks not modelled; "
-                    "output GEM (%zu bytes) compared\n",
-                    name, d.tasks.size(), ran, skipped, d.gem[6].size());
+        // The internal GEM holds the intermediates as the NPU left them: the
+        // conv output (1.0 in lane 0 of every pixel) and zeros elsewhere.
+        int internal_differ = 0;
+        for (size_t i = 0; i < d.gem[4].size(); ++i) internal_differ += scratch[i] != d.gem[4][i];
+        EXPECT_EQ(internal_differ, 0) << "intermediate bytes differing from what the NPU left in the internal GEM";
+        std::printf("%s: %zu tasks; replayed %zu (conv + element-wise), %zu from a transpose task on not replayed; "
+                    "output GEM (%zu bytes) and internal GEM (%zu bytes) compared\n",
+                    name, d.tasks.size(), ran, skipped, d.gem[6].size(), d.gem[4].size());
     }
 }
 
