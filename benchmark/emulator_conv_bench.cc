@@ -73,7 +73,7 @@ void BM_Emulator(benchmark::State& state, Layer l) {
     const auto rec = et::bs_records(e, l.channels);
     dev.put(kRec, rec.data(), rec.size());
     dev.zeros(kOut, in.size());
-    rknn::hw::RegcmdBuilder b;
+    et::TaskEmitter b;
     et::emit_conv_int8(&b, g, {kIn, kW, kRec, kOut}, e, 2);
     b.tail(0, 0, 0x1d);
     if (!b.finish().is_ok()) {

@@ -142,7 +142,8 @@ Status decode(TaskContext& ctx, ConvDesc* d) {
         d->surf_stride = 0;
     } else {
         d->row_stride = line * 4;
-        d->surf_stride = (line + surf) * kAtomBytes;
+        // SURF_STRIDE is W (H - 4) in 28 bits: for H < 4 it wraps, and so does the sum.
+        d->surf_stride = ((line + surf) & 0x0fffffffu) * kAtomBytes;
     }
     d->weight_base = g.exec(r::CNA_DCOMP_ADDR0);
     d->weight_bytes = g.exec(f::CNA_WEIGHT_SIZE0_WEIGHT_BYTES);

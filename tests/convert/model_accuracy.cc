@@ -15,6 +15,7 @@
 
 #include "base/npy.h"
 #include "converter.h"
+#include "exported_models.h"
 #include "cpu/convert.h"
 #include "cpu/graph_executor.h"
 #include "layout/preprocess.h"
@@ -46,12 +47,7 @@ std::vector<float> floats_of(const rknn::npy::Array& a) {
 // Converts, saves, reloads and runs one model; returns the cosine per output.
 StatusOr<std::vector<double>> evaluate(const fs::path& dir, const ModelCase& m, rknn::convert::TargetDType dtype,
                                        double* calibration_seconds) {
-    rknn::convert::ConvertOptions options;
-    options.onnx_path = (dir / (std::string(m.name) + ".onnx")).string();
-    options.dtype = dtype;
-    options.dataset = (dir / "images" / "list.txt").string();
-    options.mean = {{123.675f, 116.28f, 103.53f}};
-    options.std = {{58.395f, 57.12f, 57.375f}};
+    const rknn::convert::ConvertOptions options = rknn::testing::exported_model_options(dir, m.name, dtype);
     RKNN_ASSIGN_OR_RETURN(rknn::convert::ConvertResult converted, rknn::convert::convert_onnx(options));
     *calibration_seconds = converted.calibration_seconds;
     RKNN_ASSIGN_OR_RETURN(const std::vector<uint8_t> bytes, rknn::model::serialize_model(converted.graph));
@@ -85,15 +81,8 @@ StatusOr<std::vector<double>> evaluate(const fs::path& dir, const ModelCase& m, 
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 2) {
-        std::fprintf(stderr, "usage: %s MODELS_DIR\n", argv[0]);
-        return 2;
-    }
-    const fs::path dir = argv[1];
-    if (!fs::exists(dir / "models.json")) {
-        std::printf("SKIP: no exported models in %s (PyTorch missing?)\n", dir.c_str());
-        return 77;
-    }
+    fs::path dir;
+    if (const int code = rknn::testing::exported_models_dir(argc, argv, &dir); code != 0) return code;
     int failures = 0;
     std::printf("%-14s %-6s %-8s %s\n", "model", "dtype", "cosine", "(per output, vs PyTorch)");
     for (const ModelCase& m : kModels) {

@@ -7,31 +7,16 @@
 #include <random>
 
 #include "base/half.h"
-#include "cpu/fused_ops.h"
-#include "cpu/graph_executor.h"
-#include "common/test_graphs.h"
+#include "common/quantized_conv.h"
 #include "npu_harness.h"
 
 namespace {
 
-using rknn::testing::add_tensor;
-using rknn::testing::per_tensor;
-using rknn::testing::random_int8;
-
-using rknn::cpu::HostTensor;
-using rknn::graph::DType;
-using rknn::graph::Graph;
-using rknn::graph::Op;
 using rknn::graph::OpType;
-using rknn::graph::QuantParams;
-using rknn::graph::Shape;
 namespace et = rknn::emutest;
 
 constexpr uint64_t kStream = 0x10000, kInput = 0x100000, kWeights = 0x200000, kRecords = 0x300000,
                    kOutput = 0x400000, kResidual = 0x500000;
-
-
-
 
 struct ConvCase {
     int c_in, c_out, h, w, k, stride, pad;
@@ -41,91 +26,28 @@ struct ConvCase {
     int32_t input_zp;
 };
 
-std::string describe(const ConvCase& c) {
-    return std::to_string(c.c_in) + "->" + std::to_string(c.c_out) + " " + std::to_string(c.h) + "x" +
-           std::to_string(c.w) + " k" + std::to_string(c.k) + " s" + std::to_string(c.stride) + " p" +
-           std::to_string(c.pad) + (c.depthwise ? " dw" : "") + " act " +
-           rknn::graph::op_type_name(c.activation) + (c.residual ? " +residual" : "");
-}
-
-// Runs one case on the reference and on the emulator; returns the number of
-// differing output bytes (and the largest difference).
+// Runs one case on the reference and on the emulator and compares every output byte.
 void check_conv(const ConvCase& cc, uint32_t seed) {
-    SCOPED_TRACE(describe(cc));
-    const int groups = cc.depthwise ? cc.c_in : 1;
-    const int oc = cc.depthwise ? cc.c_in : cc.c_out;
-    const int ic_per_group = cc.c_in / groups;
-    Graph g;
-    const QuantParams qx = per_tensor(0.05f, cc.input_zp);
-    const int32_t x = add_tensor(&g, "x", DType::kInt8, {1, cc.c_in, cc.h, cc.w}, qx);
-    g.inputs = {x};
-    std::mt19937 rng(seed);
-    const int taps = ic_per_group * cc.k * cc.k;
-    std::vector<int8_t> w(static_cast<size_t>(oc) * taps);
-    for (int8_t& v : w) v = static_cast<int8_t>(static_cast<int>(rng() % 255) - 127);
-    QuantParams qw;
-    qw.axis = 0;
-    for (int o = 0; o < oc; ++o) {
-        qw.scales.push_back(0.002f + 0.0007f * static_cast<float>(o % 7));
-        qw.zero_points.push_back(0);
-    }
-    const Shape wshape = {oc, ic_per_group, cc.k, cc.k};
-    const int32_t wt = g.add_constant("w", DType::kInt8, wshape, rknn::graph::Buffer::copy_of(w.data(), w.size()));
-    g.tensors[wt].quant = qw;
-    std::vector<int32_t> bias(static_cast<size_t>(oc));
-    for (int32_t& v : bias) v = static_cast<int32_t>(rng() % 4001) - 2000;
-    QuantParams qb = qw;
-    for (float& s : qb.scales) s *= qx.scales[0];
-    const int32_t bt = g.add_constant("b", DType::kInt32, {oc}, rknn::graph::Buffer::copy_of(bias.data(), bias.size() * 4));
-    g.tensors[bt].quant = qb;
-    const int oh = (cc.h + 2 * cc.pad - cc.k) / cc.stride + 1;
-    const int ow = (cc.w + 2 * cc.pad - cc.k) / cc.stride + 1;
-    const QuantParams qy = per_tensor(0.06f, 5);
-    const int32_t y = add_tensor(&g, "y", DType::kInt8, {1, oc, oh, ow}, qy);
-    Op op{OpType::kConv, "conv", "", {x, wt, bt}, {y}, {}};
-    op.attrs.set_ints("strides", {cc.stride, cc.stride});
-    op.attrs.set_ints("pads", {cc.pad, cc.pad, cc.pad, cc.pad});
-    op.attrs.set_int("group", groups);
-    rknn::cpu::kernels::Activation act;
-    act.type = cc.activation;
-    if (cc.activation == OpType::kClip) {
-        act.min = 0.0f;
-        act.max = 3.0f;
-    }
-    if (cc.activation == OpType::kLeakyRelu) act.alpha = 0.1f;
-    if (cc.activation != OpType::kIdentity) rknn::cpu::set_fused_activation(&op, act);
-    if (rknn::cpu::int8::needs_lut(cc.activation)) rknn::cpu::set_fused_activation_range(&op, -6.0f, 6.0f);
-    std::vector<HostTensor> inputs = {random_int8({1, cc.c_in, cc.h, cc.w}, qx, seed + 1)};
-    int32_t rt = -1;
-    if (cc.residual) {
-        rt = add_tensor(&g, "r", DType::kInt8, {1, oc, oh, ow}, per_tensor(0.07f, -9));
-        g.inputs.push_back(rt);
-        inputs.push_back(random_int8({1, oc, oh, ow}, g.tensors[rt].quant, seed + 2));
-        op.inputs.push_back(rt);
-        rknn::cpu::set_fused_residual(&op, rt);
-    }
-    g.add_op(op);
-    g.outputs = {y};
-
-    // Reference.
-    auto exec = rknn::cpu::GraphExecutor::create(g);
-    ASSERT_TRUE(exec.is_ok()) << exec.status().message();
-    std::vector<HostTensor> ref;
-    rknn::cpu::GraphExecutor::RunStats stats;
-    ASSERT_TRUE(exec.value()->run(inputs, &ref, nullptr, &stats).is_ok());
-    ASSERT_EQ(stats.int8_ops, 1) << "the reference did not use its int8 kernel";
-
-    // The same layer as registers.
-    HostTensor wt_host = HostTensor::borrow(DType::kInt8, wshape, w.data());
-    wt_host.quant = qw;
-    HostTensor b_host = HostTensor::borrow(DType::kInt32, {oc}, bias.data());
-    HostTensor y_host(DType::kInt8, {1, oc, oh, ow});
-    y_host.quant = qy;
-    auto epi = rknn::cpu::int8::make_epilogue(inputs[0], wt_host, oc, &b_host, cc.residual ? &inputs[1] : nullptr,
-                                              y_host, rknn::cpu::fusion_of(g.ops[0]));
-    ASSERT_TRUE(epi.is_ok()) << epi.status().message();
-    et::EpilogueRegs regs = et::epilogue_regs(epi.value(), w.data(), oc, taps, cc.input_zp);
-    regs.residual_addr = static_cast<uint32_t>(kResidual);
+    rknn::testing::QuantConvSpec spec;
+    spec.c_in = cc.c_in;
+    spec.c_out = cc.c_out;
+    spec.h = cc.h;
+    spec.w = cc.w;
+    spec.kh = spec.kw = cc.k;
+    spec.stride_h = spec.stride_w = cc.stride;
+    spec.pad_top = spec.pad_left = spec.pad_bottom = spec.pad_right = cc.pad;
+    spec.depthwise = cc.depthwise;
+    spec.activation = cc.activation;
+    spec.residual = cc.residual;
+    spec.input_zp = cc.input_zp;
+    SCOPED_TRACE(spec.describe());
+    rknn::testing::QuantConvCase layer;
+    const rknn::Status made = rknn::testing::make_quant_conv(spec, seed, &layer);
+    ASSERT_TRUE(made.is_ok()) << made.message();
+    const int oc = spec.out_c(), oh = spec.out_h(), ow = spec.out_w();
+    const std::vector<int8_t>& w = layer.weights;
+    et::EpilogueRegs regs = et::epilogue_regs(layer.epilogue, w.data(), oc, spec.taps_per_kernel(), cc.input_zp);
+    regs.residual_addr = kResidual;
 
     et::ConvGeometry geo;
     geo.in_c = cc.c_in;
@@ -137,16 +59,15 @@ void check_conv(const ConvCase& cc, uint32_t seed) {
     geo.pad_top = geo.pad_left = geo.pad_bottom = geo.pad_right = cc.pad;
     geo.depthwise = cc.depthwise;
     ASSERT_EQ(geo.out_h(), oh);
-    et::ConvAddresses addr{static_cast<uint32_t>(kInput), static_cast<uint32_t>(kWeights),
-                           static_cast<uint32_t>(kRecords), static_cast<uint32_t>(kOutput)};
-    rknn::hw::RegcmdBuilder b;
+    et::ConvAddresses addr{kInput, kWeights, kRecords, kOutput};
+    et::TaskEmitter b;
     et::emit_conv_int8(&b, geo, addr, regs, static_cast<int8_t>(cc.input_zp));
     b.tail(0, 0, 0x1d);
     ASSERT_TRUE(b.finish().is_ok()) << b.finish().message();
 
     et::Device dev;
     const int c_aligned = et::align_up(cc.c_in, 16);
-    dev.put(kInput, et::pack_int8_cube(inputs[0].data<int8_t>(), cc.c_in, cc.h, cc.w, c_aligned, 0).data(),
+    dev.put(kInput, et::pack_int8_cube(layer.input.data<int8_t>(), cc.c_in, cc.h, cc.w, c_aligned, 0).data(),
             static_cast<size_t>(c_aligned) * cc.h * cc.w);
     const std::vector<int8_t> packed = cc.depthwise ? et::pack_dw_weights_int8(w.data(), oc, cc.k, cc.k, c_aligned)
                                                     : et::pack_conv_weights_int8(w.data(), oc, cc.c_in, cc.k, cc.k, c_aligned);
@@ -155,7 +76,7 @@ void check_conv(const ConvCase& cc, uint32_t seed) {
     const std::vector<uint8_t> records = et::bs_records(regs, oc_aligned);
     dev.put(kRecords, records.data(), records.size());
     if (cc.residual) {
-        const auto r = et::pack_int8_cube(inputs[1].data<int8_t>(), oc, oh, ow, oc_aligned, 0);
+        const auto r = et::pack_int8_cube(layer.residual.data<int8_t>(), oc, oh, ow, oc_aligned, 0);
         dev.put(kResidual, r.data(), r.size());
     }
     uint8_t* out = dev.zeros(kOutput, static_cast<size_t>(oc_aligned) * oh * ow);
@@ -166,7 +87,7 @@ void check_conv(const ConvCase& cc, uint32_t seed) {
     const std::vector<int8_t> got = et::unpack_int8_cube(out, oc, oh, ow, static_cast<uint64_t>(oh) * ow * 16);
     int differ = 0, worst = 0;
     for (size_t i = 0; i < got.size(); ++i) {
-        const int d = std::abs(got[i] - ref[0].data<int8_t>()[i]);
+        const int d = std::abs(got[i] - layer.reference.data<int8_t>()[i]);
         differ += d != 0;
         worst = std::max(worst, d);
     }
@@ -233,7 +154,7 @@ TEST(EmulatorConv, Fp16ConvolutionStaysWithinTolerance) {
     dev.put(kWeights, pw.data(), pw.size() * 2);
     const int oc_aligned = et::align_up(geo.out_c, 8);
     uint8_t* out = dev.zeros(kOutput, static_cast<size_t>(oc_aligned) / 8 * 49 * 16);
-    rknn::hw::RegcmdBuilder b;
+    et::TaskEmitter b;
     et::emit_conv_fp16(&b, geo, {static_cast<uint32_t>(kInput), static_cast<uint32_t>(kWeights), 0,
                                  static_cast<uint32_t>(kOutput)}, false);
     b.tail(0, 0, 0x0d);

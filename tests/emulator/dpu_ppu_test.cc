@@ -80,7 +80,7 @@ std::vector<int8_t> run_dpu(et::DpuTask t, const HostTensor& a, const std::vecto
     t.w = kW;
     t.src = kA;
     t.dst = kOut;
-    rknn::hw::RegcmdBuilder b;
+    et::TaskEmitter b;
     et::emit_dpu_task(&b, t);
     b.tail(0, 0, 0x18);
     EXPECT_TRUE(b.finish().is_ok()) << b.finish().message();
@@ -234,7 +234,7 @@ TEST(EmulatorDpu, LutActivationsMatchTheInt8Reference) {
         t.w = kW;
         t.src = kA;
         t.dst = kOut;
-        rknn::hw::RegcmdBuilder b;
+        et::TaskEmitter b;
         et::emit_lut_load(&b, le, lo);
         namespace r = rknn::hw::reg;
         namespace f = rknn::hw::field;
@@ -260,7 +260,7 @@ std::vector<int8_t> run_pool(const et::PoolTask& p, const HostTensor& x) {
     const auto in = et::pack_int8_cube(x.data<int8_t>(), p.c, p.in_h, p.in_w, et::align_up(p.c, 16), 0);
     dev.put(kA, in.data(), in.size());
     uint8_t* out = dev.zeros(kOut, static_cast<size_t>(et::align_up(p.c, 16)) * p.out_h() * p.out_w());
-    rknn::hw::RegcmdBuilder b;
+    et::TaskEmitter b;
     et::emit_pool(&b, p, kA, kOut);
     b.tail(0, 0, 0x60);
     EXPECT_TRUE(b.finish().is_ok()) << b.finish().message();

@@ -48,7 +48,7 @@ TEST(EmulatorGolden, MesaDepthwiseCaptureIsReproducedByteForByte) {
     ASSERT_EQ(biases.size(), 256u);
 
     constexpr uint32_t kIn = 0x100000, kW = 0x200000, kB = 0x300000, kOut = 0x400000;
-    rknn::hw::RegcmdBuilder b;
+    et::TaskEmitter b;
     b.write_fields(r::CNA_CONV_CON1, {{f::CNA_CONV_CON1_CONV_MODE, 3}});
     b.write(r::DPU_S_POINTER, rknn::hw::s_pointer::kPingPong);
     b.write(r::DPU_RDMA_RDMA_S_POINTER, rknn::hw::s_pointer::kPingPong);
@@ -170,7 +170,7 @@ TEST(EmulatorGolden, Fp16MatmulIsExact) {
     const auto packed = et::pack_conv_weights_fp16(weights.data(), kN, kK, 1, 1, kKPadded);
     dev.put(kW, packed.data(), packed.size() * 2);
     uint8_t* out = dev.zeros(kOut, kN / 4 * kM * 16);
-    rknn::hw::RegcmdBuilder b;
+    et::TaskEmitter b;
     g.in_c = kKPadded;  // the padded channels are zeros in the cube and the weights
     et::emit_conv_fp16(&b, g, {kIn, kW, 0, kOut}, true);
     b.tail(0, 0, 0x0d);

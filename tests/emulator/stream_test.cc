@@ -28,7 +28,7 @@ std::vector<int8_t> random_bytes(size_t n, uint32_t seed) {
 // Three tasks on three different block sets: conv 3x3 (0x1d) -> max pool
 // 2x2 (0x60) -> add of a second tensor (0x18).
 struct Chain {
-    std::vector<hw::RegcmdBuilder> tasks{3};
+    std::vector<et::TaskEmitter> tasks{3};
     std::vector<int8_t> input = random_bytes(kC * kH * kWd, 1), weights = random_bytes(kC * kC * 9, 2),
                         other = random_bytes(kC * 4 * 4, 3);
     et::EpilogueRegs epi;

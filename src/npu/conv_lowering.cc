@@ -1,0 +1,171 @@
+#include "npu/conv_lowering.h"
+
+#include <algorithm>
+
+#include "npu/native_layout.h"
+
+namespace rknn::npu {
+
+namespace {
+
+constexpr uint32_t kConvWithRecords = 0x1d;  // CNA | CORE | DPU | DPU_RDMA
+constexpr uint32_t kConvPlain = 0x0d;        // CNA | CORE | DPU
+constexpr uint32_t kDpuInterrupts = 0x300;   // DPU group 0 and 1 done
+
+int banks_for(uint64_t bytes, uint32_t bank_bytes) { return static_cast<int>((bytes + bank_bytes - 1) / bank_bytes); }
+
+Status check_geometry(const ConvGeometry& g) {
+    if (g.in_c <= 0 || g.in_h <= 0 || g.in_w <= 0 || g.out_c <= 0)
+        return RKNN_INVALID_ARGUMENT("convolution cube %dx%dx%d -> %d channels is empty", g.in_c, g.in_h, g.in_w, g.out_c);
+    if (g.in_w > 8192 || g.in_h > 8192 || g.in_c > 8192 || g.out_c > 8192)
+        return make_status(StatusCode::kUnimplemented, "convolution %dx%dx%d -> %d is larger than the CNA's size fields",
+                           g.in_c, g.in_h, g.in_w, g.out_c);
+    if (g.kh < 1 || g.kw < 1 || g.kh > 31 || g.kw > 31)
+        return make_status(StatusCode::kUnimplemented, "kernel %dx%d is outside 1..31", g.kh, g.kw);
+    if (g.sy() < 1 || g.sx() < 1 || g.sy() > 7 || g.sx() > 7)
+        return make_status(StatusCode::kUnimplemented, "stride %dx%d is outside 1..7", g.sy(), g.sx());
+    if (g.pad_top < 0 || g.pad_left < 0 || g.pad_bottom < 0 || g.pad_right < 0 || g.pad_top >= g.kh ||
+        g.pad_bottom >= g.kh || g.pad_left >= g.kw || g.pad_right >= g.kw)
+        return make_status(StatusCode::kUnimplemented, "padding %d,%d,%d,%d is not smaller than the %dx%d kernel",
+                           g.pad_top, g.pad_left, g.pad_bottom, g.pad_right, g.kh, g.kw);
+    if (g.out_h() < 1 || g.out_w() < 1)
+        return RKNN_INVALID_ARGUMENT("convolution output would be %dx%d", g.out_h(), g.out_w());
+    if (g.depthwise && g.in_c != g.out_c)
+        return RKNN_INVALID_ARGUMENT("depthwise convolution with %d inputs and %d outputs", g.in_c, g.out_c);
+    return Status::ok();
+}
+
+StatusOr<std::vector<int>> cores_of(uint32_t core_mask, const hw::SocProfile& soc) {
+    if (core_mask == 0) return std::vector<int>{0};
+    if (!soc.core_mask_runs(core_mask))
+        return RKNN_INVALID_ARGUMENT("core mask 0x%x is not one the %s NPU runs", core_mask, soc.name);
+    std::vector<int> cores;
+    for (int c = 0; c < std::min(soc.num_cores, kMaxProgramCores); ++c)
+        if (core_mask & (1u << c)) cores.push_back(c);
+    if (cores.empty()) return RKNN_INVALID_ARGUMENT("core mask 0x%x selects no core", core_mask);
+    return cores;
+}
+
+// The most output rows from `row` (at most up to `last`) whose input band,
+// halo included, fits `capacity` input rows. The top band saves the rows its
+// padding supplies, as Mesa's band arithmetic does (hw-facts 3.9).
+int band_rows(const ConvGeometry& g, int row, int last, int capacity) {
+    const int first_input = std::max(0, row * g.sy() - g.pad_top);
+    if (g.in_h - first_input <= capacity) return last - row;  // the rest of the image fits
+    const int rows = (first_input + capacity + g.pad_top - g.kh) / g.sy() - row + 1;
+    return std::clamp(rows, 1, last - row);
+}
+
+}  // namespace
+
+size_t ConvPlan::task_count() const {
+    size_t n = 0;
+    for (const auto& tiles : per_core) n += tiles.size();
+    return n;
+}
+
+StatusOr<ConvPlan> plan_conv(const ConvGeometry& g, const hw::SocProfile& soc, uint32_t core_mask) {
+    const Status valid = check_geometry(g);
+    if (!valid.is_ok()) return valid;
+    auto cores = cores_of(core_mask, soc);
+    if (!cores.is_ok()) return cores.status();
+
+    const uint32_t bank = soc.cbuf_bank_bytes;
+    const int banks = soc.cbuf_banks;
+    const int esize = g.fp16 ? 2 : 1;
+    const int c_aligned = align_up(g.in_c, g.fp16 ? 8 : 16);
+    const uint64_t row_bytes = static_cast<uint64_t>(g.in_w) * c_aligned * esize;
+    const int min_data_banks = banks_for(row_bytes * g.kh, bank);
+    if (min_data_banks >= banks)
+        return make_status(StatusCode::kUnimplemented,
+                           "the %d input rows one output row needs (%llu bytes) do not fit the %d x %u byte CBUF", g.kh,
+                           static_cast<unsigned long long>(row_bytes * g.kh), banks, bank);
+
+    // Weight banks as Mesa counts them: one bank of margin.
+    const uint64_t per_kernel = weight_bytes_per_kernel(g);
+    auto weight_banks_for = [&](int kernels) { return banks_for(per_kernel * static_cast<uint64_t>(kernels), bank) + 1; };
+    ConvPlan plan;
+    const int all_kernels = g.depthwise ? 1 : g.out_c;
+    if (weight_banks_for(all_kernels) + min_data_banks <= banks) {
+        plan.kernels_per_task = g.out_c;
+        plan.weight_banks = weight_banks_for(all_kernels);
+    } else {
+        const int block = g.fp16 ? 16 : 32;  // the weight block's kernel count
+        const uint64_t budget = static_cast<uint64_t>(banks - min_data_banks - 1) * bank;
+        const int group = static_cast<int>(budget / per_kernel) / block * block;
+        if (g.depthwise || group < block)
+            return make_status(StatusCode::kUnimplemented,
+                               "%llu weight bytes per kernel leave no room for a %d-kernel group next to %d input rows",
+                               static_cast<unsigned long long>(per_kernel), block, g.kh);
+        plan.kernels_per_task = group;
+        plan.weight_banks = weight_banks_for(group);
+    }
+    plan.data_banks = banks - plan.weight_banks;
+    plan.input_rows_per_task = static_cast<int>(static_cast<uint64_t>(plan.data_banks) * bank / row_bytes);
+
+    const std::vector<int>& core_list = cores.value();
+    const int used_cores = std::min<int>(static_cast<int>(core_list.size()), g.out_h());
+    const bool name_cores = core_list.size() > 1;
+    for (int i = 0; i < used_cores; ++i) {
+        // Rows split as evenly as possible, the first cores taking the extra ones.
+        const int base = g.out_h() / used_cores, extra = g.out_h() % used_cores;
+        const int first = i * base + std::min(i, extra);
+        const int last = first + base + (i < extra ? 1 : 0);
+        auto& tiles = plan.per_core[static_cast<size_t>(core_list[static_cast<size_t>(i)])];
+        for (int k = 0; k < g.out_c; k += plan.kernels_per_task) {
+            for (int row = first; row < last;) {
+                ConvTile t;
+                t.out_row = row;
+                t.out_rows = band_rows(g, row, last, plan.input_rows_per_task);
+                t.kernel = k;
+                t.kernels = std::min(plan.kernels_per_task, g.out_c - k);
+                t.data_banks = plan.data_banks;
+                t.weight_banks = plan.weight_banks;
+                t.reuse_weights = row != first;
+                t.load_lut = tiles.empty();
+                t.core = name_cores ? core_list[static_cast<size_t>(i)] : -1;
+                tiles.push_back(t);
+                row += t.out_rows;
+            }
+        }
+    }
+    return plan;
+}
+
+Status lower_conv_int8(const Int8ConvLayer& layer, const hw::SocProfile& soc, uint32_t core_mask,
+                       ProgramBuilder* program) {
+    const ConvGeometry& g = layer.geometry;
+    if (g.fp16) return RKNN_INVALID_ARGUMENT("lower_conv_int8 given an fp16 geometry");
+    if (layer.epilogue.bias.size() != static_cast<size_t>(g.out_c) || layer.epilogue.mult.size() != layer.epilogue.bias.size())
+        return RKNN_INVALID_ARGUMENT("epilogue has %zu biases and %zu multipliers for %d output channels",
+                                     layer.epilogue.bias.size(), layer.epilogue.mult.size(), g.out_c);
+    auto plan = plan_conv(g, soc, core_mask);
+    if (!plan.is_ok()) return plan.status();
+    for (int core = 0; core < kMaxProgramCores; ++core) {
+        for (const ConvTile& tile : plan.value().per_core[static_cast<size_t>(core)]) {
+            TaskEmitter task;
+            emit_conv_int8(&task, g, layer.addresses, layer.epilogue, layer.input_zp, tile);
+            const Status added = program->add(core, task, kConvWithRecords, kDpuInterrupts);
+            if (!added.is_ok()) return added;
+        }
+    }
+    return Status::ok();
+}
+
+Status lower_conv_fp16(const ConvGeometry& g, const ConvAddresses& addresses, bool fp32_out, const hw::SocProfile& soc,
+                       uint32_t core_mask, ProgramBuilder* program) {
+    if (!g.fp16) return RKNN_INVALID_ARGUMENT("lower_conv_fp16 given an int8 geometry");
+    auto plan = plan_conv(g, soc, core_mask);
+    if (!plan.is_ok()) return plan.status();
+    for (int core = 0; core < kMaxProgramCores; ++core) {
+        for (const ConvTile& tile : plan.value().per_core[static_cast<size_t>(core)]) {
+            TaskEmitter task;
+            emit_conv_fp16(&task, g, addresses, fp32_out, tile);
+            const Status added = program->add(core, task, kConvPlain, kDpuInterrupts);
+            if (!added.is_ok()) return added;
+        }
+    }
+    return Status::ok();
+}
+
+}  // namespace rknn::npu

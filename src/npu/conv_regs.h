@@ -1,0 +1,65 @@
+// One convolution task in registers (CNA + CORE + DPU, op-enable 0x0d, 0x1d
+// with the DPU's RDMA): the recipe of spec/hw-facts.md 3.6 with the
+// hardware's semantics where Mesa departs from them (spec/hw-facts-check.md),
+// and the DMA strides the vendor captures show (docs/emulator.md).
+//
+// A task computes a tile of the layer: a band of output rows and a range of
+// output kernels. Its input band carries the halo the kernel needs; the
+// surface strides stay those of the whole cubes, so tiles write straight into
+// the layer's output.
+#pragma once
+
+#include <cstdint>
+
+#include "npu/dpu_regs.h"
+#include "npu/task_emitter.h"
+
+namespace rknn::npu {
+
+struct ConvGeometry {
+    int in_c = 0, in_h = 0, in_w = 0;
+    int out_c = 0;
+    int kh = 1, kw = 1;
+    int stride = 1;      // both directions unless stride_h / stride_w are set
+    int stride_h = 0, stride_w = 0;
+    int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+    bool depthwise = false;
+    bool fp16 = false;
+
+    int sy() const { return stride_h > 0 ? stride_h : stride; }
+    int sx() const { return stride_w > 0 ? stride_w : stride; }
+    int out_h() const { return (in_h + pad_top + pad_bottom - kh) / sy() + 1; }
+    int out_w() const { return (in_w + pad_left + pad_right - kw) / sx() + 1; }
+};
+
+struct ConvAddresses {
+    BufferRef input, weights, records, output;
+};
+
+// The slice of the layer one task computes, and how it uses the on-chip buffer.
+struct ConvTile {
+    int out_row = 0, out_rows = 0;   // output rows [out_row, out_row + out_rows); 0 rows: all
+    int kernel = 0, kernels = 0;     // output channels [kernel, kernel + kernels); 0: all
+    int data_banks = 7, weight_banks = 5;
+    bool reuse_weights = false;      // the previous task on this core loaded the same weights
+    bool load_lut = true;            // false: an earlier task on this core loaded the same LUT
+    int core = -1;                   // >= 0: name the core in CNA/CORE S_POINTER, as the vendor does
+};
+
+// The input rows a tile reads: [first, first + count), and the tile's own top padding.
+struct InputBand {
+    int first = 0, count = 0, pad_top = 0;
+};
+InputBand input_band(const ConvGeometry& g, int out_row, int out_rows);
+
+// Weight bytes one kernel takes (kh * kw * aligned input channels * element size).
+uint32_t weight_bytes_per_kernel(const ConvGeometry& g);
+
+// One int8 convolution task with its epilogue; `input_zp` pads.
+void emit_conv_int8(TaskEmitter* b, const ConvGeometry& g, const ConvAddresses& a, const EpilogueRegs& e,
+                    int8_t input_zp, const ConvTile& tile = {});
+// One fp16 convolution task writing fp16 (or fp32 with `fp32_out`) without post-processing.
+void emit_conv_fp16(TaskEmitter* b, const ConvGeometry& g, const ConvAddresses& a, bool fp32_out,
+                    const ConvTile& tile = {});
+
+}  // namespace rknn::npu

@@ -1,0 +1,118 @@
+// The DPU (and its RDMA) in register terms: the BS and BN stages, the EW
+// stage with its second operand, the LUT and the output converter
+// (spec/hw-facts.md 3.5 and 3.8; docs/emulator.md has the semantics the
+// emulator gives them). A DPU-only task (flying mode) is built from the same
+// pieces as a convolution's epilogue.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cpu/int8/epilogue.h"
+#include "npu/task_emitter.h"
+
+namespace rknn::npu {
+
+struct StageRegs {
+    bool enabled = false;
+    bool alu = false;
+    uint32_t alu_algo = 2;  // 0 max, 1 min, 2 add, 4 sub
+    bool alu_per_channel = false;
+    int32_t alu_value = 0;
+    bool mul = false;
+    bool mul_per_channel = false;
+    int16_t mul_value = 0;
+    int shift = 0;
+    bool prelu = false;
+    bool relu = false;
+    bool relux = false;
+    int32_t relux_value = 0;
+    BufferRef records;  // per-channel operand records (DATA_USE 3); none when 0
+
+    bool uses_records() const { return records.relocatable() || records.offset != 0; }
+};
+
+struct EwRegs {
+    bool enabled = false;
+    bool op = false;
+    bool op_mul = false;
+    uint32_t algo = 2;
+    bool tensor = false;       // operand from ERDMA (else EW_OP_VALUE_0)
+    bool per_channel = false;  // ERDMA mode 0
+    BufferRef operand_addr;
+    int32_t value = 0;
+    bool cvt = false;
+    int32_t cvt_offset = 0;
+    int16_t cvt_scale = 1;
+    int cvt_shift = 0;
+    bool lut = false;
+    bool relu = false;
+};
+
+struct OutCvt {
+    int32_t offset = 0;
+    int16_t scale = 1;
+    int shift = 0;
+};
+
+// A convolution's int8 epilogue in register terms: BS (bias + per-channel
+// multiplier), BN (clip / leaky), EW (residual, LUT, ReLU), OUT_CVT.
+struct EpilogueRegs {
+    std::vector<int32_t> bias;   // per channel, after folding the input zero point
+    std::vector<int16_t> mult;   // per channel
+    int shift = 0;
+    bool relu = false;           // EW ReLU (after a residual)
+    bool clip = false;           // BN: max(lo), min(hi)
+    int32_t clip_lo = 0, clip_hi = 0;
+    bool leaky = false;          // BN PRELU multiplier
+    int16_t leaky_mult = 0;
+    int leaky_shift = 0;
+    bool residual = false;       // EW add of a requantised int8 tensor
+    BufferRef residual_addr;
+    int32_t residual_zp = 0;
+    int16_t residual_mult = 0;
+    int residual_shift = 0;
+    const cpu::int8::LutStage* lut = nullptr;  // EW LUT, with OUT_CVT = lut->out
+    int32_t out_zp = 0;
+};
+
+// From the reference's epilogue (cpu/int8/epilogue.h) and the quantised
+// weights [oc][taps_per_kernel]: folds -zx * sum(w) into the bias.
+EpilogueRegs epilogue_regs(const cpu::int8::Epilogue& e, const int8_t* w, int oc, int taps_per_kernel, int32_t zx);
+
+// The 8-byte per-channel BS records (docs/emulator.md): bias, multiplier;
+// `channels` (the aligned count the DPU reads) >= the real channels, rest zero.
+std::vector<uint8_t> bs_records(const EpilogueRegs& e, int channels);
+constexpr int kBsRecordBytes = 8;
+
+constexpr uint32_t kBypassedStage = 0x53;  // BYPASS | ALU_BYPASS | MUL_BYPASS | RELU_BYPASS
+constexpr uint32_t kBypassedEw = 0x383;    // BYPASS | OP_BYPASS | LUT_BYPASS | CVT_BYPASS | RELU_BYPASS
+
+// BS (bs = true) or BN stage registers, with their RDMA record source.
+void emit_stage(TaskEmitter* b, bool bs, const StageRegs& s);
+// EW stage; `surf_bytes` is the operand cube's surface stride.
+void emit_ew(TaskEmitter* b, const EwRegs& e, uint32_t surf_bytes);
+void emit_out_cvt(TaskEmitter* b, const OutCvt& o);
+// Negative products use the _NEG shifts: keeps them equal to the positive ones.
+void emit_shift_negatives(TaskEmitter* b, const StageRegs& bs, const StageRegs& bn);
+// Loads a DPU LUT (both tables, 513 entries each) and selects its window.
+void emit_lut_load(TaskEmitter* b, const std::vector<int16_t>& le, const std::vector<int16_t>& lo);
+void emit_lut_window(TaskEmitter* b, int sel, int32_t le_start, int32_t lo_start, int32_t lo_end);
+// The BS/BN/EW/OUT_CVT registers of a convolution epilogue; `records` points
+// at the task's first BS record, `residual_offset` is added to the residual
+// address. The LUT table is written only with `load_lut` (it stays in the
+// core's DPU for the tasks that follow).
+void emit_conv_epilogue(TaskEmitter* b, const EpilogueRegs& e, const BufferRef& records, uint64_t residual_offset,
+                        uint32_t surf_bytes, bool depthwise, bool load_lut);
+
+// A DPU-only (flying mode, op-enable 0x18) int8 task over a c x h x w cube.
+struct DpuTask {
+    int c = 0, h = 0, w = 0;
+    BufferRef src, dst;
+    StageRegs bs, bn;
+    EwRegs ew;
+    OutCvt out;
+};
+void emit_dpu_task(TaskEmitter* b, const DpuTask& t);
+
+}  // namespace rknn::npu

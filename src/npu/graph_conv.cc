@@ -1,0 +1,128 @@
+#include "npu/graph_conv.h"
+
+#include "cpu/fused_ops.h"
+#include "cpu/int8/lut_stage.h"
+#include "graph/spatial.h"
+#include "npu/native_layout.h"
+
+namespace rknn::npu {
+
+namespace {
+
+using graph::DType;
+using graph::OpType;
+
+Status unsupported(std::string message) { return Status(StatusCode::kUnimplemented, std::move(message)); }
+
+bool static_shape(const graph::Shape& s) {
+    for (int64_t d : s)
+        if (d <= 0) return false;
+    return true;
+}
+
+// A view carrying dtype, shape and quantisation; make_epilogue reads no data from it.
+cpu::HostTensor view_of(const graph::Tensor& t, const void* data = nullptr) {
+    cpu::HostTensor h = cpu::HostTensor::borrow(t.dtype, t.shape, data);
+    h.quant = t.quant;
+    return h;
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_conv(const graph::Graph& g, const graph::Op& op) {
+    if (op.type != OpType::kConv) return unsupported(std::string(graph::op_type_name(op.type)) + " is not a convolution");
+    const auto valid_tensor = [&g](int32_t id) { return id >= 0 && static_cast<size_t>(id) < g.tensors.size(); };
+    if (op.inputs.size() < 2 || op.outputs.size() != 1 || !valid_tensor(op.inputs[0]) || !valid_tensor(op.inputs[1]) ||
+        !valid_tensor(op.outputs[0]))
+        return RKNN_INVALID_ARGUMENT("convolution %s has malformed inputs or outputs", op.name.c_str());
+    const graph::Tensor& x = g.tensors[static_cast<size_t>(op.inputs[0])];
+    const graph::Tensor& w = g.tensors[static_cast<size_t>(op.inputs[1])];
+    const graph::Tensor& y = g.tensors[static_cast<size_t>(op.outputs[0])];
+    if (x.dtype != DType::kInt8 || w.dtype != DType::kInt8 || y.dtype != DType::kInt8)
+        return unsupported(std::string("the NPU path takes int8 convolutions (this one is ") + graph::dtype_name(x.dtype) + ")");
+    if (x.shape.size() != 4 || w.shape.size() != 4 || y.shape.size() != 4 || !static_shape(x.shape) ||
+        !static_shape(w.shape) || !static_shape(y.shape))
+        return unsupported("only static 2-D convolutions are lowered");
+    if (x.shape[0] != 1) return unsupported("batch " + std::to_string(x.shape[0]) + " runs on the CPU");
+    const graph::Buffer* wb = g.constant_buffer(op.inputs[1]);
+    if (wb == nullptr || wb->size != static_cast<size_t>(graph::num_elements(w.shape)))
+        return unsupported("the weights are not a constant of the declared size");
+
+    const int c = static_cast<int>(x.shape[1]), oc = static_cast<int>(w.shape[0]);
+    const int64_t groups = op.attrs.get_int("group", 1);
+    const bool depthwise = groups > 1 && groups == c && oc == c && w.shape[1] == 1;
+    if (groups != 1 && !depthwise) return unsupported("grouped convolution with " + std::to_string(groups) + " groups");
+    if (!depthwise && w.shape[1] != c) return RKNN_INVALID_ARGUMENT("weights take %lld channels, input has %d",
+                                                                    static_cast<long long>(w.shape[1]), c);
+    const int32_t bias_id = op.inputs.size() > 2 ? op.inputs[2] : -1;
+    const graph::Buffer* bb = nullptr;
+    if (bias_id >= 0) {
+        if (!valid_tensor(bias_id)) return RKNN_INVALID_ARGUMENT("convolution %s: bad bias tensor", op.name.c_str());
+        bb = g.constant_buffer(bias_id);
+        if (g.tensors[static_cast<size_t>(bias_id)].dtype != DType::kInt32 || bb == nullptr ||
+            bb->size != static_cast<size_t>(oc) * 4)
+            return unsupported("the bias is not a constant int32 per output channel");
+    }
+
+    auto spatial = graph::forward_spatial(op.attrs, {x.shape[2], x.shape[3]}, {w.shape[2], w.shape[3]}, false);
+    if (!spatial.is_ok()) return spatial.status();
+    const graph::SpatialParams& sp = spatial.value();
+    for (int64_t d : sp.dilations)
+        if (d != 1) return unsupported("dilated convolution (dilation " + std::to_string(d) + ") is not lowered yet");
+    if (sp.out[0] != y.shape[2] || sp.out[1] != y.shape[3] || y.shape[1] != oc)
+        return RKNN_INVALID_ARGUMENT("convolution %s: output shape does not follow from its attributes", op.name.c_str());
+
+    auto prepared = std::make_unique<PreparedConv>();
+    ConvGeometry& geo = prepared->geometry;
+    geo.in_c = c;
+    geo.in_h = static_cast<int>(x.shape[2]);
+    geo.in_w = static_cast<int>(x.shape[3]);
+    geo.out_c = oc;
+    geo.kh = static_cast<int>(w.shape[2]);
+    geo.kw = static_cast<int>(w.shape[3]);
+    geo.stride_h = static_cast<int>(sp.strides[0]);
+    geo.stride_w = static_cast<int>(sp.strides[1]);
+    geo.pad_top = static_cast<int>(sp.pads_begin[0]);
+    geo.pad_left = static_cast<int>(sp.pads_begin[1]);
+    geo.pad_bottom = static_cast<int>(sp.pads_end[0]);
+    geo.pad_right = static_cast<int>(sp.pads_end[1]);
+    geo.depthwise = depthwise;
+
+    const cpu::Fusion fusion = cpu::fusion_of(op);
+    const graph::Tensor* residual = nullptr;
+    if (fusion.residual_input >= 0) {
+        const size_t index = static_cast<size_t>(fusion.residual_input);
+        if (index >= op.inputs.size() || !valid_tensor(op.inputs[index]))
+            return RKNN_INVALID_ARGUMENT("convolution %s: bad residual input", op.name.c_str());
+        residual = &g.tensors[static_cast<size_t>(op.inputs[index])];
+        if (residual->dtype != DType::kInt8 || residual->shape != y.shape)
+            return unsupported("the fused residual is not an int8 tensor of the output's shape");
+        // On the DPU, BN (clip, leaky) sits before the EW add; only ReLU and the LUT follow it.
+        const OpType act = fusion.activation.type;
+        if (act != OpType::kIdentity && act != OpType::kRelu && !cpu::int8::needs_lut(act))
+            return unsupported(std::string(graph::op_type_name(act)) + " after a fused add: the DPU applies it before the add");
+        prepared->residual_input = fusion.residual_input;
+    }
+
+    const cpu::HostTensor xh = view_of(x), wh = view_of(w, wb->data), yh = view_of(y);
+    const cpu::HostTensor bh = bias_id >= 0 ? view_of(g.tensors[static_cast<size_t>(bias_id)], bb->data) : cpu::HostTensor();
+    const cpu::HostTensor rh = residual != nullptr ? view_of(*residual) : cpu::HostTensor();
+    auto epilogue = cpu::int8::make_epilogue(xh, wh, oc, bias_id >= 0 ? &bh : nullptr, residual ? &rh : nullptr, yh, fusion);
+    if (!epilogue.is_ok()) return epilogue.status();
+    prepared->epilogue = std::move(epilogue).value();
+    prepared->input_zp = static_cast<int8_t>(x.quant.zero_point());
+
+    const auto* wdata = reinterpret_cast<const int8_t*>(wb->data);
+    const int taps = static_cast<int>(w.shape[1] * w.shape[2] * w.shape[3]);
+    Int8ConvLayer& layer = prepared->layer;
+    layer.geometry = geo;
+    layer.input_zp = prepared->input_zp;
+    layer.epilogue = epilogue_regs(prepared->epilogue, wdata, oc, taps, x.quant.zero_point());
+    const int c_aligned = align_up(c, 16);
+    prepared->weights = depthwise ? pack_dw_weights_int8(wdata, oc, geo.kh, geo.kw, c_aligned)
+                                  : pack_conv_weights_int8(wdata, oc, c, geo.kh, geo.kw, c_aligned);
+    prepared->records = bs_records(layer.epilogue, align_up(oc, 16));
+    return prepared;
+}
+
+}  // namespace rknn::npu

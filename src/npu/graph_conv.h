@@ -1,0 +1,37 @@
+// From a graph Conv op (int8, with its fused activation and residual) to what
+// the code generator lowers: the geometry, the epilogue in register terms,
+// and the constants in the NPU's layouts (packed weights, BS records). Done
+// once at init; the streams are then generated against buffer ids.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "base/status.h"
+#include "cpu/int8/epilogue.h"
+#include "graph/graph.h"
+#include "npu/conv_lowering.h"
+
+namespace rknn::npu {
+
+struct PreparedConv {
+    ConvGeometry geometry;
+    int8_t input_zp = 0;
+    cpu::int8::Epilogue epilogue;  // owns the LUT that `layer.epilogue` points at
+    Int8ConvLayer layer;           // addresses left for the caller
+    std::vector<int8_t> weights;   // packed (pack_conv_weights_int8 / pack_dw_weights_int8)
+    std::vector<uint8_t> records;  // BS records for every aligned output channel
+    int residual_input = -1;       // index in op.inputs of the fused residual, -1 when none
+
+    PreparedConv() = default;
+    PreparedConv(const PreparedConv&) = delete;
+    PreparedConv& operator=(const PreparedConv&) = delete;
+};
+
+// kUnimplemented with the reason when the op is not an int8 convolution the
+// NPU computes exactly as the reference does (dilation, groups other than 1
+// or depthwise, batch > 1, float tensors, an activation the DPU cannot place
+// after a residual add, ...).
+StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_conv(const graph::Graph& g, const graph::Op& op);
+
+}  // namespace rknn::npu

@@ -1,0 +1,124 @@
+#include "npu/native_layout.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "base/half.h"
+
+namespace rknn::npu {
+
+int align_up(int v, int a) { return (v + a - 1) / a * a; }
+
+std::vector<uint8_t> pack_int8_cube(const int8_t* nchw, int c, int h, int w, int channels, int8_t fill) {
+    const int surfaces = align_up(channels, 16) / 16;
+    std::vector<uint8_t> out(static_cast<size_t>(surfaces) * h * w * 16, static_cast<uint8_t>(fill));
+    for (int ch = 0; ch < c; ++ch)
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                out[((static_cast<size_t>(ch / 16) * h + y) * w + x) * 16 + ch % 16] =
+                    static_cast<uint8_t>(nchw[(static_cast<size_t>(ch) * h + y) * w + x]);
+    return out;
+}
+
+std::vector<int8_t> unpack_int8_cube(const uint8_t* bytes, int c, int h, int w, uint64_t surf_stride) {
+    std::vector<int8_t> out(static_cast<size_t>(c) * h * w);
+    for (int ch = 0; ch < c; ++ch)
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                out[(static_cast<size_t>(ch) * h + y) * w + x] =
+                    static_cast<int8_t>(bytes[static_cast<size_t>(ch / 16) * surf_stride +
+                                              (static_cast<size_t>(y) * w + x) * 16 + ch % 16]);
+    return out;
+}
+
+std::vector<uint8_t> pack_fp16_cube(const float* nchw, int c, int h, int w, int channels) {
+    const int surfaces = align_up(channels, 8) / 8;
+    std::vector<uint8_t> out(static_cast<size_t>(surfaces) * h * w * 16, 0);
+    for (int ch = 0; ch < c; ++ch)
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                const uint16_t v = float_to_half(nchw[(static_cast<size_t>(ch) * h + y) * w + x]);
+                std::memcpy(&out[((static_cast<size_t>(ch / 8) * h + y) * w + x) * 16 + (ch % 8) * 2], &v, 2);
+            }
+    return out;
+}
+
+namespace {
+template <typename T, int kC2>
+std::vector<float> unpack_float_cube(const uint8_t* bytes, int c, int h, int w, uint64_t surf_stride) {
+    std::vector<float> out(static_cast<size_t>(c) * h * w);
+    for (int ch = 0; ch < c; ++ch)
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                T v;
+                std::memcpy(&v, bytes + static_cast<size_t>(ch / kC2) * surf_stride +
+                                    (static_cast<size_t>(y) * w + x) * 16 + (ch % kC2) * sizeof(T),
+                            sizeof(T));
+                float fv;
+                if constexpr (sizeof(T) == 2) {
+                    fv = half_to_float(v);
+                } else {
+                    fv = v;
+                }
+                out[(static_cast<size_t>(ch) * h + y) * w + x] = fv;
+            }
+    return out;
+}
+}  // namespace
+
+std::vector<float> unpack_fp16_cube(const uint8_t* bytes, int c, int h, int w, uint64_t surf_stride) {
+    return unpack_float_cube<uint16_t, 8>(bytes, c, h, w, surf_stride);
+}
+
+std::vector<float> unpack_fp32_cube(const uint8_t* bytes, int c, int h, int w, uint64_t surf_stride) {
+    return unpack_float_cube<float, 4>(bytes, c, h, w, surf_stride);
+}
+
+namespace {
+template <typename T, typename S>
+std::vector<T> pack_blocks(const S* w, int oc, int ic, int kh, int kw, int ic_aligned, int oc_block, T (*conv)(S)) {
+    std::vector<T> out;
+    out.reserve(static_cast<size_t>(oc) * ic_aligned * kh * kw);
+    for (int o0 = 0; o0 < oc; o0 += oc_block) {
+        const int on = std::min(oc_block, oc - o0);
+        for (int i0 = 0; i0 < ic_aligned; i0 += 32) {
+            const int in = std::min(32, ic_aligned - i0);
+            for (int y = 0; y < kh; ++y)
+                for (int x = 0; x < kw; ++x)
+                    for (int o = 0; o < on; ++o)
+                        for (int i = 0; i < in; ++i) {
+                            const int oi = o0 + o, ii = i0 + i;
+                            out.push_back(ii < ic ? conv(w[((static_cast<size_t>(oi) * ic + ii) * kh + y) * kw + x])
+                                                  : conv(S{}));
+                        }
+        }
+    }
+    return out;
+}
+int8_t same_int8(int8_t v) { return v; }
+uint16_t to_half(float v) { return float_to_half(v); }
+}  // namespace
+
+std::vector<int8_t> pack_conv_weights_int8(const int8_t* w, int oc, int ic, int kh, int kw, int ic_aligned) {
+    return pack_blocks<int8_t, int8_t>(w, oc, ic, kh, kw, ic_aligned, 32, same_int8);
+}
+
+std::vector<uint16_t> pack_conv_weights_fp16(const float* w, int oc, int ic, int kh, int kw, int ic_aligned) {
+    return pack_blocks<uint16_t, float>(w, oc, ic, kh, kw, ic_aligned, 16, to_half);
+}
+
+std::vector<int8_t> pack_dw_weights_int8(const int8_t* w, int c, int kh, int kw, int c_aligned) {
+    std::vector<int8_t> out;
+    for (int c0 = 0; c0 < c_aligned; c0 += 64) {
+        const int cn = std::min(64, c_aligned - c0);
+        for (int y = 0; y < kh; ++y)
+            for (int x = 0; x < kw; ++x)
+                for (int i = 0; i < cn; ++i) {
+                    const int ch = c0 + i;
+                    out.push_back(ch < c ? w[(static_cast<size_t>(ch) * kh + y) * kw + x] : 0);
+                }
+    }
+    return out;
+}
+
+}  // namespace rknn::npu

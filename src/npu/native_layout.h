@@ -1,0 +1,29 @@
+// The NPU's native memory layouts (spec/hw-facts.md 3.7): feature cubes in
+// NC1HWC2 (C2 channels of one pixel per 16-byte atom, surfaces of H x W atoms)
+// and convolution weights in the kernel blocks the CNA reads.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace rknn::npu {
+
+int align_up(int v, int a);
+// NCHW (N = 1) int8 -> NC1HWC2 bytes with C2 = 16; `channels` >= C lanes
+// (extra lanes filled with `fill`).
+std::vector<uint8_t> pack_int8_cube(const int8_t* nchw, int c, int h, int w, int channels, int8_t fill);
+std::vector<int8_t> unpack_int8_cube(const uint8_t* bytes, int c, int h, int w, uint64_t surf_stride);
+// fp16 cubes (C2 = 8) and fp32 cubes (C2 = 4), from/to float NCHW.
+std::vector<uint8_t> pack_fp16_cube(const float* nchw, int c, int h, int w, int channels);
+std::vector<float> unpack_fp16_cube(const uint8_t* bytes, int c, int h, int w, uint64_t surf_stride);
+std::vector<float> unpack_fp32_cube(const uint8_t* bytes, int c, int h, int w, uint64_t surf_stride);
+
+// Weights [oc][ic][kh][kw] in the hardware layout (hw-facts 3.7): blocks of
+// `oc_block` kernels (32 int8, 16 fp16) by 32 channels, [ky][kx][kernel][channel];
+// ic padded with zeros to `ic_aligned`.
+std::vector<int8_t> pack_conv_weights_int8(const int8_t* w, int oc, int ic, int kh, int kw, int ic_aligned);
+std::vector<uint16_t> pack_conv_weights_fp16(const float* w, int oc, int ic, int kh, int kw, int ic_aligned);
+// Depthwise weights [c][1][kh][kw]: groups of 64 channels, [ky][kx][channel].
+std::vector<int8_t> pack_dw_weights_int8(const int8_t* w, int c, int kh, int kw, int c_aligned);
+
+}  // namespace rknn::npu

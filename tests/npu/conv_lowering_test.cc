@@ -1,0 +1,329 @@
+// Convolutions lowered by the code generator (src/npu), run on the emulated
+// NPU through the vendor back-end and the mock kernel, compared bit for bit
+// with the int8 CPU reference: seeded random shapes per op kind, tiling to
+// the on-chip buffer, output-kernel groups and multi-core splits.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "common/quantized_conv.h"
+#include "cpu/int8/lut_stage.h"
+#include "hw/soc_profile.h"
+#include "npu/conv_lowering.h"
+#include "npu/native_layout.h"
+#include "npu_runner.h"
+
+namespace {
+
+using rknn::graph::OpType;
+using rknn::testing::QuantConvCase;
+using rknn::testing::QuantConvSpec;
+namespace npu = rknn::npu;
+
+// Buffer ids of a lowered layer, in the order NpuRunner creates them.
+enum : int32_t { kInput, kWeights, kRecords, kOutput, kResidual };
+
+npu::ConvGeometry geometry_of(const QuantConvSpec& s) {
+    npu::ConvGeometry g;
+    g.in_c = s.c_in;
+    g.in_h = s.h;
+    g.in_w = s.w;
+    g.out_c = s.out_c();
+    g.kh = s.kh;
+    g.kw = s.kw;
+    g.stride_h = s.stride_h;
+    g.stride_w = s.stride_w;
+    g.pad_top = s.pad_top;
+    g.pad_left = s.pad_left;
+    g.pad_bottom = s.pad_bottom;
+    g.pad_right = s.pad_right;
+    g.depthwise = s.depthwise;
+    return g;
+}
+
+struct LoweredRun {
+    std::vector<int8_t> output;  // NCHW
+    size_t tasks = 0;
+};
+
+// Lowers `layer` for `core_mask` (or, with `one_task`, emits the whole layer
+// as a single task, ignoring the buffer limits), runs it and unpacks the output.
+::testing::AssertionResult run_lowered(const QuantConvCase& layer, uint32_t core_mask, LoweredRun* out,
+                                       bool one_task = false) {
+    const QuantConvSpec& s = layer.spec;
+    const int oc = s.out_c(), oh = s.out_h(), ow = s.out_w();
+    npu::Int8ConvLayer lowered;
+    lowered.geometry = geometry_of(s);
+    lowered.input_zp = static_cast<int8_t>(s.input_zp);
+    lowered.epilogue = npu::epilogue_regs(layer.epilogue, layer.weights.data(), oc, s.taps_per_kernel(), s.input_zp);
+    lowered.epilogue.residual_addr = npu::BufferRef(kResidual, 0);
+    lowered.addresses = {npu::BufferRef(kInput, 0), npu::BufferRef(kWeights, 0), npu::BufferRef(kRecords, 0),
+                         npu::BufferRef(kOutput, 0)};
+
+    npu::testing::NpuRunner runner;
+    if (!runner.ready()) return ::testing::AssertionFailure() << "could not open the rknpu back-end on the mock kernel";
+    const int c_aligned = npu::align_up(s.c_in, 16), oc_aligned = npu::align_up(oc, 16);
+    const auto cube = npu::pack_int8_cube(layer.input.data<int8_t>(), s.c_in, s.h, s.w, c_aligned, 0);
+    const auto weights = s.depthwise ? npu::pack_dw_weights_int8(layer.weights.data(), oc, s.kh, s.kw, c_aligned)
+                                     : npu::pack_conv_weights_int8(layer.weights.data(), oc, s.c_in, s.kh, s.kw, c_aligned);
+    const auto records = npu::bs_records(lowered.epilogue, oc_aligned);
+    const size_t out_bytes = static_cast<size_t>(oc_aligned) * oh * ow;
+    std::vector<uint8_t> residual(out_bytes, 0);
+    if (s.residual) residual = npu::pack_int8_cube(layer.residual.data<int8_t>(), oc, oh, ow, oc_aligned, 0);
+    if (runner.add(cube.data(), cube.size()) != kInput || runner.add(weights.data(), weights.size()) != kWeights ||
+        runner.add(records.data(), records.size()) != kRecords || runner.zeros(out_bytes) != kOutput ||
+        runner.add(residual.data(), residual.size()) != kResidual)
+        return ::testing::AssertionFailure() << "buffer creation failed";
+
+    npu::ProgramBuilder builder(runner.soc());
+    if (one_task) {
+        npu::TaskEmitter task;
+        npu::emit_conv_int8(&task, lowered.geometry, lowered.addresses, lowered.epilogue, lowered.input_zp);
+        const rknn::Status added = builder.add(0, task, 0x1d, 0x300);
+        if (!added.is_ok()) return ::testing::AssertionFailure() << "emission: " << added.message();
+    } else {
+        const rknn::Status lowered_ok = npu::lower_conv_int8(lowered, runner.soc(), core_mask, &builder);
+        if (!lowered_ok.is_ok()) return ::testing::AssertionFailure() << "lowering: " << lowered_ok.message();
+    }
+    const npu::Program program = builder.finish();
+    uint32_t done = 0;
+    const rknn::Status ran = runner.run(program, &done);
+    if (!ran.is_ok()) return ::testing::AssertionFailure() << "submit: " << ran.message();
+    if (done != program.tasks.size())
+        return ::testing::AssertionFailure() << done << " of " << program.tasks.size() << " tasks completed";
+    out->output = npu::unpack_int8_cube(runner.data(kOutput), oc, oh, ow, static_cast<uint64_t>(oh) * ow * 16);
+    out->tasks = program.tasks.size();
+    return ::testing::AssertionSuccess();
+}
+
+::testing::AssertionResult matches_reference(const QuantConvSpec& spec, uint32_t seed, uint32_t core_mask = 0,
+                                             size_t* tasks = nullptr) {
+    QuantConvCase layer;
+    const rknn::Status made = rknn::testing::make_quant_conv(spec, seed, &layer);
+    if (!made.is_ok()) return ::testing::AssertionFailure() << spec.describe() << ": reference: " << made.message();
+    LoweredRun run;
+    auto ok = run_lowered(layer, core_mask, &run);
+    if (!ok) return ok << " (" << spec.describe() << ")";
+    if (tasks != nullptr) *tasks = run.tasks;
+    const int8_t* ref = layer.reference.data<int8_t>();
+    int differ = 0, worst = 0;
+    for (size_t i = 0; i < run.output.size(); ++i) {
+        const int d = std::abs(run.output[i] - ref[i]);
+        differ += d != 0;
+        worst = std::max(worst, d);
+    }
+    if (differ != 0)
+        return ::testing::AssertionFailure() << spec.describe() << ": " << differ << " of " << run.output.size()
+                                             << " outputs differ (largest " << worst << ")";
+    return ::testing::AssertionSuccess();
+}
+
+// ---- seeded random shapes ----------------------------------------------------
+
+enum class Padding { kValid, kSame, kExplicit };
+
+// TF-style SAME padding for one axis; false when it would reach the kernel size.
+bool same_padding(int in, int k, int s, int* lo, int* hi) {
+    const int out = (in + s - 1) / s;
+    const int total = std::max((out - 1) * s + k - in, 0);
+    *lo = total / 2;
+    *hi = total - *lo;
+    return *hi < k;
+}
+
+QuantConvSpec random_spec(std::mt19937& rng, bool depthwise, bool fully_connected) {
+    auto pick = [&rng](int lo, int hi) { return lo + static_cast<int>(rng() % static_cast<uint32_t>(hi - lo + 1)); };
+    const OpType acts[] = {OpType::kIdentity, OpType::kIdentity, OpType::kRelu, OpType::kClip,
+                           OpType::kLeakyRelu, OpType::kSigmoid, OpType::kTanh, OpType::kSilu};
+    for (;;) {
+        QuantConvSpec s;
+        s.depthwise = depthwise;
+        s.input_zp = pick(-128, 127);
+        s.activation = acts[rng() % 8];
+        if (fully_connected) {
+            s.c_in = pick(1, 300);
+            s.c_out = pick(1, 100);
+            return s;
+        }
+        s.c_in = pick(1, 72);
+        s.c_out = depthwise ? s.c_in : pick(1, 72);
+        s.h = pick(1, 18);
+        s.w = pick(1, 18);
+        s.kh = pick(1, 7);
+        s.kw = rng() % 3 == 0 ? pick(1, 7) : s.kh;
+        s.stride_h = pick(1, 4);
+        s.stride_w = rng() % 3 == 0 ? pick(1, 4) : s.stride_h;
+        s.residual = !depthwise && rng() % 5 == 0;
+        switch (static_cast<Padding>(rng() % 3)) {
+            case Padding::kValid:
+                break;
+            case Padding::kSame:
+                if (!same_padding(s.h, s.kh, s.stride_h, &s.pad_top, &s.pad_bottom) ||
+                    !same_padding(s.w, s.kw, s.stride_w, &s.pad_left, &s.pad_right))
+                    continue;
+                break;
+            case Padding::kExplicit:
+                s.pad_top = pick(0, s.kh - 1);
+                s.pad_bottom = pick(0, s.kh - 1);
+                s.pad_left = pick(0, s.kw - 1);
+                s.pad_right = pick(0, s.kw - 1);
+                break;
+        }
+        if (s.h + s.pad_top + s.pad_bottom < s.kh || s.w + s.pad_left + s.pad_right < s.kw) continue;
+        if (s.residual && s.activation != OpType::kIdentity && s.activation != OpType::kRelu &&
+            !rknn::cpu::int8::needs_lut(s.activation))
+            s.activation = OpType::kRelu;  // clip and leaky sit before the EW stage: not fusable after an add
+        return s;
+    }
+}
+
+void check_random(const char* kind, int cases, uint32_t seed, bool depthwise, bool fully_connected) {
+    std::mt19937 rng(seed);
+    int failures = 0;
+    for (int i = 0; i < cases; ++i) {
+        const QuantConvSpec spec = random_spec(rng, depthwise, fully_connected);
+        const auto ok = matches_reference(spec, seed * 1000u + static_cast<uint32_t>(i));
+        if (!ok) {
+            ADD_FAILURE() << kind << " case " << i << ": " << ok.message();
+            if (++failures >= 5) return;
+        }
+    }
+}
+
+TEST(NpuConvLowering, RandomDirectConvolutionsAreBitExact) { check_random("conv", 250, 17, false, false); }
+
+TEST(NpuConvLowering, RandomDepthwiseConvolutionsAreBitExact) { check_random("depthwise", 150, 29, true, false); }
+
+TEST(NpuConvLowering, RandomFullyConnectedLayersAreBitExact) { check_random("fc", 100, 43, false, true); }
+
+// ---- tiling, kernel groups, multi-core --------------------------------------------
+
+TEST(NpuConvLowering, PlanSplitsRowsToFitTheConvolutionBuffer) {
+    npu::ConvGeometry g;
+    g.in_c = 32;
+    g.in_h = g.in_w = 640;
+    g.out_c = 16;
+    g.kh = g.kw = 3;
+    g.pad_top = g.pad_left = g.pad_bottom = g.pad_right = 1;
+    const auto& soc = rknn::hw::default_soc();
+    auto plan = npu::plan_conv(g, soc, 0);
+    ASSERT_TRUE(plan.is_ok()) << plan.status().message();
+    const auto& tiles = plan.value().per_core[0];
+    ASSERT_GT(tiles.size(), 1u);
+    const uint64_t cbuf = static_cast<uint64_t>(soc.cbuf_bank_bytes);
+    int next_row = 0;
+    for (size_t i = 0; i < tiles.size(); ++i) {
+        const auto& t = tiles[i];
+        EXPECT_EQ(t.out_row, next_row) << "tiles must cover the rows in order";
+        next_row += t.out_rows;
+        const auto band = npu::input_band(g, t.out_row, t.out_rows);
+        EXPECT_LE(static_cast<uint64_t>(band.count) * 640 * 32, t.data_banks * cbuf) << "tile " << i;
+        EXPECT_LE(t.data_banks + t.weight_banks, soc.cbuf_banks);
+        EXPECT_EQ(t.reuse_weights, i > 0) << "weights stay resident after the first tile";
+    }
+    EXPECT_EQ(next_row, 640);
+}
+
+TEST(NpuConvLowering, TiledLargeLayerMatchesTheReference) {
+    QuantConvSpec s;
+    s.c_in = 32;
+    s.c_out = 16;
+    s.h = 400;
+    s.w = 160;  // 5 KiB per input row: several row bands
+    s.kh = s.kw = 3;
+    s.pad_top = s.pad_left = s.pad_bottom = s.pad_right = 1;
+    s.input_zp = -3;
+    size_t tasks = 0;
+    EXPECT_TRUE(matches_reference(s, 901, 0, &tasks));
+    EXPECT_GT(tasks, 1u);
+}
+
+// The example: a 640x640x32 input is 12.5 MiB, 33 times the CBUF.
+TEST(NpuConvLowering, TiledAndMultiCore640x640LayerEqualsOneTask) {
+    QuantConvSpec s;
+    s.c_in = 32;
+    s.c_out = 8;
+    s.h = s.w = 640;
+    s.kh = s.kw = 3;
+    s.pad_top = s.pad_left = s.pad_bottom = s.pad_right = 1;
+    s.activation = OpType::kRelu;
+    s.input_zp = 11;
+    QuantConvCase layer;
+    ASSERT_TRUE(rknn::testing::make_quant_conv(s, 640, &layer).is_ok());
+    LoweredRun whole;
+    ASSERT_TRUE(run_lowered(layer, 0, &whole, true));
+    EXPECT_EQ(whole.tasks, 1u);
+    EXPECT_TRUE(std::equal(whole.output.begin(), whole.output.end(), layer.reference.data<int8_t>()));
+    for (uint32_t mask : {0x1u, 0x3u, 0x7u}) {
+        LoweredRun tiled;
+        ASSERT_TRUE(run_lowered(layer, mask, &tiled)) << "core mask 0x" << std::hex << mask;
+        EXPECT_GT(tiled.tasks, static_cast<size_t>(__builtin_popcount(mask)));
+        EXPECT_TRUE(tiled.output == whole.output) << "core mask 0x" << std::hex << mask;
+    }
+}
+
+TEST(NpuConvLowering, WeightsLargerThanTheBufferAreSplitIntoKernelGroups) {
+    QuantConvSpec s;
+    s.c_in = 256;
+    s.c_out = 200;
+    s.h = s.w = 5;
+    s.kh = s.kw = 3;
+    s.pad_top = s.pad_left = s.pad_bottom = s.pad_right = 1;
+    s.activation = OpType::kRelu;
+    npu::ConvGeometry g = geometry_of(s);
+    auto plan = npu::plan_conv(g, rknn::hw::default_soc(), 0);
+    ASSERT_TRUE(plan.is_ok()) << plan.status().message();
+    EXPECT_LT(plan.value().kernels_per_task, s.c_out);
+    EXPECT_EQ(plan.value().kernels_per_task % 32, 0);
+    size_t tasks = 0;
+    EXPECT_TRUE(matches_reference(s, 902, 0, &tasks));
+    EXPECT_GE(tasks, 2u);
+}
+
+TEST(NpuConvLowering, MultiCoreSplitsGiveTheSingleCoreResult) {
+    QuantConvSpec s;
+    s.c_in = 24;
+    s.c_out = 40;
+    s.h = 37;
+    s.w = 29;
+    s.kh = s.kw = 3;
+    s.stride_h = s.stride_w = 2;
+    s.pad_top = s.pad_left = s.pad_bottom = s.pad_right = 1;
+    s.activation = OpType::kSilu;
+    s.input_zp = 7;
+    QuantConvCase layer;
+    ASSERT_TRUE(rknn::testing::make_quant_conv(s, 77, &layer).is_ok());
+    LoweredRun single;
+    ASSERT_TRUE(run_lowered(layer, 0, &single));
+    const auto& soc = rknn::hw::default_soc();
+    int multi = 0;
+    for (uint32_t mask : soc.runnable_core_masks) {
+        LoweredRun split;
+        ASSERT_TRUE(run_lowered(layer, mask, &split)) << "core mask 0x" << std::hex << mask;
+        EXPECT_EQ(split.output, single.output) << "core mask 0x" << std::hex << mask;
+        multi += __builtin_popcount(mask) > 1;
+    }
+    EXPECT_GE(multi, 2) << "the RK3588 profile should offer two- and three-core masks";
+    const int8_t* ref = layer.reference.data<int8_t>();
+    EXPECT_TRUE(std::equal(single.output.begin(), single.output.end(), ref));
+}
+
+TEST(NpuConvLowering, LayersThatCannotBeTiledAreRefusedWithAReason) {
+    npu::ConvGeometry g;
+    g.in_c = 512;
+    g.in_h = 8;
+    g.in_w = 4096;  // 2 MiB per input row
+    g.out_c = 8;
+    g.kh = g.kw = 3;
+    auto plan = npu::plan_conv(g, rknn::hw::default_soc(), 0);
+    ASSERT_FALSE(plan.is_ok());
+    EXPECT_EQ(plan.status().code(), rknn::StatusCode::kUnimplemented);
+    EXPECT_NE(plan.status().message().find("CBUF"), std::string::npos) << plan.status().message();
+    g.in_w = 8;
+    EXPECT_FALSE(npu::plan_conv(g, rknn::hw::default_soc(), 0x8).is_ok()) << "core mask with a core the SoC lacks";
+    g.pad_top = 3;
+    EXPECT_FALSE(npu::plan_conv(g, rknn::hw::default_soc(), 0).is_ok()) << "padding as large as the kernel";
+}
+
+}  // namespace

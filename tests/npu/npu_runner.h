@@ -1,0 +1,42 @@
+// Runs generated NPU programs the way the runtime will: buffers created and
+// mapped through the vendor back-end (RknpuDriver) on the mock kernel, the
+// program linked against their device addresses, submitted with its per-core
+// task ranges, and the results read back.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "base/status.h"
+#include "driver/kernel_driver.h"
+#include "driver/mock/mock_kernel.h"
+#include "npu/program.h"
+
+namespace rknn::npu::testing {
+
+class NpuRunner {
+public:
+    explicit NpuRunner(const char* soc = "rk3588");
+    ~NpuRunner();
+    NpuRunner(const NpuRunner&) = delete;
+    NpuRunner& operator=(const NpuRunner&) = delete;
+
+    bool ready() const { return driver_ != nullptr; }
+    const hw::SocProfile& soc() const { return kernel_->soc(); }
+    // A device buffer holding `bytes`; returns its buffer id (BufferRef::buffer).
+    int add(const void* bytes, size_t size);
+    int zeros(size_t size);
+    // Links and submits `program`; tasks_done receives the kernel's count.
+    Status run(const Program& program, uint32_t* tasks_done = nullptr);
+    const uint8_t* data(int buffer) const { return buffers_[static_cast<size_t>(buffer)].host; }
+    // How many programs a core ran (the mock NPU's counters).
+    uint64_t programs_on_core(int core) const;
+
+private:
+    std::shared_ptr<driver::mock::MockKernel> kernel_;
+    std::unique_ptr<driver::KernelDriver> driver_;
+    std::vector<driver::BufferObject> buffers_;
+};
+
+}  // namespace rknn::npu::testing
