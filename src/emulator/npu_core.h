@@ -13,6 +13,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -77,8 +78,10 @@ private:
     RegisterFile regs_;
     LutTables lut_;
     std::array<uint32_t, 0x50 / 4> pc_{};  // PC registers 0x00..0x4c
-    uint32_t raw_status_ = 0;
-    uint32_t task_status_ = 0;
+    // Status registers the driver may poll while the core runs (atomic: the
+    // program runs on the core's thread without the device lock).
+    std::atomic<uint32_t> raw_status_{0};
+    std::atomic<uint32_t> task_status_{0};
     uint32_t op_en_ = 0;
     ConvScratch conv_scratch_;
     ConvOutput conv_out_;

@@ -75,34 +75,48 @@ StatusOr<ConvPlan> plan_conv(const ConvGeometry& g, const hw::SocProfile& soc, u
     const int esize = g.fp16 ? 2 : 1;
     const int c_aligned = align_up(g.in_c, g.fp16 ? 8 : 16);
     const uint64_t row_bytes = static_cast<uint64_t>(g.in_w) * c_aligned * esize;
-    const int min_data_banks = banks_for(row_bytes * g.kh, bank);
+    // An int8 feature cube needs one bank beyond an exact fit, or the CNA's
+    // DMA can lose the last rows (board sweep: golden/gregordinary-rockchip-
+    // npu-notes/encodings/cbuf-bank-slack.md); fp16 fits exactly (vendor).
+    const int slack = g.fp16 ? 0 : 1;
+    const int min_data_banks = banks_for(row_bytes * g.kh, bank) + slack;
     if (min_data_banks >= banks)
         return make_status(StatusCode::kUnimplemented,
                            "the %d input rows one output row needs (%llu bytes) do not fit the %d x %u byte CBUF", g.kh,
                            static_cast<unsigned long long>(row_bytes * g.kh), banks, bank);
 
-    // Weight banks as Mesa counts them: one bank of margin.
-    const uint64_t per_kernel = weight_bytes_per_kernel(g);
-    auto weight_banks_for = [&](int kernels) { return banks_for(per_kernel * static_cast<uint64_t>(kernels), bank) + 1; };
     ConvPlan plan;
-    const int all_kernels = g.depthwise ? 1 : g.out_c;
-    if (weight_banks_for(all_kernels) + min_data_banks <= banks) {
+    const uint64_t per_kernel = weight_bytes_per_kernel(g);
+    const int whole_input_banks = banks_for(row_bytes * g.in_h, bank) + slack;
+    if (whole_input_banks < banks) {
+        // The whole input stays resident: one band, every kernel in one task,
+        // the weights streaming through the other banks (the vendor and Mesa
+        // both do this, hw-facts 3.9 and the vendor captures).
         plan.kernels_per_task = g.out_c;
-        plan.weight_banks = weight_banks_for(all_kernels);
+        plan.data_banks = whole_input_banks;
+        plan.weight_banks = banks - whole_input_banks;
     } else {
-        const int block = g.fp16 ? 16 : 32;  // the weight block's kernel count
-        const uint64_t budget = static_cast<uint64_t>(banks - min_data_banks - 1) * bank;
-        const int group = static_cast<int>(budget / per_kernel) / block * block;
-        if (g.depthwise || group < block)
-            return make_status(StatusCode::kUnimplemented,
-                               "%llu weight bytes per kernel leave no room for a %d-kernel group next to %d input rows",
-                               static_cast<unsigned long long>(per_kernel), block, g.kh);
-        plan.kernels_per_task = group;
-        plan.weight_banks = weight_banks_for(group);
+        // Bands of rows; the weights as resident as they fit (vendor: exactly
+        // ceil(bytes / bank) banks), otherwise groups of output kernels.
+        auto weight_banks_for = [&](int kernels) { return banks_for(per_kernel * static_cast<uint64_t>(kernels), bank); };
+        const int all_kernels = g.depthwise ? 1 : g.out_c;
+        if (weight_banks_for(all_kernels) + min_data_banks <= banks) {
+            plan.kernels_per_task = g.out_c;
+            plan.weight_banks = weight_banks_for(all_kernels);
+        } else {
+            const int block = g.fp16 ? 16 : 32;  // the weight block's kernel count
+            const uint64_t budget = static_cast<uint64_t>(banks - min_data_banks) * bank;
+            const int group = static_cast<int>(budget / per_kernel) / block * block;
+            if (g.depthwise || group < block)
+                return make_status(StatusCode::kUnimplemented,
+                                   "%llu weight bytes per kernel leave no room for a %d-kernel group next to %d input rows",
+                                   static_cast<unsigned long long>(per_kernel), block, g.kh);
+            plan.kernels_per_task = group;
+            plan.weight_banks = weight_banks_for(group);
+        }
+        plan.data_banks = banks - plan.weight_banks;
     }
-    plan.data_banks = banks - plan.weight_banks;
-    plan.input_rows_per_task = static_cast<int>(static_cast<uint64_t>(plan.data_banks) * bank / row_bytes);
-
+    plan.input_rows_per_task = static_cast<int>(static_cast<uint64_t>(plan.data_banks - slack) * bank / row_bytes);
     const std::vector<int>& core_list = cores.value();
     const int used_cores = std::min<int>(static_cast<int>(core_list.size()), g.out_h());
     const bool name_cores = core_list.size() > 1;

@@ -27,6 +27,49 @@ cpu::HostTensor view_of(const graph::Tensor& t, const void* data = nullptr) {
     return h;
 }
 
+// The epilogue, its registers and the packed constants, shared by Conv and
+// Gemm/MatMul. `w_rows` holds the weights as [oc][taps] (oc-major).
+Status finish(const graph::Tensor& x, const cpu::HostTensor& wh, const int8_t* w_rows, const cpu::HostTensor* bias,
+              const graph::Tensor* residual, const graph::Tensor& y, const cpu::Fusion& fusion, PreparedConv* prepared) {
+    const ConvGeometry& geo = prepared->geometry;
+    const int oc = geo.out_c;
+    const cpu::HostTensor xh = view_of(x), yh = view_of(y);
+    const cpu::HostTensor rh = residual != nullptr ? view_of(*residual) : cpu::HostTensor();
+    auto epilogue = cpu::int8::make_epilogue(xh, wh, oc, bias, residual ? &rh : nullptr, yh, fusion);
+    if (!epilogue.is_ok()) return epilogue.status();
+    prepared->epilogue = std::move(epilogue).value();
+    prepared->input_zp = static_cast<int8_t>(x.quant.zero_point());
+    const int taps = (geo.depthwise ? 1 : geo.in_c) * geo.kh * geo.kw;
+    Int8ConvLayer& layer = prepared->layer;
+    layer.geometry = geo;
+    layer.input_zp = prepared->input_zp;
+    layer.epilogue = epilogue_regs(prepared->epilogue, w_rows, oc, taps, x.quant.zero_point());
+    const int c_aligned = align_up(geo.in_c, 16);
+    prepared->weights = geo.depthwise ? pack_dw_weights_int8(w_rows, oc, geo.kh, geo.kw, c_aligned)
+                                      : pack_conv_weights_int8(w_rows, oc, geo.in_c, geo.kh, geo.kw, c_aligned);
+    prepared->records = bs_records(layer.epilogue, align_up(oc, 16));
+    return Status::ok();
+}
+
+// The same residual and activation rules for every lowered product.
+Status check_fusion(const graph::Graph& g, const graph::Op& op, const graph::Tensor& y, const cpu::Fusion& fusion,
+                    const graph::Tensor** residual, int* residual_input) {
+    *residual = nullptr;
+    if (fusion.residual_input < 0) return Status::ok();
+    const size_t index = static_cast<size_t>(fusion.residual_input);
+    if (index >= op.inputs.size() || op.inputs[index] < 0 || static_cast<size_t>(op.inputs[index]) >= g.tensors.size())
+        return RKNN_INVALID_ARGUMENT("%s: bad residual input", op.name.c_str());
+    *residual = &g.tensors[static_cast<size_t>(op.inputs[index])];
+    if ((*residual)->dtype != DType::kInt8 || (*residual)->shape != y.shape)
+        return unsupported("the fused residual is not an int8 tensor of the output's shape");
+    // On the DPU, BN (clip, leaky) sits before the EW add; only ReLU and the LUT follow it.
+    const OpType act = fusion.activation.type;
+    if (act != OpType::kIdentity && act != OpType::kRelu && !cpu::int8::needs_lut(act))
+        return unsupported(std::string(graph::op_type_name(act)) + " after a fused add: the DPU applies it before the add");
+    *residual_input = fusion.residual_input;
+    return Status::ok();
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_conv(const graph::Graph& g, const graph::Op& op) {
@@ -90,38 +133,69 @@ StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_conv(const graph::Graph& g,
 
     const cpu::Fusion fusion = cpu::fusion_of(op);
     const graph::Tensor* residual = nullptr;
-    if (fusion.residual_input >= 0) {
-        const size_t index = static_cast<size_t>(fusion.residual_input);
-        if (index >= op.inputs.size() || !valid_tensor(op.inputs[index]))
-            return RKNN_INVALID_ARGUMENT("convolution %s: bad residual input", op.name.c_str());
-        residual = &g.tensors[static_cast<size_t>(op.inputs[index])];
-        if (residual->dtype != DType::kInt8 || residual->shape != y.shape)
-            return unsupported("the fused residual is not an int8 tensor of the output's shape");
-        // On the DPU, BN (clip, leaky) sits before the EW add; only ReLU and the LUT follow it.
-        const OpType act = fusion.activation.type;
-        if (act != OpType::kIdentity && act != OpType::kRelu && !cpu::int8::needs_lut(act))
-            return unsupported(std::string(graph::op_type_name(act)) + " after a fused add: the DPU applies it before the add");
-        prepared->residual_input = fusion.residual_input;
+    RKNN_RETURN_IF_ERROR(check_fusion(g, op, y, fusion, &residual, &prepared->residual_input));
+
+    const cpu::HostTensor* bias = nullptr;
+    cpu::HostTensor bh;
+    if (bias_id >= 0) {
+        bh = view_of(g.tensors[static_cast<size_t>(bias_id)], bb->data);
+        bias = &bh;
     }
+    RKNN_RETURN_IF_ERROR(finish(x, view_of(w, wb->data), reinterpret_cast<const int8_t*>(wb->data), bias, residual, y,
+                                fusion, prepared.get()));
+    return prepared;
+}
 
-    const cpu::HostTensor xh = view_of(x), wh = view_of(w, wb->data), yh = view_of(y);
-    const cpu::HostTensor bh = bias_id >= 0 ? view_of(g.tensors[static_cast<size_t>(bias_id)], bb->data) : cpu::HostTensor();
-    const cpu::HostTensor rh = residual != nullptr ? view_of(*residual) : cpu::HostTensor();
-    auto epilogue = cpu::int8::make_epilogue(xh, wh, oc, bias_id >= 0 ? &bh : nullptr, residual ? &rh : nullptr, yh, fusion);
-    if (!epilogue.is_ok()) return epilogue.status();
-    prepared->epilogue = std::move(epilogue).value();
-    prepared->input_zp = static_cast<int8_t>(x.quant.zero_point());
+StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_gemm(const graph::Graph& g, const graph::Op& op) {
+    if (op.type != OpType::kGemm && op.type != OpType::kMatMul)
+        return unsupported(std::string(graph::op_type_name(op.type)) + " is not a matrix product");
+    const auto valid_tensor = [&g](int32_t id) { return id >= 0 && static_cast<size_t>(id) < g.tensors.size(); };
+    if (op.inputs.size() < 2 || op.outputs.size() != 1 || !valid_tensor(op.inputs[0]) || !valid_tensor(op.inputs[1]) ||
+        !valid_tensor(op.outputs[0]))
+        return RKNN_INVALID_ARGUMENT("%s has malformed inputs or outputs", op.name.c_str());
+    const graph::Tensor& a = g.tensors[static_cast<size_t>(op.inputs[0])];
+    const graph::Tensor& w = g.tensors[static_cast<size_t>(op.inputs[1])];
+    const graph::Tensor& y = g.tensors[static_cast<size_t>(op.outputs[0])];
+    if (a.dtype != DType::kInt8 || w.dtype != DType::kInt8 || y.dtype != DType::kInt8)
+        return unsupported("the NPU path takes int8 matrix products");
+    // One row (batch 1): the NPU sees a one-pixel cube of K channels.
+    if (a.shape.size() != 2 || a.shape[0] != 1 || w.shape.size() != 2 || y.shape.size() != 2 || !static_shape(a.shape) ||
+        !static_shape(w.shape))
+        return unsupported("only [1, K] x [K, N] products (one row) are lowered yet");
+    if (op.type == OpType::kGemm && (op.attrs.get_int("transA", 0) != 0 || op.attrs.get_float("alpha", 1.0f) != 1.0f ||
+                                     op.attrs.get_float("beta", 1.0f) != 1.0f))
+        return unsupported("Gemm with transA or alpha/beta other than 1");
+    const bool trans_b = op.type == OpType::kGemm && op.attrs.get_int("transB", 0) != 0;
+    const int64_t k = a.shape[1];
+    const int64_t n = trans_b ? w.shape[0] : w.shape[1];
+    if ((trans_b ? w.shape[1] : w.shape[0]) != k || y.shape[0] != 1 || y.shape[1] != n)
+        return RKNN_INVALID_ARGUMENT("%s: shapes do not multiply", op.name.c_str());
+    const graph::Buffer* wb = g.constant_buffer(op.inputs[1]);
+    if (wb == nullptr || wb->size != static_cast<size_t>(k * n)) return unsupported("the weights are not a constant");
+    const int32_t bias_id = op.type == OpType::kGemm && op.inputs.size() > 2 ? op.inputs[2] : -1;
+    const graph::Buffer* bb = bias_id >= 0 && valid_tensor(bias_id) ? g.constant_buffer(bias_id) : nullptr;
+    if (bias_id >= 0 && (bb == nullptr || g.tensors[static_cast<size_t>(bias_id)].dtype != DType::kInt32 ||
+                         bb->size != static_cast<size_t>(n) * 4))
+        return unsupported("the bias is not a constant int32 per output");
+    if (k > 8192 || n > 8192) return unsupported("a product wider than the CNA's channel fields");
 
+    auto prepared = std::make_unique<PreparedConv>();
+    ConvGeometry& geo = prepared->geometry;
+    geo.in_c = static_cast<int>(k);
+    geo.in_h = geo.in_w = 1;
+    geo.out_c = static_cast<int>(n);
+    const cpu::Fusion fusion = cpu::fusion_of(op);
+    const graph::Tensor* residual = nullptr;
+    RKNN_RETURN_IF_ERROR(check_fusion(g, op, y, fusion, &residual, &prepared->residual_input));
+    // Weights as [N][K] rows: the 1x1 convolution's kernels.
     const auto* wdata = reinterpret_cast<const int8_t*>(wb->data);
-    const int taps = static_cast<int>(w.shape[1] * w.shape[2] * w.shape[3]);
-    Int8ConvLayer& layer = prepared->layer;
-    layer.geometry = geo;
-    layer.input_zp = prepared->input_zp;
-    layer.epilogue = epilogue_regs(prepared->epilogue, wdata, oc, taps, x.quant.zero_point());
-    const int c_aligned = align_up(c, 16);
-    prepared->weights = depthwise ? pack_dw_weights_int8(wdata, oc, geo.kh, geo.kw, c_aligned)
-                                  : pack_conv_weights_int8(wdata, oc, c, geo.kh, geo.kw, c_aligned);
-    prepared->records = bs_records(layer.epilogue, align_up(oc, 16));
+    std::vector<int8_t> rows(static_cast<size_t>(k * n));
+    for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < k; ++j) rows[static_cast<size_t>(i * k + j)] = trans_b ? wdata[i * k + j] : wdata[j * n + i];
+    cpu::HostTensor bh;
+    if (bb != nullptr) bh = view_of(g.tensors[static_cast<size_t>(bias_id)], bb->data);
+    RKNN_RETURN_IF_ERROR(finish(a, view_of(w, wb->data), rows.data(), bb != nullptr ? &bh : nullptr, residual, y, fusion,
+                                prepared.get()));
     return prepared;
 }
 

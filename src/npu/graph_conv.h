@@ -1,4 +1,4 @@
-// From a graph Conv op (int8, with its fused activation and residual) to what
+// From a graph Conv, Gemm or MatMul op (int8, with its fused activation and residual) to what
 // the code generator lowers: the geometry, the epilogue in register terms,
 // and the constants in the NPU's layouts (packed weights, BS records). Done
 // once at init; the streams are then generated against buffer ids.
@@ -33,5 +33,9 @@ struct PreparedConv {
 // or depthwise, batch > 1, float tensors, an activation the DPU cannot place
 // after a residual add, ...).
 StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_conv(const graph::Graph& g, const graph::Op& op);
+
+// Gemm (transA 0, alpha = beta = 1) and MatMul with constant [K, N] weights
+// over one row: a 1x1 convolution of a one-pixel, K-channel cube.
+StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_gemm(const graph::Graph& g, const graph::Op& op);
 
 }  // namespace rknn::npu

@@ -1,8 +1,8 @@
 #include "npu/placement.h"
 
 #include "base/log.h"
-#include "npu/conv_lowering.h"
-#include "npu/graph_conv.h"
+#include "npu/concat_plan.h"
+#include "npu/prepared_op.h"
 
 namespace rknn::npu {
 
@@ -13,14 +13,24 @@ Placement on_cpu(std::string reason) { return {Target::kCpu, std::move(reason)};
 }  // namespace
 
 Placement place_op(const graph::Graph& g, const graph::Op& op, const hw::SocProfile& soc, uint32_t core_mask) {
-    if (op.type != graph::OpType::kConv)
-        return on_cpu(std::string(graph::op_type_name(op.type)) + " is not lowered to the NPU yet");
-    auto prepared = prepare_int8_conv(g, op);
+    if (op.type == graph::OpType::kConcat) {
+        auto plan = plan_concat_in_place(g, op, soc.c2_int8);
+        if (!plan.is_ok()) return on_cpu(plan.status().message());
+        return {Target::kNpu, "in place: its producers write at their channel offsets (no task)"};
+    }
+    auto prepared = prepare_op(g, op);
     if (!prepared.is_ok()) return on_cpu(prepared.status().message());
-    auto plan = plan_conv(prepared.value()->geometry, soc, core_mask);
-    if (!plan.is_ok()) return on_cpu(plan.status().message());
-    return {Target::kNpu, std::string(prepared.value()->geometry.depthwise ? "depthwise " : "") + "convolution in " +
-                              std::to_string(plan.value().task_count()) + " task(s)"};
+    // Lowering against placeholder buffers proves the op fits the SoC (tiling, fields).
+    const PreparedOp& p = *prepared.value();
+    OpBuffers buffers;
+    for (size_t i = 0; i < p.feature_inputs().size(); ++i) buffers.features.push_back(BufferRef(static_cast<int32_t>(i), 0));
+    for (size_t i = 0; i < p.constants().size(); ++i) buffers.constants.push_back(BufferRef(static_cast<int32_t>(i), 0));
+    buffers.output = BufferRef(0, 0);
+    buffers.scratch = BufferRef(0, 0);
+    ProgramBuilder program(soc);
+    const Status lowered = p.lower(buffers, soc, core_mask, &program);
+    if (!lowered.is_ok()) return on_cpu(lowered.message());
+    return {Target::kNpu, p.describe(soc, core_mask)};
 }
 
 std::vector<Placement> place_graph(const graph::Graph& g, const hw::SocProfile& soc, uint32_t core_mask) {

@@ -1,5 +1,6 @@
 // Where each op of a graph runs: on the NPU when the code generator lowers it
-// exactly for the SoC, otherwise on the CPU, with the reason (logged at
+// exactly for the SoC (or, for a channel Concat, when its producers can write
+// in place: concat_plan.h), otherwise on the CPU, with the reason (logged at
 // RKNN_LOG_LEVEL >= 3 so users can see why a layer left the NPU).
 #pragma once
 

@@ -264,10 +264,12 @@ TEST(NpuConvLowering, TiledAndMultiCore640x640LayerEqualsOneTask) {
 }
 
 TEST(NpuConvLowering, WeightsLargerThanTheBufferAreSplitIntoKernelGroups) {
+    // Neither the input (384 KiB) nor the weights (432 KiB) stay resident.
     QuantConvSpec s;
-    s.c_in = 256;
-    s.c_out = 200;
-    s.h = s.w = 5;
+    s.c_in = 512;
+    s.c_out = 96;
+    s.h = 48;
+    s.w = 16;
     s.kh = s.kw = 3;
     s.pad_top = s.pad_left = s.pad_bottom = s.pad_right = 1;
     s.activation = OpType::kRelu;
@@ -278,7 +280,25 @@ TEST(NpuConvLowering, WeightsLargerThanTheBufferAreSplitIntoKernelGroups) {
     EXPECT_EQ(plan.value().kernels_per_task % 32, 0);
     size_t tasks = 0;
     EXPECT_TRUE(matches_reference(s, 902, 0, &tasks));
-    EXPECT_GE(tasks, 2u);
+    EXPECT_GE(tasks, 4u);
+}
+
+// A resident input keeps every kernel in one task while the weights stream
+// through the other banks, as the vendor and Mesa program it.
+TEST(NpuConvLowering, ResidentInputTakesEveryKernelInOneTask) {
+    npu::ConvGeometry g;
+    g.in_c = 1024;
+    g.in_h = g.in_w = 7;
+    g.out_c = 1024;  // 1 MiB of 1x1 weights
+    auto plan = npu::plan_conv(g, rknn::hw::default_soc(), 0);
+    ASSERT_TRUE(plan.is_ok()) << plan.status().message();
+    ASSERT_EQ(plan.value().task_count(), 1u);
+    EXPECT_EQ(plan.value().data_banks, 3) << "49 KiB of input: two banks plus the int8 slack bank";
+    EXPECT_EQ(plan.value().weight_banks, 9);
+    g.fp16 = true;
+    auto fp16 = npu::plan_conv(g, rknn::hw::default_soc(), 0);
+    ASSERT_TRUE(fp16.is_ok());
+    EXPECT_EQ(fp16.value().data_banks, 4) << "fp16 fits exactly (98 KiB)";
 }
 
 TEST(NpuConvLowering, MultiCoreSplitsGiveTheSingleCoreResult) {

@@ -221,8 +221,9 @@ TEST(NpuMesaRecipe, RegisterValuesAgreeWithMesaForFifteenLayers) {
     std::printf("Mesa recipe: %d of %d fields equal (%d of them by a recorded departure) over %zu layers\n", equal,
                 total, departed, std::size(kLayers));
     std::printf("  departure (channel fields): %s\n  departure (one-channel input): %s\n", kChannelWhy, kOneChannelWhy);
-    std::printf("  not compared (we differ by design): CBUF DATA/WEIGHT_BANK (ours: weights ceil+1 banks, data the "
-                "rest; Mesa: data exact fit, weights the rest), PAD_CON1 (ours: the int8 zero point; Mesa: the uint8 "
+    std::printf("  not compared (we differ by design): CBUF DATA/WEIGHT_BANK (ours: one more data bank for an int8 "
+                "cube, a need found on boards (golden cbuf-bank-slack.md), and in banded layers ceil(weights / bank) "
+                "weight banks as the vendor; Mesa: an exact fit and a spare weight bank), PAD_CON1 (ours: the int8 zero point; Mesa: the uint8 "
                 "zero point - 128), requantisation (ours: per-channel BS multiplier; Mesa: per-tensor OUT_CVT), "
                 "BS_OW_CFG.OD_BYPASS (ours 1 as the vendor; Mesa 0)\n");
 }

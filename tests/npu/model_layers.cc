@@ -1,10 +1,10 @@
 // Whole models, layer by layer, on the emulated NPU: mobilenet_v2, resnet18
 // and the YOLOv5s-like detector (exported by tests/models/export_models.py)
 // are converted to int8; the CPU reference runs each graph once and keeps
-// every intermediate tensor; then every op the placement puts on the NPU is
-// lowered, run through the rknpu back-end on the mock kernel with the
-// reference's own input tensors, and its output compared bit for bit with
-// the reference's. Prints the placement, the code-generation time, the
+// every intermediate tensor; then every op the placement puts on the NPU
+// (convolutions, element-wise ops, activations, pools) is lowered, run
+// through the rknpu back-end on the mock kernel with the reference's own
+// input tensors, and its output compared bit for bit with the reference's. Prints the placement, the code-generation time, the
 // regcmd bytes and task counts per model.
 //
 // usage: npu_model_layers MODELS_DIR
@@ -19,8 +19,8 @@
 #include "exported_models.h"
 #include "cpu/graph_executor.h"
 #include "hw/soc_profile.h"
-#include "npu/conv_lowering.h"
-#include "npu/graph_conv.h"
+#include "npu/prepared_op.h"
+#include "npu/concat_plan.h"
 #include "npu/native_layout.h"
 #include "npu/placement.h"
 #include "npu_runner.h"
@@ -47,46 +47,25 @@ struct ModelReport {
     size_t tasks = 0, regcmd_bytes = 0;
     double codegen_ms = 0;
     std::map<std::string, int> cpu_reasons;  // "Type: reason" -> count
+    std::map<std::string, int> npu_by_type;
 };
 
-// Runs one NPU-placed convolution and compares it with the reference's output.
-Status check_conv(const rknn::graph::Graph& g, const rknn::graph::Op& op, const std::map<int32_t, HostTensor>& values,
-                  uint32_t core_mask, ModelReport* report, bool* same) {
-    const auto start = std::chrono::steady_clock::now();
-    RKNN_ASSIGN_OR_RETURN(std::unique_ptr<npu::PreparedConv> conv, npu::prepare_int8_conv(g, op));
-    npu::testing::NpuRunner runner;
-    const npu::ConvGeometry& geo = conv->geometry;
-    enum : int32_t { kIn, kWeights, kRecords, kOut, kResidual };
-    conv->layer.addresses = {npu::BufferRef(kIn, 0), npu::BufferRef(kWeights, 0), npu::BufferRef(kRecords, 0),
-                             npu::BufferRef(kOut, 0)};
-    conv->layer.epilogue.residual_addr = npu::BufferRef(kResidual, 0);
-    npu::ProgramBuilder builder(runner.soc());
-    RKNN_RETURN_IF_ERROR(npu::lower_conv_int8(conv->layer, runner.soc(), core_mask, &builder));
-    const npu::Program program = builder.finish();
-    report->codegen_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    report->tasks += program.tasks.size();
-    report->regcmd_bytes += program.bytes();
-
-    const HostTensor& x = values.at(op.inputs[0]);
-    const int c_aligned = npu::align_up(geo.in_c, 16), oc_aligned = npu::align_up(geo.out_c, 16);
-    const int oh = geo.out_h(), ow = geo.out_w();
-    const auto cube = npu::pack_int8_cube(x.data<int8_t>(), geo.in_c, geo.in_h, geo.in_w, c_aligned, 0);
-    const size_t out_bytes = static_cast<size_t>(oc_aligned) * oh * ow;
-    std::vector<uint8_t> residual(16, 0);
-    if (conv->residual_input >= 0) {
-        const HostTensor& r = values.at(op.inputs[static_cast<size_t>(conv->residual_input)]);
-        residual = npu::pack_int8_cube(r.data<int8_t>(), geo.out_c, oh, ow, oc_aligned, 0);
+// Packs a Concat's inputs at the offsets plan_concat_in_place gives and
+// compares the bytes with the reference output's packed cube.
+bool concat_layout_holds(const rknn::graph::Graph& g, const rknn::graph::Op& op,
+                         const std::map<int32_t, HostTensor>& values) {
+    auto plan = npu::plan_concat_in_place(g, op);
+    if (!plan.is_ok()) return false;
+    const HostTensor& y = values.at(op.outputs[0]);
+    const int c = static_cast<int>(y.shape()[1]), h = static_cast<int>(y.shape()[2]), w = static_cast<int>(y.shape()[3]);
+    std::vector<uint8_t> placed(plan.value().output_bytes, 0);
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+        const HostTensor& x = values.at(op.inputs[i]);
+        const int xc = static_cast<int>(x.shape()[1]);
+        const auto cube = npu::pack_int8_cube(x.data<int8_t>(), xc, h, w, npu::align_up(xc, 16), 0);
+        std::copy(cube.begin(), cube.end(), placed.begin() + static_cast<std::ptrdiff_t>(plan.value().input_offsets[i]));
     }
-    if (runner.add(cube.data(), cube.size()) != kIn ||
-        runner.add(conv->weights.data(), conv->weights.size()) != kWeights ||
-        runner.add(conv->records.data(), conv->records.size()) != kRecords || runner.zeros(out_bytes) != kOut ||
-        runner.add(residual.data(), residual.size()) != kResidual)
-        return RKNN_INTERNAL_ERROR("buffer creation failed");
-    RKNN_RETURN_IF_ERROR(runner.run(program));
-    const auto got = npu::unpack_int8_cube(runner.data(kOut), geo.out_c, oh, ow, static_cast<uint64_t>(oh) * ow * 16);
-    const HostTensor& ref = values.at(op.outputs[0]);
-    *same = std::memcmp(got.data(), ref.raw(), got.size()) == 0;
-    return Status::ok();
+    return placed == npu::pack_int8_cube(y.data<int8_t>(), c, h, w, npu::align_up(c, 16), 0);
 }
 
 StatusOr<ModelReport> run_model(const fs::path& dir, const char* name, uint32_t core_mask) {
@@ -123,10 +102,23 @@ StatusOr<ModelReport> run_model(const fs::path& dir, const char* name, uint32_t 
             continue;
         }
         ++report.npu_ops;
-        bool same = false;
-        const Status checked = check_conv(g, op, values, core_mask, &report, &same);
-        if (!checked.is_ok()) return checked.with_context("op " + std::to_string(i) + " " + op.name);
-        if (!same) {
+        ++report.npu_by_type[rknn::graph::op_type_name(op.type)];
+        if (op.type == rknn::graph::OpType::kConcat) {
+            // In place: the inputs' cubes at the planned offsets are the output's cube.
+            if (!concat_layout_holds(g, op, values)) {
+                ++report.differing_ops;
+                std::printf("  op %zu %s: the in-place layout differs from the reference\n", i, op.name.c_str());
+            }
+            continue;
+        }
+        auto run = npu::testing::run_graph_op(g, op, [&values](int32_t id) -> const HostTensor& { return values.at(id); },
+                                              core_mask);
+        if (!run.is_ok()) return run.status().with_context("op " + std::to_string(i) + " " + op.name);
+        report.codegen_ms += run.value().codegen_ms;
+        report.tasks += run.value().tasks;
+        report.regcmd_bytes += run.value().regcmd_bytes;
+        const HostTensor& ref = values.at(op.outputs[0]);
+        if (std::memcmp(run.value().output.data(), ref.raw(), run.value().output.size()) != 0) {
             ++report.differing_ops;
             std::printf("  op %zu %s: NPU output differs from the reference\n", i, op.name.c_str());
         }
@@ -153,6 +145,9 @@ int main(int argc, char** argv) {
         std::printf("%-14s NPU ops %3d (%d differ)  CPU ops %3d  tasks %5zu  regcmd %8zu bytes  codegen %.1f ms%s\n",
                     name, r.npu_ops, r.differing_ops, r.cpu_ops, r.tasks, r.regcmd_bytes, r.codegen_ms,
                     mask > 1 ? "  (3 cores)" : "");
+        std::string npu_types;
+        for (const auto& [type, count] : r.npu_by_type) npu_types += " " + type + " x" + std::to_string(count);
+        std::printf("    NPU:%s\n", npu_types.c_str());
         for (const auto& [reason, count] : r.cpu_reasons) std::printf("    CPU x%-3d %s\n", count, reason.c_str());
         if (r.differing_ops != 0 || r.npu_ops == 0) ++failures;
     }

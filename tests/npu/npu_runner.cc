@@ -1,9 +1,12 @@
 #include "npu_runner.h"
 
+#include <chrono>
 #include <cstring>
 
 #include "driver/rknpu_driver.h"
 #include "hw/soc_profile.h"
+#include "npu/native_layout.h"
+#include "npu/prepared_op.h"
 
 namespace rknn::npu::testing {
 
@@ -73,6 +76,8 @@ Status NpuRunner::run(const Program& program, uint32_t* tasks_done) {
         }
         submit.core_mask = program.core_mask;
         submit.flags = driver::submit_flag::kPingPong;
+        // Sanitizer builds run the emulator many times slower than a board.
+        submit.timeout_ms = 120000;
         if (__builtin_popcount(program.core_mask) > 1) {
             for (int c = 0; c < kMaxProgramCores; ++c)
                 submit.core_tasks[static_cast<size_t>(c)] = {program.cores[static_cast<size_t>(c)].start,
@@ -90,5 +95,47 @@ Status NpuRunner::run(const Program& program, uint32_t* tasks_done) {
 }
 
 uint64_t NpuRunner::programs_on_core(int core) const { return kernel_->npu().stats(core).programs; }
+
+StatusOr<OpRun> run_graph_op(const graph::Graph& g, const graph::Op& op,
+                             const std::function<const cpu::HostTensor&(int32_t)>& value_of, uint32_t core_mask) {
+    OpRun run;
+    const auto start = std::chrono::steady_clock::now();
+    RKNN_ASSIGN_OR_RETURN(std::unique_ptr<PreparedOp> prepared, prepare_op(g, op));
+    NpuRunner runner;
+    if (!runner.ready()) return RKNN_INTERNAL_ERROR("could not open the rknpu back-end on the mock kernel");
+    // Buffers in binding order: feature cubes, constants, then the output cube.
+    OpBuffers buffers;
+    int32_t next = 0;
+    for (size_t i = 0; i < prepared->feature_inputs().size(); ++i) buffers.features.push_back(BufferRef(next++, 0));
+    for (size_t i = 0; i < prepared->constants().size(); ++i) buffers.constants.push_back(BufferRef(next++, 0));
+    buffers.output = BufferRef(next, 0);
+    if (prepared->scratch_bytes() > 0) buffers.scratch = BufferRef(next + 1, 0);
+    ProgramBuilder builder(runner.soc());
+    RKNN_RETURN_IF_ERROR(prepared->lower(buffers, runner.soc(), core_mask, &builder));
+    const Program program = builder.finish();
+    run.codegen_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    run.tasks = program.tasks.size();
+    run.regcmd_bytes = program.bytes();
+
+    for (int index : prepared->feature_inputs()) {
+        const cpu::HostTensor& t = value_of(op.inputs[static_cast<size_t>(index)]);
+        CubeShape c;
+        if (!cube_of_shape(t.shape(), &c)) return RKNN_INVALID_ARGUMENT("feature input is not a cube");
+        const auto cube = pack_int8_cube(t.data<int8_t>(), c.c, c.h, c.w, align_up(c.c, 16), 0);
+        if (runner.add(cube.data(), cube.size()) < 0) return RKNN_INTERNAL_ERROR("buffer creation failed");
+    }
+    for (const auto& bytes : prepared->constants())
+        if (runner.add(bytes.data(), bytes.size()) < 0) return RKNN_INTERNAL_ERROR("buffer creation failed");
+    CubeShape out;
+    if (!cube_of_shape(g.tensors[static_cast<size_t>(op.outputs[0])].shape, &out))
+        return RKNN_INVALID_ARGUMENT("output is not a cube");
+    const int oc = out.c, oh = out.h, ow = out.w;
+    if (runner.zeros(static_cast<size_t>(align_up(oc, 16)) * oh * ow) != next ||
+        (prepared->scratch_bytes() > 0 && runner.zeros(prepared->scratch_bytes()) != next + 1))
+        return RKNN_INTERNAL_ERROR("buffer creation failed");
+    RKNN_RETURN_IF_ERROR(runner.run(program));
+    run.output = unpack_int8_cube(runner.data(next), oc, oh, ow, static_cast<uint64_t>(oh) * ow * 16);
+    return run;
+}
 
 }  // namespace rknn::npu::testing

@@ -5,12 +5,15 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
 #include "base/status.h"
 #include "driver/kernel_driver.h"
 #include "driver/mock/mock_kernel.h"
+#include "cpu/host_tensor.h"
+#include "graph/graph.h"
 #include "npu/program.h"
 
 namespace rknn::npu::testing {
@@ -38,5 +41,16 @@ private:
     std::unique_ptr<driver::KernelDriver> driver_;
     std::vector<driver::BufferObject> buffers_;
 };
+
+// One graph op through the whole NPU path: prepare_op, lowering against
+// buffers of a fresh runner, the run, and the output unpacked to NCHW.
+struct OpRun {
+    std::vector<int8_t> output;
+    size_t tasks = 0, regcmd_bytes = 0;
+    double codegen_ms = 0;  // prepare_op + lowering
+};
+// `value_of(tensor id)` gives each feature input as an int8 NCHW tensor.
+StatusOr<OpRun> run_graph_op(const graph::Graph& g, const graph::Op& op,
+                             const std::function<const cpu::HostTensor&(int32_t)>& value_of, uint32_t core_mask = 0);
 
 }  // namespace rknn::npu::testing

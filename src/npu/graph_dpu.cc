@@ -1,0 +1,238 @@
+// Standalone DPU ops from the graph (flying mode: the DPU reads its input
+// cube itself, op-enable 0x18):
+//  - binary Add, Sub, Mul, Max, Min of int8 tensors of the same shape, or with
+//    a per-channel [1, C, 1, 1] second operand: A requantised in BS (ALU adds
+//    -za, multiplier Ma), B through the EW converter (-zb, Mb), one rounding at
+//    OUT_CVT; Mul multiplies in EW and requantises at OUT_CVT. These are the
+//    int8 reference's formulas (cpu/int8/elementwise_int8.cc) in registers.
+//  - unary activations: the output depends on the input code alone, so the
+//    DPU's LUT holds the reference's own 256 results (index select 0, from
+//    -128): exact for ReLU, Clip, LeakyRelu and every LUT activation.
+#include <cstring>
+
+#include "cpu/graph_executor.h"
+#include "cpu/int8/requant.h"
+#include "npu/dpu_regs.h"
+#include "npu/native_layout.h"
+#include "npu/prepared_op.h"
+
+namespace rknn::npu {
+
+namespace {
+
+using graph::DType;
+using graph::OpType;
+
+constexpr uint32_t kDpuEnable = 0x18;       // DPU | DPU_RDMA
+constexpr uint32_t kDpuInterrupts = 0x300;
+
+Status unsupported(std::string message) { return Status(StatusCode::kUnimplemented, std::move(message)); }
+
+struct Cube {
+    int c = 0, h = 0, w = 0;
+};
+
+StatusOr<Cube> cube_of(const graph::Tensor& t) {
+    if (t.dtype != DType::kInt8 || !t.quant.is_quantized() || t.quant.per_channel())
+        return unsupported("tensor " + t.name + " is not a per-tensor quantised int8 tensor");
+    if (t.shape.size() != 4 || t.shape[0] != 1)
+        return unsupported("tensor " + t.name + " is not a [1, C, H, W] cube");
+    for (int64_t d : t.shape)
+        if (d <= 0 || d > 8192) return unsupported("tensor " + t.name + " has a size the DPU's cube fields cannot hold");
+    return Cube{static_cast<int>(t.shape[1]), static_cast<int>(t.shape[2]), static_cast<int>(t.shape[3])};
+}
+
+uint32_t algo_of(OpType type) {
+    switch (type) {
+    case OpType::kMax: return 0;
+    case OpType::kMin: return 1;
+    case OpType::kSub: return 4;
+    default: return 2;  // add (Mul uses the EW multiplier instead)
+    }
+}
+
+class DpuOp : public PreparedOp {
+public:
+    DpuOp(DpuTask task, std::vector<int16_t> lut, bool operand_is_constant)
+        : task_(std::move(task)), lut_(std::move(lut)), operand_is_constant_(operand_is_constant) {}
+
+    void set_bindings(std::vector<int> features, std::vector<std::vector<uint8_t>> constants) {
+        feature_inputs_ = std::move(features);
+        constants_ = std::move(constants);
+    }
+
+    Status lower(const OpBuffers& buffers, const hw::SocProfile&, uint32_t core_mask, ProgramBuilder* program) const override {
+        if (buffers.features.size() != feature_inputs_.size() || buffers.constants.size() != constants_.size())
+            return RKNN_INVALID_ARGUMENT("DPU op bound to %zu features and %zu constants", buffers.features.size(),
+                                         buffers.constants.size());
+        DpuTask t = task_;
+        t.src = buffers.features[0];
+        t.dst = buffers.output;
+        if (t.ew.tensor) t.ew.operand_addr = operand_is_constant_ ? buffers.constants[0] : buffers.features[1];
+        TaskEmitter e;
+        if (!lut_.empty()) {
+            // The table holds the 256 results from code -128 on; the LO table repeats the last one.
+            std::vector<int16_t> le(513), lo(513, lut_[255]);
+            for (int i = 0; i < 513; ++i) le[static_cast<size_t>(i)] = lut_[static_cast<size_t>(std::min(i, 255))];
+            emit_lut_load(&e, le, lo);
+            emit_lut_window(&e, 0, -128, 128, 128 + 512);
+        }
+        emit_dpu_task(&e, t);
+        return program->add(core_of(core_mask), e, kDpuEnable, kDpuInterrupts);
+    }
+
+    std::string describe(const hw::SocProfile&, uint32_t) const override {
+        return lut_.empty() ? "element-wise DPU task" : "DPU lookup-table task";
+    }
+
+private:
+    static int core_of(uint32_t core_mask) {
+        for (int c = 0; c < kMaxProgramCores; ++c)
+            if (core_mask & (1u << c)) return c;
+        return 0;
+    }
+
+    DpuTask task_;
+    std::vector<int16_t> lut_;
+    bool operand_is_constant_;
+};
+
+// The reference's output for every int8 input code: a 1-op graph over a
+// 16x16 cube holding codes -128..127, with the op's constant inputs copied.
+StatusOr<std::vector<int16_t>> lut_from_reference(const graph::Graph& g, const graph::Op& op) {
+    graph::Graph mini;
+    graph::Op copy{op.type, op.name, op.custom_type, {}, {}, op.attrs};
+    graph::Tensor x = g.tensors[static_cast<size_t>(op.inputs[0])];
+    x.shape = {1, 1, 16, 16};
+    x.buffer = -1;
+    const int32_t xid = mini.add_tensor(x);
+    mini.inputs = {xid};
+    copy.inputs.push_back(xid);
+    for (size_t i = 1; i < op.inputs.size(); ++i) {
+        const int32_t id = op.inputs[i];
+        if (id < 0) {
+            copy.inputs.push_back(-1);
+            continue;
+        }
+        const graph::Buffer* buffer = g.constant_buffer(id);
+        if (buffer == nullptr) return unsupported("a non-constant second input makes it more than a table");
+        const graph::Tensor& t = g.tensors[static_cast<size_t>(id)];
+        const int32_t cid = mini.add_constant(t.name, t.dtype, t.shape, graph::Buffer::copy_of(buffer->data, buffer->size));
+        mini.tensors[static_cast<size_t>(cid)].quant = t.quant;
+        copy.inputs.push_back(cid);
+    }
+    graph::Tensor y = g.tensors[static_cast<size_t>(op.outputs[0])];
+    y.shape = {1, 1, 16, 16};
+    y.buffer = -1;
+    const int32_t yid = mini.add_tensor(y);
+    copy.outputs = {yid};
+    mini.add_op(copy);
+    mini.outputs = {yid};
+    RKNN_ASSIGN_OR_RETURN(auto exec, cpu::GraphExecutor::create(mini));
+    cpu::HostTensor codes(DType::kInt8, {1, 1, 16, 16});
+    codes.quant = x.quant;
+    for (int i = 0; i < 256; ++i) codes.data<int8_t>()[i] = static_cast<int8_t>(i - 128);
+    std::vector<cpu::HostTensor> out;
+    cpu::GraphExecutor::RunStats stats;
+    RKNN_RETURN_IF_ERROR(exec->run({codes}, &out, nullptr, &stats));
+    if (stats.int8_ops != 1) return unsupported("the reference has no int8 kernel for it");
+    std::vector<int16_t> table(256);
+    for (int i = 0; i < 256; ++i) table[static_cast<size_t>(i)] = out[0].data<int8_t>()[i];
+    return table;
+}
+
+StatusOr<std::unique_ptr<PreparedOp>> prepare_unary(const graph::Graph& g, const graph::Op& op) {
+    const graph::Tensor& x = g.tensors[static_cast<size_t>(op.inputs[0])];
+    const graph::Tensor& y = g.tensors[static_cast<size_t>(op.outputs[0])];
+    RKNN_ASSIGN_OR_RETURN(const Cube cx, cube_of(x));
+    RKNN_ASSIGN_OR_RETURN(const Cube cy, cube_of(y));
+    if (cx.c != cy.c || cx.h != cy.h || cx.w != cy.w) return unsupported("the output's shape differs from the input's");
+    RKNN_ASSIGN_OR_RETURN(std::vector<int16_t> table, lut_from_reference(g, op));
+    DpuTask t;
+    t.c = cx.c;
+    t.h = cx.h;
+    t.w = cx.w;
+    t.ew.enabled = t.ew.lut = true;
+    auto prepared = std::make_unique<DpuOp>(t, std::move(table), false);
+    prepared->set_bindings({0}, {});
+    return std::unique_ptr<PreparedOp>(std::move(prepared));
+}
+
+StatusOr<std::unique_ptr<PreparedOp>> prepare_binary(const graph::Graph& g, const graph::Op& op) {
+    if (op.inputs.size() != 2 || op.inputs[1] < 0) return unsupported("not a two-input element-wise op");
+    int a_index = 0, b_index = 1;
+    const auto& t0 = g.tensors[static_cast<size_t>(op.inputs[0])];
+    const auto& t1 = g.tensors[static_cast<size_t>(op.inputs[1])];
+    const graph::Tensor& y = g.tensors[static_cast<size_t>(op.outputs[0])];
+    RKNN_ASSIGN_OR_RETURN(const Cube cy, cube_of(y));
+    // The full-size operand goes through the RDMA, a per-channel one through ERDMA.
+    if (t0.shape != y.shape && t1.shape == y.shape) {
+        if (op.type == OpType::kSub) return unsupported("Sub with a broadcast first operand");
+        std::swap(a_index, b_index);
+    }
+    const graph::Tensor& a = g.tensors[static_cast<size_t>(op.inputs[static_cast<size_t>(a_index)])];
+    const graph::Tensor& b = g.tensors[static_cast<size_t>(op.inputs[static_cast<size_t>(b_index)])];
+    RKNN_ASSIGN_OR_RETURN(const Cube ca, cube_of(a));
+    if (a.shape != y.shape) return unsupported("broadcast of both operands");
+    RKNN_ASSIGN_OR_RETURN(const Cube cb, cube_of(b));
+    const bool per_channel = cb.c == cy.c && cb.h == 1 && cb.w == 1 && (cy.h != 1 || cy.w != 1);
+    if (b.shape != y.shape && !per_channel) return unsupported("broadcasts other than per channel are not lowered yet");
+
+    const double sa = a.quant.scale(), sb = b.quant.scale(), sy = y.quant.scale();
+    DpuTask t;
+    t.c = ca.c;
+    t.h = ca.h;
+    t.w = ca.w;
+    t.bs.enabled = t.bs.alu = true;
+    t.bs.alu_value = -a.quant.zero_point();
+    t.ew.enabled = t.ew.op = t.ew.tensor = t.ew.cvt = true;
+    t.ew.per_channel = per_channel;
+    t.ew.cvt_offset = -b.quant.zero_point();
+    t.out.offset = y.quant.zero_point();
+    if (op.type == OpType::kMul) {
+        const cpu::int8::Requant rq = cpu::int8::make_requant(sa * sb / sy);
+        t.ew.op_mul = true;
+        t.out.scale = static_cast<int16_t>(rq.multiplier(0));
+        t.out.shift = rq.shift;
+    } else {
+        const cpu::int8::Requant rq = cpu::int8::make_requant({sa / sy, sb / sy});
+        t.bs.mul = true;
+        t.bs.mul_value = static_cast<int16_t>(rq.multiplier(0));
+        t.ew.cvt_scale = static_cast<int16_t>(rq.multiplier(1));
+        t.ew.algo = algo_of(op.type);
+        t.out.shift = rq.shift;
+    }
+    const graph::Buffer* constant = g.constant_buffer(op.inputs[static_cast<size_t>(b_index)]);
+    auto prepared = std::make_unique<DpuOp>(t, std::vector<int16_t>{}, constant != nullptr);
+    if (constant != nullptr) {
+        if (constant->size != static_cast<size_t>(graph::num_elements(b.shape)))
+            return RKNN_INVALID_ARGUMENT("constant %s has %zu bytes", b.name.c_str(), constant->size);
+        prepared->set_bindings({a_index}, {pack_int8_cube(reinterpret_cast<const int8_t*>(constant->data), cb.c, cb.h,
+                                                          cb.w, align_up(cb.c, 16), 0)});
+    } else {
+        prepared->set_bindings({a_index, b_index}, {});
+    }
+    return std::unique_ptr<PreparedOp>(std::move(prepared));
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<PreparedOp>> prepare_dpu_op(const graph::Graph& g, const graph::Op& op) {
+    const auto valid = [&g](int32_t id) { return id >= 0 && static_cast<size_t>(id) < g.tensors.size(); };
+    if (op.inputs.empty() || op.outputs.size() != 1 || !valid(op.inputs[0]) || !valid(op.outputs[0]) ||
+        (op.inputs.size() > 1 && op.inputs[1] >= 0 && !valid(op.inputs[1])))
+        return RKNN_INVALID_ARGUMENT("op %s has malformed inputs or outputs", op.name.c_str());
+    if (g.is_constant(op.inputs[0])) return unsupported("a constant first operand (folded by the converter)");
+    switch (op.type) {
+    case OpType::kAdd:
+    case OpType::kSub:
+    case OpType::kMul:
+    case OpType::kMax:
+    case OpType::kMin:
+        return prepare_binary(g, op);
+    default:
+        return prepare_unary(g, op);
+    }
+}
+
+}  // namespace rknn::npu

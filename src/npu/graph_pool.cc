@@ -1,0 +1,137 @@
+// Pooling from the graph through the PPU (op-enable 0x60): MaxPool,
+// GlobalMaxPool, AveragePool and GlobalAveragePool with square windows.
+// The PPU works on the codes and keeps the input's quantisation; when the
+// output's differs, a DPU task requantises the pooled codes from a scratch
+// cube (the reference requantises the pooled value once, the same way). An
+// average is exact against the reference (cpu/int8/pool_int8.cc: Q16
+// reciprocals of the window size) only when the zero point is 0 and no
+// window reaches into padding.
+#include "cpu/int8/requant.h"
+#include "graph/spatial.h"
+#include "npu/dpu_regs.h"
+#include "npu/native_layout.h"
+#include "npu/pool_regs.h"
+#include "npu/prepared_op.h"
+
+namespace rknn::npu {
+
+namespace {
+
+using graph::OpType;
+
+constexpr uint32_t kPpuEnable = 0x60;      // PPU | PPU_RDMA
+constexpr uint32_t kPpuInterrupts = 0xc00;
+constexpr uint32_t kDpuEnable = 0x18;      // DPU | DPU_RDMA
+constexpr uint32_t kDpuInterrupts = 0x300;
+
+Status unsupported(std::string message) { return Status(StatusCode::kUnimplemented, std::move(message)); }
+
+class PoolOp : public PreparedOp {
+public:
+    PoolOp(PoolTask task, bool requantise, DpuTask requant) : task_(task), requantise_(requantise), requant_(requant) {
+        feature_inputs_ = {0};
+    }
+
+    size_t scratch_bytes() const override {
+        return requantise_ ? static_cast<size_t>(align_up(task_.c, 16)) * task_.out_h() * task_.out_w() : 0;
+    }
+
+    Status lower(const OpBuffers& buffers, const hw::SocProfile&, uint32_t core_mask, ProgramBuilder* program) const override {
+        if (buffers.features.size() != 1) return RKNN_INVALID_ARGUMENT("pool bound to %zu features", buffers.features.size());
+        int core = 0;
+        while (core + 1 < kMaxProgramCores && core_mask != 0 && !(core_mask & (1u << core))) ++core;
+        TaskEmitter pool;
+        emit_pool(&pool, task_, buffers.features[0], requantise_ ? buffers.scratch : buffers.output);
+        RKNN_RETURN_IF_ERROR(program->add(core, pool, kPpuEnable, kPpuInterrupts));
+        if (!requantise_) return Status::ok();
+        DpuTask t = requant_;
+        t.src = buffers.scratch;
+        t.dst = buffers.output;
+        TaskEmitter dpu;
+        emit_dpu_task(&dpu, t);
+        return program->add(core, dpu, kDpuEnable, kDpuInterrupts);
+    }
+
+    std::string describe(const hw::SocProfile&, uint32_t) const override {
+        return std::string(task_.method == 1 ? "PPU max pool" : "PPU average pool") +
+               (requantise_ ? " and a DPU requantisation" : "");
+    }
+
+private:
+    PoolTask task_;
+    bool requantise_;
+    DpuTask requant_;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<PreparedOp>> prepare_pool_op(const graph::Graph& g, const graph::Op& op) {
+    const auto valid = [&g](int32_t id) { return id >= 0 && static_cast<size_t>(id) < g.tensors.size(); };
+    if (op.inputs.empty() || op.outputs.empty() || !valid(op.inputs[0]) || !valid(op.outputs[0]))
+        return RKNN_INVALID_ARGUMENT("pool %s has malformed inputs or outputs", op.name.c_str());
+    if (op.outputs.size() > 1) return unsupported("MaxPool with an indices output");
+    const graph::Tensor& x = g.tensors[static_cast<size_t>(op.inputs[0])];
+    const graph::Tensor& y = g.tensors[static_cast<size_t>(op.outputs[0])];
+    if (x.dtype != graph::DType::kInt8 || y.dtype != graph::DType::kInt8 || x.shape.size() != 4 || x.shape[0] != 1 ||
+        y.shape.size() != 4)
+        return unsupported("the PPU path takes int8 [1, C, H, W] cubes");
+    if (x.quant.per_channel() || y.quant.per_channel() || !x.quant.is_quantized() || !y.quant.is_quantized())
+        return unsupported("pools take per-tensor quantised cubes");
+    const bool global = op.type == OpType::kGlobalAveragePool || op.type == OpType::kGlobalMaxPool;
+    const bool average = op.type == OpType::kAveragePool || op.type == OpType::kGlobalAveragePool;
+
+    PoolTask t;
+    t.method = average ? 0 : 1;
+    t.c = static_cast<int>(x.shape[1]);
+    t.in_h = static_cast<int>(x.shape[2]);
+    t.in_w = static_cast<int>(x.shape[3]);
+    if (t.in_h > 8192 || t.in_w > 8192 || t.c > 8192) return unsupported("cube larger than the PPU's size fields");
+    if (global) {
+        if (t.in_h != t.in_w) return unsupported("global pool over a non-square plane");
+        t.k = t.in_h;
+        t.stride = 1;
+    } else {
+        const auto kernel = op.attrs.get_ints("kernel_shape");
+        if (kernel.size() != 2) return unsupported("pool without a 2-D kernel_shape");
+        auto sp = graph::forward_spatial(op.attrs, {x.shape[2], x.shape[3]}, kernel, true);
+        if (!sp.is_ok()) return sp.status();
+        const graph::SpatialParams& p = sp.value();
+        if (p.kernel[0] != p.kernel[1] || p.strides[0] != p.strides[1])
+            return unsupported("non-square pooling window or stride");
+        for (int64_t d : p.dilations)
+            if (d != 1) return unsupported("dilated pooling");
+        for (size_t i = 0; i < 2; ++i)
+            if (p.pads_begin[i] != p.pads_begin[0] || p.pads_end[i] != p.pads_begin[0])
+                return unsupported("asymmetric pooling padding");
+        if (op.attrs.get_int("ceil_mode", 0) != 0) return unsupported("ceil_mode pooling");
+        t.k = static_cast<int>(p.kernel[0]);
+        t.stride = static_cast<int>(p.strides[0]);
+        t.pad = static_cast<int>(p.pads_begin[0]);
+    }
+    if (t.k < 1 || t.k > 16 || t.stride < 1 || t.stride > 16)
+        return unsupported("window " + std::to_string(t.k) + " stride " + std::to_string(t.stride) +
+                           " beyond the PPU's 1..16");
+    if (t.pad >= t.k) return unsupported("padding as large as the window");
+    if (y.shape[1] != t.c || y.shape[2] != t.out_h() || y.shape[3] != t.out_w())
+        return RKNN_INVALID_ARGUMENT("pool %s: output shape does not follow from its attributes", op.name.c_str());
+    if (average && (x.quant.zero_point() != 0 || t.pad != 0))
+        return unsupported("an average with a non-zero zero point or padding is not exact on the PPU");
+    t.pad_value = -128;  // never wins a max; averages have no padding here
+    DpuTask rq;
+    const bool requantise = !(x.quant == y.quant);
+    if (requantise) {
+        // y = (pooled - zx) * sx / sy + zy, as the reference requantises.
+        const cpu::int8::Requant r = cpu::int8::make_requant(x.quant.scale() / y.quant.scale());
+        rq.c = t.c;
+        rq.h = t.out_h();
+        rq.w = t.out_w();
+        rq.bs.enabled = rq.bs.alu = rq.bs.mul = true;
+        rq.bs.alu_value = -x.quant.zero_point();
+        rq.bs.mul_value = static_cast<int16_t>(r.multiplier(0));
+        rq.bs.shift = r.shift;
+        rq.out.offset = y.quant.zero_point();
+    }
+    return std::unique_ptr<PreparedOp>(std::make_unique<PoolOp>(t, requantise, rq));
+}
+
+}  // namespace rknn::npu

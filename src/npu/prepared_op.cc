@@ -1,0 +1,98 @@
+#include "npu/prepared_op.h"
+
+#include <cstring>
+
+#include "cpu/kernels/scalar_math.h"
+#include "npu/graph_conv.h"
+
+namespace rknn::npu {
+
+namespace {
+
+using graph::OpType;
+
+// A convolution: the input (and a fused residual) as features, the packed
+// weights and BS records as constants.
+class ConvOp : public PreparedOp {
+public:
+    explicit ConvOp(std::unique_ptr<PreparedConv> conv) : conv_(std::move(conv)) {
+        feature_inputs_ = {0};
+        if (conv_->residual_input >= 0) feature_inputs_.push_back(conv_->residual_input);
+        std::vector<uint8_t> weights(conv_->weights.size());
+        if (!weights.empty()) std::memcpy(weights.data(), conv_->weights.data(), weights.size());
+        constants_ = {std::move(weights), conv_->records};
+    }
+
+    Status lower(const OpBuffers& buffers, const hw::SocProfile& soc, uint32_t core_mask,
+                 ProgramBuilder* program) const override {
+        if (buffers.features.size() != feature_inputs_.size() || buffers.constants.size() != 2)
+            return RKNN_INVALID_ARGUMENT("convolution bound to %zu features and %zu constants", buffers.features.size(),
+                                         buffers.constants.size());
+        Int8ConvLayer layer = conv_->layer;
+        layer.addresses = {buffers.features[0], buffers.constants[0], buffers.constants[1], buffers.output};
+        if (conv_->residual_input >= 0) layer.epilogue.residual_addr = buffers.features[1];
+        return lower_conv_int8(layer, soc, core_mask, program);
+    }
+
+    std::string describe(const hw::SocProfile& soc, uint32_t core_mask) const override {
+        auto plan = plan_conv(conv_->geometry, soc, core_mask);
+        const size_t tasks = plan.is_ok() ? plan.value().task_count() : 0;
+        const ConvGeometry& g = conv_->geometry;
+        const char* kind = g.depthwise ? "depthwise convolution" : (g.in_h == 1 && g.in_w == 1 ? "1x1 convolution" : "convolution");
+        return std::string(kind) + " in " + std::to_string(tasks) + " task(s)";
+    }
+
+    const ConvGeometry& geometry() const { return conv_->geometry; }
+
+private:
+    std::unique_ptr<PreparedConv> conv_;
+};
+
+}  // namespace
+
+bool cube_of_shape(const graph::Shape& shape, CubeShape* cube) {
+    for (int64_t d : shape)
+        if (d <= 0 || d > (int64_t{1} << 24)) return false;
+    if (shape.size() == 4 && shape[0] == 1) {
+        *cube = {static_cast<int>(shape[1]), static_cast<int>(shape[2]), static_cast<int>(shape[3])};
+        return true;
+    }
+    if (shape.size() == 2 && shape[0] == 1) {
+        *cube = {static_cast<int>(shape[1]), 1, 1};
+        return true;
+    }
+    return false;
+}
+
+StatusOr<std::unique_ptr<PreparedOp>> prepare_conv_op(const graph::Graph& g, const graph::Op& op) {
+    RKNN_ASSIGN_OR_RETURN(std::unique_ptr<PreparedConv> conv,
+                          op.type == OpType::kConv ? prepare_int8_conv(g, op) : prepare_int8_gemm(g, op));
+    return std::unique_ptr<PreparedOp>(std::make_unique<ConvOp>(std::move(conv)));
+}
+
+StatusOr<std::unique_ptr<PreparedOp>> prepare_op(const graph::Graph& g, const graph::Op& op) {
+    switch (op.type) {
+    case OpType::kConv:
+    case OpType::kGemm:
+    case OpType::kMatMul:
+        return prepare_conv_op(g, op);
+    case OpType::kAdd:
+    case OpType::kSub:
+    case OpType::kMul:
+    case OpType::kMax:
+    case OpType::kMin:
+        return prepare_dpu_op(g, op);
+    case OpType::kMaxPool:
+    case OpType::kAveragePool:
+    case OpType::kGlobalAveragePool:
+    case OpType::kGlobalMaxPool:
+        return prepare_pool_op(g, op);
+    default:
+        // Activations: the DPU's LUT holds the reference's results.
+        if (op.type != OpType::kIdentity && cpu::kernels::is_activation(op.type)) return prepare_dpu_op(g, op);
+        return Status(StatusCode::kUnimplemented,
+                      std::string(graph::op_type_name(op.type)) + " is not lowered to the NPU yet");
+    }
+}
+
+}  // namespace rknn::npu

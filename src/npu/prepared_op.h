@@ -1,0 +1,63 @@
+// One graph op made ready for the NPU at init: the feature tensors it reads,
+// the constant data it needs in device memory (already in the NPU's layouts)
+// and how to lower it once those buffers are bound. Every feature tensor (and
+// the output) is an int8 NC1HWC2 cube (C2 = 16) of the shape cube_of_shape()
+// gives: [1, C, H, W] as it is, a [1, K] row as a one-pixel K-channel cube.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "graph/graph.h"
+#include "hw/soc_profile.h"
+#include "npu/program.h"
+#include "npu/task_emitter.h"
+
+namespace rknn::npu {
+
+struct CubeShape {
+    int c = 0, h = 0, w = 0;
+};
+// false for shapes that are neither [1, C, H, W] nor [1, K].
+bool cube_of_shape(const graph::Shape& shape, CubeShape* cube);
+
+struct OpBuffers {
+    std::vector<BufferRef> features;   // one per feature_inputs() entry
+    std::vector<BufferRef> constants;  // one per constants() entry
+    BufferRef output;
+    BufferRef scratch;  // scratch_bytes() of device memory, when the op asks for any
+};
+
+class PreparedOp {
+public:
+    virtual ~PreparedOp() = default;
+    // Indices into op.inputs of the tensors read from memory, in binding order.
+    const std::vector<int>& feature_inputs() const { return feature_inputs_; }
+    // Bytes the op needs in device memory besides its features, in binding order.
+    const std::vector<std::vector<uint8_t>>& constants() const { return constants_; }
+    // Device memory the op's tasks pass data through (0: none).
+    virtual size_t scratch_bytes() const { return 0; }
+    // Appends the op's tasks to `program`.
+    virtual Status lower(const OpBuffers& buffers, const hw::SocProfile& soc, uint32_t core_mask,
+                         ProgramBuilder* program) const = 0;
+    // What the NPU runs, for placement logs ("convolution in 4 task(s)").
+    virtual std::string describe(const hw::SocProfile& soc, uint32_t core_mask) const = 0;
+
+protected:
+    std::vector<int> feature_inputs_;
+    std::vector<std::vector<uint8_t>> constants_;
+};
+
+// kUnimplemented with the reason when the NPU does not run `op` exactly as
+// the int8 reference does.
+StatusOr<std::unique_ptr<PreparedOp>> prepare_op(const graph::Graph& g, const graph::Op& op);
+
+// The same entry point per family (prepared_op.cc dispatches on the op type).
+StatusOr<std::unique_ptr<PreparedOp>> prepare_conv_op(const graph::Graph& g, const graph::Op& op);
+StatusOr<std::unique_ptr<PreparedOp>> prepare_dpu_op(const graph::Graph& g, const graph::Op& op);
+StatusOr<std::unique_ptr<PreparedOp>> prepare_pool_op(const graph::Graph& g, const graph::Op& op);
+
+}  // namespace rknn::npu

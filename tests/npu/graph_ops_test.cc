@@ -1,0 +1,159 @@
+// Graph ops other than convolutions, lowered from the graph (prepare_op) and
+// run on the emulated NPU through the mock driver, compared bit for bit with
+// the int8 reference: element-wise ops (same shape, per-channel operands as
+// features or constants, either operand order), standalone activations
+// through the DPU's LUT, and PPU pools. Ops the NPU cannot run exactly are
+// placed on the CPU with a reason.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "common/test_graphs.h"
+#include "cpu/graph_executor.h"
+#include "hw/soc_profile.h"
+#include "npu/placement.h"
+#include "npu_runner.h"
+
+namespace {
+
+using rknn::cpu::HostTensor;
+using rknn::graph::Attributes;
+using rknn::graph::DType;
+using rknn::graph::Graph;
+using rknn::graph::OpType;
+using rknn::graph::QuantParams;
+using rknn::graph::Shape;
+using rknn::testing::add_tensor;
+using rknn::testing::per_tensor;
+using rknn::testing::random_int8;
+namespace npu = rknn::npu;
+
+struct Operand {
+    Shape shape;
+    QuantParams quant;
+    bool constant = false;
+};
+
+struct OneOp {
+    Graph g;
+    std::map<int32_t, HostTensor> values;  // graph inputs by tensor id
+    HostTensor reference;
+};
+
+// One op over random int8 operands, with the reference's output.
+OneOp make_op(OpType type, const std::vector<Operand>& operands, const Shape& out_shape, const QuantParams& qy,
+              const Attributes& attrs = {}, uint32_t seed = 1) {
+    OneOp o;
+    rknn::graph::Op op{type, "op", "", {}, {}, attrs};
+    std::vector<HostTensor> feeds;
+    for (size_t i = 0; i < operands.size(); ++i) {
+        HostTensor data = random_int8(operands[i].shape, operands[i].quant, seed + static_cast<uint32_t>(i));
+        int32_t id;
+        if (operands[i].constant) {
+            id = o.g.add_constant("c" + std::to_string(i), DType::kInt8, operands[i].shape,
+                                  rknn::graph::Buffer::copy_of(data.raw(), data.byte_size()));
+            o.g.tensors[static_cast<size_t>(id)].quant = operands[i].quant;
+        } else {
+            id = add_tensor(&o.g, "x" + std::to_string(i), DType::kInt8, operands[i].shape, operands[i].quant);
+            o.g.inputs.push_back(id);
+            feeds.push_back(data);
+            o.values[id] = data;
+        }
+        op.inputs.push_back(id);
+    }
+    const int32_t y = add_tensor(&o.g, "y", DType::kInt8, out_shape, qy);
+    op.outputs = {y};
+    o.g.add_op(op);
+    o.g.outputs = {y};
+    auto exec = rknn::cpu::GraphExecutor::create(o.g);
+    EXPECT_TRUE(exec.is_ok()) << exec.status().message();
+    std::vector<HostTensor> out;
+    rknn::cpu::GraphExecutor::RunStats stats;
+    EXPECT_TRUE(exec.value()->run(feeds, &out, nullptr, &stats).is_ok());
+    EXPECT_EQ(stats.int8_ops, 1);
+    o.reference = out[0];
+    return o;
+}
+
+::testing::AssertionResult npu_matches(const OneOp& o) {
+    const auto placement = npu::place_op(o.g, o.g.ops[0], rknn::hw::default_soc());
+    if (placement.target != npu::Target::kNpu) return ::testing::AssertionFailure() << "placed on the CPU: " << placement.reason;
+    auto run = npu::testing::run_graph_op(o.g, o.g.ops[0], [&o](int32_t id) -> const HostTensor& { return o.values.at(id); });
+    if (!run.is_ok()) return ::testing::AssertionFailure() << run.status().message();
+    int differ = 0;
+    for (size_t i = 0; i < run.value().output.size(); ++i) differ += run.value().output[i] != o.reference.data<int8_t>()[i];
+    if (differ != 0) return ::testing::AssertionFailure() << differ << " of " << run.value().output.size() << " outputs differ";
+    return ::testing::AssertionSuccess();
+}
+
+std::string cpu_reason(const OneOp& o) {
+    const auto placement = npu::place_op(o.g, o.g.ops[0], rknn::hw::default_soc());
+    return placement.target == npu::Target::kCpu ? placement.reason : std::string();
+}
+
+const Shape kCube = {1, 40, 6, 9};
+const QuantParams kQa = per_tensor(0.04f, -3), kQb = per_tensor(0.07f, 6), kQy = per_tensor(0.09f, -2);
+
+TEST(NpuGraphOps, BinaryElementwiseOpsAreBitExact) {
+    for (OpType type : {OpType::kAdd, OpType::kSub, OpType::kMul, OpType::kMax, OpType::kMin}) {
+        SCOPED_TRACE(rknn::graph::op_type_name(type));
+        EXPECT_TRUE(npu_matches(make_op(type, {{kCube, kQa}, {kCube, kQb}}, kCube, kQy)));
+        EXPECT_TRUE(npu_matches(make_op(type, {{kCube, kQa}, {{1, 40, 1, 1}, kQb}}, kCube, kQy, {}, 5)))
+            << "per-channel feature operand";
+        EXPECT_TRUE(npu_matches(make_op(type, {{kCube, kQa}, {{1, 40, 1, 1}, kQb, true}}, kCube, kQy, {}, 9)))
+            << "per-channel constant operand";
+        EXPECT_TRUE(npu_matches(make_op(type, {{kCube, kQa}, {kCube, kQb, true}}, kCube, kQy, {}, 13)))
+            << "full-size constant operand";
+    }
+    // The broadcast operand first: swapped for the commutative ops.
+    EXPECT_TRUE(npu_matches(make_op(OpType::kAdd, {{{1, 40, 1, 1}, kQb}, {kCube, kQa}}, kCube, kQy)));
+    EXPECT_TRUE(npu_matches(make_op(OpType::kMul, {{{1, 40, 1, 1}, kQb}, {kCube, kQa}}, kCube, kQy)));
+    EXPECT_NE(cpu_reason(make_op(OpType::kSub, {{{1, 40, 1, 1}, kQb}, {kCube, kQa}}, kCube, kQy)), "");
+}
+
+TEST(NpuGraphOps, StandaloneActivationsRunThroughTheLut) {
+    Attributes clip;
+    clip.set_float("min", -1.0f);
+    clip.set_float("max", 2.0f);
+    Attributes leaky;
+    leaky.set_float("alpha", 0.15f);
+    const struct {
+        OpType type;
+        Attributes attrs;
+    } cases[] = {{OpType::kRelu, {}},     {OpType::kClip, clip},    {OpType::kLeakyRelu, leaky},
+                 {OpType::kSigmoid, {}},  {OpType::kTanh, {}},      {OpType::kSilu, {}},
+                 {OpType::kHardSwish, {}}, {OpType::kHardSigmoid, {}}};
+    uint32_t seed = 20;
+    for (const auto& c : cases) {
+        SCOPED_TRACE(rknn::graph::op_type_name(c.type));
+        EXPECT_TRUE(npu_matches(make_op(c.type, {{kCube, kQa}}, kCube, per_tensor(0.03f, -6), c.attrs, seed++)));
+    }
+}
+
+TEST(NpuGraphOps, PoolsRunOnThePpu) {
+    const QuantParams q0 = per_tensor(0.05f, 0), q5 = per_tensor(0.05f, 5);
+    const Shape x = {1, 24, 11, 11};
+    auto pool_attrs = [](int k, int s, int p) {
+        Attributes a;
+        a.set_ints("kernel_shape", {k, k});
+        a.set_ints("strides", {s, s});
+        a.set_ints("pads", {p, p, p, p});
+        return a;
+    };
+    EXPECT_TRUE(npu_matches(make_op(OpType::kMaxPool, {{x, q5}}, {1, 24, 6, 6}, q5, pool_attrs(3, 2, 1))));
+    EXPECT_TRUE(npu_matches(make_op(OpType::kMaxPool, {{x, q5}}, {1, 24, 5, 5}, q5, pool_attrs(2, 2, 0))));
+    EXPECT_TRUE(npu_matches(make_op(OpType::kAveragePool, {{x, q0}}, {1, 24, 3, 3}, q0, pool_attrs(3, 3, 0))));
+    EXPECT_TRUE(npu_matches(make_op(OpType::kGlobalAveragePool, {{{1, 24, 7, 7}, q0}}, {1, 24, 1, 1}, q0)));
+    EXPECT_TRUE(npu_matches(make_op(OpType::kGlobalMaxPool, {{{1, 24, 7, 7}, q5}}, {1, 24, 1, 1}, q5)));
+
+    // What stays on the CPU, and why.
+    EXPECT_NE(cpu_reason(make_op(OpType::kAveragePool, {{x, q5}}, {1, 24, 3, 3}, q5, pool_attrs(3, 3, 0))).find("zero point"),
+              std::string::npos);
+    // A different output quantisation: a DPU task requantises the pooled codes.
+    EXPECT_TRUE(npu_matches(make_op(OpType::kMaxPool, {{x, q5}}, {1, 24, 5, 5}, per_tensor(0.08f, -7), pool_attrs(2, 2, 0))));
+    EXPECT_TRUE(npu_matches(make_op(OpType::kGlobalAveragePool, {{{1, 24, 7, 7}, q0}}, {1, 24, 1, 1}, per_tensor(0.02f, 3))));
+    EXPECT_NE(cpu_reason(make_op(OpType::kGlobalAveragePool, {{{1, 24, 20, 20}, q0}}, {1, 24, 1, 1}, q0)).find("1..16"),
+              std::string::npos);
+}
+
+}  // namespace
