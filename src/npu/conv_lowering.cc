@@ -167,15 +167,15 @@ Status lower_conv_int8(const Int8ConvLayer& layer, const hw::SocProfile& soc, ui
 }
 
 Status lower_conv_fp16(const ConvGeometry& g, const ConvAddresses& addresses, bool fp32_out, const hw::SocProfile& soc,
-                       uint32_t core_mask, ProgramBuilder* program) {
+                       uint32_t core_mask, ProgramBuilder* program, const FloatEpilogue& epilogue) {
     if (!g.fp16) return RKNN_INVALID_ARGUMENT("lower_conv_fp16 given an int8 geometry");
     auto plan = plan_conv(g, soc, core_mask);
     if (!plan.is_ok()) return plan.status();
     for (int core = 0; core < kMaxProgramCores; ++core) {
         for (const ConvTile& tile : plan.value().per_core[static_cast<size_t>(core)]) {
             TaskEmitter task;
-            emit_conv_fp16(&task, g, addresses, fp32_out, tile);
-            const Status added = program->add(core, task, kConvPlain, kDpuInterrupts);
+            emit_conv_fp16(&task, g, addresses, fp32_out, tile, epilogue);
+            const Status added = program->add(core, task, epilogue.bias ? kConvWithRecords : kConvPlain, kDpuInterrupts);
             if (!added.is_ok()) return added;
         }
     }

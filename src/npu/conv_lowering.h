@@ -48,8 +48,8 @@ struct Int8ConvLayer {
 Status lower_conv_int8(const Int8ConvLayer& layer, const hw::SocProfile& soc, uint32_t core_mask,
                        ProgramBuilder* program);
 
-// An fp16 convolution without post-processing (fp16 or fp32 output).
+// An fp16 convolution (fp16 or fp32 output) with its float epilogue.
 Status lower_conv_fp16(const ConvGeometry& g, const ConvAddresses& addresses, bool fp32_out, const hw::SocProfile& soc,
-                       uint32_t core_mask, ProgramBuilder* program);
+                       uint32_t core_mask, ProgramBuilder* program, const FloatEpilogue& epilogue = {});
 
 }  // namespace rknn::npu

@@ -1,6 +1,9 @@
 #include "npu/conv_regs.h"
 
 #include <algorithm>
+#include <cstring>
+
+#include "base/half.h"
 
 #include "npu/native_layout.h"
 
@@ -160,7 +163,48 @@ void emit_conv_int8(TaskEmitter* b, const ConvGeometry& g, const ConvAddresses& 
                                                        {f::DPU_RDMA_RDMA_FEATURE_MODE_CFG_BURST_LEN, 15}});
 }
 
-void emit_conv_fp16(TaskEmitter* b, const ConvGeometry& g, const ConvAddresses& a, bool fp32_out, const ConvTile& tile) {
+std::vector<uint8_t> float_bias_records(const std::vector<float>& bias, int channels) {
+    std::vector<uint8_t> out(std::max(bias.size(), static_cast<size_t>(channels)) * kBsRecordBytes, 0);
+    for (size_t c = 0; c < bias.size(); ++c) std::memcpy(&out[c * kBsRecordBytes], &bias[c], 4);
+    return out;
+}
+
+namespace {
+
+uint32_t float_bits(float v) {
+    uint32_t bits;
+    std::memcpy(&bits, &v, 4);
+    return bits;
+}
+
+// BS: bias (ALU add, per channel) and ReLU; BN: clip (max lo, ReLU-X hi) or
+// leaky (PReLU multiplier). EW and the output converter pass through.
+void emit_float_epilogue(TaskEmitter* b, const FloatEpilogue& e, const BufferRef& records) {
+    StageRegs bs;
+    bs.enabled = e.bias || e.act == FloatEpilogue::Act::kRelu;
+    bs.alu = bs.alu_per_channel = e.bias;
+    if (e.bias) bs.records = records;
+    bs.relu = e.act == FloatEpilogue::Act::kRelu;
+    StageRegs bn;
+    if (e.act == FloatEpilogue::Act::kClip) {
+        bn.enabled = bn.alu = bn.relux = true;
+        bn.alu_algo = 0;  // max
+        bn.alu_value = static_cast<int32_t>(float_bits(e.lo));
+        bn.relux_value = static_cast<int32_t>(float_bits(e.hi));
+    } else if (e.act == FloatEpilogue::Act::kLeaky) {
+        bn.enabled = bn.mul = bn.prelu = true;
+        bn.mul_value = static_cast<int16_t>(float_to_half(e.alpha));
+    }
+    emit_stage(b, true, bs);
+    b->write_fields(r::DPU_BS_OW_CFG, {{f::DPU_BS_OW_CFG_OD_BYPASS, 1}});
+    emit_stage(b, false, bn);
+    b->write(r::DPU_EW_CFG, kBypassedEw);
+}
+
+}  // namespace
+
+void emit_conv_fp16(TaskEmitter* b, const ConvGeometry& g, const ConvAddresses& a, bool fp32_out, const ConvTile& tile,
+                    const FloatEpilogue& epilogue) {
     const ResolvedTile rt = resolve(g, tile);
     emit_input_side(b, g, a, tile, rt, 0);
     b->write_fields(r::DPU_FEATURE_MODE_CFG, {{f::DPU_FEATURE_MODE_CFG_BURST_LEN, 15},
@@ -170,10 +214,7 @@ void emit_conv_fp16(TaskEmitter* b, const ConvGeometry& g, const ConvAddresses& 
                                          {f::DPU_DATA_FORMAT_IN_PRECISION, 2},
                                          {f::DPU_DATA_FORMAT_OUT_PRECISION, fp32_out ? 5u : 2u}});
     emit_output_cube(b, g, a, rt, fp32_out ? 4 : 8);
-    b->write(r::DPU_BS_CFG, kBypassedStage);
-    b->write_fields(r::DPU_BS_OW_CFG, {{f::DPU_BS_OW_CFG_OD_BYPASS, 1}});
-    b->write(r::DPU_BN_CFG, kBypassedStage);
-    b->write(r::DPU_EW_CFG, kBypassedEw);
+    emit_float_epilogue(b, epilogue, a.records.plus(static_cast<uint64_t>(rt.kernel) * kBsRecordBytes));
     b->write(r::DPU_OUT_CVT_OFFSET, 0);
     b->write_fields(r::DPU_OUT_CVT_SCALE, {{f::DPU_OUT_CVT_SCALE_OUT_CVT_SCALE, 1},
                                            {f::DPU_OUT_CVT_SCALE_FP32TOFP16_EN, fp32_out ? 0u : 1u}});

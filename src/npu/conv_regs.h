@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "npu/dpu_regs.h"
 #include "npu/task_emitter.h"
@@ -58,8 +59,21 @@ uint32_t weight_bytes_per_kernel(const ConvGeometry& g);
 // One int8 convolution task with its epilogue; `input_zp` pads.
 void emit_conv_int8(TaskEmitter* b, const ConvGeometry& g, const ConvAddresses& a, const EpilogueRegs& e,
                     int8_t input_zp, const ConvTile& tile = {});
-// One fp16 convolution task writing fp16 (or fp32 with `fp32_out`) without post-processing.
+// What follows an fp16 convolution in the DPU's float pipeline: a
+// per-channel bias (fp32 in the ALU slot of 8-byte records at `a.records`)
+// and one activation, all in fp32 before the single rounding to fp16.
+struct FloatEpilogue {
+    bool bias = false;
+    enum class Act { kNone, kRelu, kClip, kLeaky } act = Act::kNone;
+    float lo = 0.0f, hi = 0.0f;  // kClip
+    float alpha = 0.0f;          // kLeaky (rounded to fp16 by the multiplier)
+};
+// Per-channel fp32 bias records (8 bytes each, the ALU operand in the first
+// four); `channels` >= bias.size(), the rest zero.
+std::vector<uint8_t> float_bias_records(const std::vector<float>& bias, int channels);
+
+// One fp16 convolution task writing fp16 (or fp32 with `fp32_out`).
 void emit_conv_fp16(TaskEmitter* b, const ConvGeometry& g, const ConvAddresses& a, bool fp32_out,
-                    const ConvTile& tile = {});
+                    const ConvTile& tile = {}, const FloatEpilogue& epilogue = {});
 
 }  // namespace rknn::npu

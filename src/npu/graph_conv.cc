@@ -72,23 +72,29 @@ Status check_fusion(const graph::Graph& g, const graph::Op& op, const graph::Ten
 
 }  // namespace
 
-StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_conv(const graph::Graph& g, const graph::Op& op) {
+StatusOr<ConvParts> conv_parts(const graph::Graph& g, const graph::Op& op, DType dtype, DType bias_dtype) {
     if (op.type != OpType::kConv) return unsupported(std::string(graph::op_type_name(op.type)) + " is not a convolution");
     const auto valid_tensor = [&g](int32_t id) { return id >= 0 && static_cast<size_t>(id) < g.tensors.size(); };
     if (op.inputs.size() < 2 || op.outputs.size() != 1 || !valid_tensor(op.inputs[0]) || !valid_tensor(op.inputs[1]) ||
         !valid_tensor(op.outputs[0]))
         return RKNN_INVALID_ARGUMENT("convolution %s has malformed inputs or outputs", op.name.c_str());
-    const graph::Tensor& x = g.tensors[static_cast<size_t>(op.inputs[0])];
-    const graph::Tensor& w = g.tensors[static_cast<size_t>(op.inputs[1])];
-    const graph::Tensor& y = g.tensors[static_cast<size_t>(op.outputs[0])];
-    if (x.dtype != DType::kInt8 || w.dtype != DType::kInt8 || y.dtype != DType::kInt8)
-        return unsupported(std::string("the NPU path takes int8 convolutions (this one is ") + graph::dtype_name(x.dtype) + ")");
+    ConvParts p;
+    p.x = &g.tensors[static_cast<size_t>(op.inputs[0])];
+    p.w = &g.tensors[static_cast<size_t>(op.inputs[1])];
+    p.y = &g.tensors[static_cast<size_t>(op.outputs[0])];
+    const graph::Tensor& x = *p.x;
+    const graph::Tensor& w = *p.w;
+    const graph::Tensor& y = *p.y;
+    if (x.dtype != dtype || w.dtype != dtype || y.dtype != dtype)
+        return unsupported(std::string("this path takes ") + graph::dtype_name(dtype) + " convolutions (this one is " +
+                           graph::dtype_name(x.dtype) + ")");
     if (x.shape.size() != 4 || w.shape.size() != 4 || y.shape.size() != 4 || !static_shape(x.shape) ||
         !static_shape(w.shape) || !static_shape(y.shape))
         return unsupported("only static 2-D convolutions are lowered");
     if (x.shape[0] != 1) return unsupported("batch " + std::to_string(x.shape[0]) + " runs on the CPU");
-    const graph::Buffer* wb = g.constant_buffer(op.inputs[1]);
-    if (wb == nullptr || wb->size != static_cast<size_t>(graph::num_elements(w.shape)))
+    p.weights = g.constant_buffer(op.inputs[1]);
+    if (p.weights == nullptr ||
+        p.weights->size != static_cast<size_t>(graph::num_elements(w.shape)) * graph::dtype_size(dtype))
         return unsupported("the weights are not a constant of the declared size");
 
     const int c = static_cast<int>(x.shape[1]), oc = static_cast<int>(w.shape[0]);
@@ -97,14 +103,14 @@ StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_conv(const graph::Graph& g,
     if (groups != 1 && !depthwise) return unsupported("grouped convolution with " + std::to_string(groups) + " groups");
     if (!depthwise && w.shape[1] != c) return RKNN_INVALID_ARGUMENT("weights take %lld channels, input has %d",
                                                                     static_cast<long long>(w.shape[1]), c);
-    const int32_t bias_id = op.inputs.size() > 2 ? op.inputs[2] : -1;
-    const graph::Buffer* bb = nullptr;
-    if (bias_id >= 0) {
-        if (!valid_tensor(bias_id)) return RKNN_INVALID_ARGUMENT("convolution %s: bad bias tensor", op.name.c_str());
-        bb = g.constant_buffer(bias_id);
-        if (g.tensors[static_cast<size_t>(bias_id)].dtype != DType::kInt32 || bb == nullptr ||
-            bb->size != static_cast<size_t>(oc) * 4)
-            return unsupported("the bias is not a constant int32 per output channel");
+    p.bias_id = op.inputs.size() > 2 ? op.inputs[2] : -1;
+    if (p.bias_id >= 0) {
+        if (!valid_tensor(p.bias_id)) return RKNN_INVALID_ARGUMENT("convolution %s: bad bias tensor", op.name.c_str());
+        p.bias = g.constant_buffer(p.bias_id);
+        if (g.tensors[static_cast<size_t>(p.bias_id)].dtype != bias_dtype || p.bias == nullptr ||
+            p.bias->size != static_cast<size_t>(oc) * graph::dtype_size(bias_dtype))
+            return unsupported(std::string("the bias is not a constant ") + graph::dtype_name(bias_dtype) +
+                               " per output channel");
     }
 
     auto spatial = graph::forward_spatial(op.attrs, {x.shape[2], x.shape[3]}, {w.shape[2], w.shape[3]}, false);
@@ -115,8 +121,7 @@ StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_conv(const graph::Graph& g,
     if (sp.out[0] != y.shape[2] || sp.out[1] != y.shape[3] || y.shape[1] != oc)
         return RKNN_INVALID_ARGUMENT("convolution %s: output shape does not follow from its attributes", op.name.c_str());
 
-    auto prepared = std::make_unique<PreparedConv>();
-    ConvGeometry& geo = prepared->geometry;
+    ConvGeometry& geo = p.geometry;
     geo.in_c = c;
     geo.in_h = static_cast<int>(x.shape[2]);
     geo.in_w = static_cast<int>(x.shape[3]);
@@ -130,19 +135,26 @@ StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_conv(const graph::Graph& g,
     geo.pad_bottom = static_cast<int>(sp.pads_end[0]);
     geo.pad_right = static_cast<int>(sp.pads_end[1]);
     geo.depthwise = depthwise;
+    geo.fp16 = dtype == DType::kFloat16;
+    return p;
+}
 
+StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_conv(const graph::Graph& g, const graph::Op& op) {
+    RKNN_ASSIGN_OR_RETURN(const ConvParts parts, conv_parts(g, op, DType::kInt8, DType::kInt32));
+    auto prepared = std::make_unique<PreparedConv>();
+    prepared->geometry = parts.geometry;
     const cpu::Fusion fusion = cpu::fusion_of(op);
     const graph::Tensor* residual = nullptr;
-    RKNN_RETURN_IF_ERROR(check_fusion(g, op, y, fusion, &residual, &prepared->residual_input));
-
+    RKNN_RETURN_IF_ERROR(check_fusion(g, op, *parts.y, fusion, &residual, &prepared->residual_input));
     const cpu::HostTensor* bias = nullptr;
     cpu::HostTensor bh;
-    if (bias_id >= 0) {
-        bh = view_of(g.tensors[static_cast<size_t>(bias_id)], bb->data);
+    if (parts.bias != nullptr) {
+        bh = view_of(g.tensors[static_cast<size_t>(parts.bias_id)], parts.bias->data);
         bias = &bh;
     }
-    RKNN_RETURN_IF_ERROR(finish(x, view_of(w, wb->data), reinterpret_cast<const int8_t*>(wb->data), bias, residual, y,
-                                fusion, prepared.get()));
+    RKNN_RETURN_IF_ERROR(finish(*parts.x, view_of(*parts.w, parts.weights->data),
+                                reinterpret_cast<const int8_t*>(parts.weights->data), bias, residual, *parts.y, fusion,
+                                prepared.get()));
     return prepared;
 }
 

@@ -34,6 +34,19 @@ struct PreparedConv {
 // after a residual add, ...).
 StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_conv(const graph::Graph& g, const graph::Op& op);
 
+// The dtype-independent part of a graph Conv: geometry, tensors and constants
+// (the weights of `dtype`, the bias of `bias_dtype`), validated.
+struct ConvParts {
+    ConvGeometry geometry;
+    const graph::Tensor* x = nullptr;
+    const graph::Tensor* w = nullptr;
+    const graph::Tensor* y = nullptr;
+    const graph::Buffer* weights = nullptr;
+    int32_t bias_id = -1;
+    const graph::Buffer* bias = nullptr;
+};
+StatusOr<ConvParts> conv_parts(const graph::Graph& g, const graph::Op& op, graph::DType dtype, graph::DType bias_dtype);
+
 // Gemm (transA 0, alpha = beta = 1) and MatMul with constant [K, N] weights
 // over one row: a 1x1 convolution of a one-pixel, K-channel cube.
 StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_gemm(const graph::Graph& g, const graph::Op& op);

@@ -10,9 +10,28 @@ namespace {
 
 Placement on_cpu(std::string reason) { return {Target::kCpu, std::move(reason)}; }
 
+// Shape-only ops whose input and output are the same native cube (a
+// [1, C, 1, 1] cube flattened to [1, C], say) need no task at all.
+bool is_alias(const graph::Graph& g, const graph::Op& op) {
+    using graph::OpType;
+    if (op.type != OpType::kFlatten && op.type != OpType::kReshape && op.type != OpType::kSqueeze &&
+        op.type != OpType::kUnsqueeze && op.type != OpType::kIdentity)
+        return false;
+    if (op.inputs.empty() || op.outputs.size() != 1) return false;
+    const auto valid = [&g](int32_t id) { return id >= 0 && static_cast<size_t>(id) < g.tensors.size(); };
+    if (!valid(op.inputs[0]) || !valid(op.outputs[0])) return false;
+    const graph::Tensor& x = g.tensors[static_cast<size_t>(op.inputs[0])];
+    const graph::Tensor& y = g.tensors[static_cast<size_t>(op.outputs[0])];
+    CubeShape cx, cy;
+    return x.dtype == graph::DType::kInt8 && y.dtype == graph::DType::kInt8 && x.quant == y.quant &&
+           !g.is_constant(op.inputs[0]) && cube_of_shape(x.shape, &cx) && cube_of_shape(y.shape, &cy) &&
+           cx.c == cy.c && cx.h == cy.h && cx.w == cy.w;
+}
+
 }  // namespace
 
 Placement place_op(const graph::Graph& g, const graph::Op& op, const hw::SocProfile& soc, uint32_t core_mask) {
+    if (is_alias(g, op)) return {Target::kNpu, "an alias of its input: the same cube bytes (no task)"};
     if (op.type == graph::OpType::kConcat) {
         auto plan = plan_concat_in_place(g, op, soc.c2_int8);
         if (!plan.is_ok()) return on_cpu(plan.status().message());

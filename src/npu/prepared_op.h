@@ -1,8 +1,9 @@
 // One graph op made ready for the NPU at init: the feature tensors it reads,
 // the constant data it needs in device memory (already in the NPU's layouts)
 // and how to lower it once those buffers are bound. Every feature tensor (and
-// the output) is an int8 NC1HWC2 cube (C2 = 16) of the shape cube_of_shape()
-// gives: [1, C, H, W] as it is, a [1, K] row as a one-pixel K-channel cube.
+// the output) is an NC1HWC2 cube of its dtype (int8: C2 = 16, fp16: C2 = 8)
+// in the shape cube_of_shape() gives: [1, C, H, W] as it is, a [1, K] row as
+// a one-pixel K-channel cube.
 #pragma once
 
 #include <cstdint>
@@ -57,6 +58,7 @@ StatusOr<std::unique_ptr<PreparedOp>> prepare_op(const graph::Graph& g, const gr
 
 // The same entry point per family (prepared_op.cc dispatches on the op type).
 StatusOr<std::unique_ptr<PreparedOp>> prepare_conv_op(const graph::Graph& g, const graph::Op& op);
+StatusOr<std::unique_ptr<PreparedOp>> prepare_fp16_conv_op(const graph::Graph& g, const graph::Op& op);
 StatusOr<std::unique_ptr<PreparedOp>> prepare_dpu_op(const graph::Graph& g, const graph::Op& op);
 StatusOr<std::unique_ptr<PreparedOp>> prepare_pool_op(const graph::Graph& g, const graph::Op& op);
 

@@ -9,12 +9,14 @@
 //
 // usage: npu_model_layers MODELS_DIR
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <map>
 #include <random>
 
+#include "base/half.h"
 #include "converter.h"
 #include "exported_models.h"
 #include "cpu/graph_executor.h"
@@ -46,6 +48,7 @@ struct ModelReport {
     int npu_ops = 0, cpu_ops = 0, differing_ops = 0;
     size_t tasks = 0, regcmd_bytes = 0;
     double codegen_ms = 0;
+    double worst_fp16_ulps = 0;
     std::map<std::string, int> cpu_reasons;  // "Type: reason" -> count
     std::map<std::string, int> npu_by_type;
 };
@@ -68,18 +71,42 @@ bool concat_layout_holds(const rknn::graph::Graph& g, const rknn::graph::Op& op,
     return placed == npu::pack_int8_cube(y.data<int8_t>(), c, h, w, npu::align_up(c, 16), 0);
 }
 
-StatusOr<ModelReport> run_model(const fs::path& dir, const char* name, uint32_t core_mask) {
-    const rknn::convert::ConvertOptions options =
-        rknn::testing::exported_model_options(dir, name, rknn::convert::TargetDType::kInt8);
+// fp16 outputs: within 2 fp16 ulps of the reference, plus 2^-12 of the
+// tensor's largest magnitude where fp32 sums of many terms cancel.
+bool fp16_close(const std::vector<uint8_t>& got, const HostTensor& ref, double* worst_ulps) {
+    const auto* g16 = reinterpret_cast<const uint16_t*>(got.data());
+    const uint16_t* r16 = ref.data<uint16_t>();
+    double scale = 0;
+    for (int64_t i = 0; i < ref.numel(); ++i) scale = std::max(scale, std::fabs(double{rknn::half_to_float(r16[i])}));
+    bool ok = true;
+    for (int64_t i = 0; i < ref.numel(); ++i) {
+        const double r = rknn::half_to_float(r16[i]), v = rknn::half_to_float(g16[i]);
+        const double ulp = std::ldexp(1.0, std::ilogb(std::max(std::max(std::fabs(r), std::fabs(v)), 6.1e-5)) - 10);
+        *worst_ulps = std::max(*worst_ulps, std::fabs(v - r) / ulp);
+        ok = ok && std::fabs(v - r) <= 2 * ulp + std::ldexp(scale, -12);
+    }
+    return ok;
+}
+
+StatusOr<ModelReport> run_model(const fs::path& dir, const char* name, uint32_t core_mask, bool fp16) {
+    const rknn::convert::ConvertOptions options = rknn::testing::exported_model_options(
+        dir, name, fp16 ? rknn::convert::TargetDType::kFloat16 : rknn::convert::TargetDType::kInt8);
     RKNN_ASSIGN_OR_RETURN(rknn::convert::ConvertResult converted, rknn::convert::convert_onnx(options));
     const rknn::graph::Graph& g = converted.graph;
 
-    // Any int8 input exercises every layer with the activations it produces.
+    // Any input exercises every layer with the activations it produces.
     std::vector<HostTensor> inputs;
     std::mt19937 rng(7);
     for (int32_t id : g.inputs) {
         HostTensor t = rknn::cpu::make_tensor_like(g.tensors[static_cast<size_t>(id)], g.tensors[static_cast<size_t>(id)].shape);
-        for (int64_t i = 0; i < t.numel(); ++i) t.data<int8_t>()[i] = static_cast<int8_t>(static_cast<int>(rng() % 200) - 100);
+        for (int64_t i = 0; i < t.numel(); ++i) {
+            const int code = static_cast<int>(rng() % 200) - 100;
+            if (t.dtype() == rknn::graph::DType::kFloat16) {
+                t.data<uint16_t>()[i] = rknn::float_to_half(static_cast<float>(code) / 50.0f);
+            } else {
+                t.data<int8_t>()[i] = static_cast<int8_t>(code);
+            }
+        }
         inputs.push_back(std::move(t));
     }
     std::map<int32_t, HostTensor> values;
@@ -103,6 +130,16 @@ StatusOr<ModelReport> run_model(const fs::path& dir, const char* name, uint32_t 
         }
         ++report.npu_ops;
         ++report.npu_by_type[rknn::graph::op_type_name(op.type)];
+        if (placements[i].reason.rfind("an alias", 0) == 0) {
+            // No task: the output must be the input's bytes (the placement checked the cube shapes).
+            const HostTensor& in = values.at(op.inputs[0]);
+            const HostTensor& out = values.at(op.outputs[0]);
+            if (in.byte_size() != out.byte_size() || std::memcmp(in.raw(), out.raw(), in.byte_size()) != 0) {
+                ++report.differing_ops;
+                std::printf("  op %zu %s: not an alias of its input\n", i, op.name.c_str());
+            }
+            continue;
+        }
         if (op.type == rknn::graph::OpType::kConcat) {
             // In place: the inputs' cubes at the planned offsets are the output's cube.
             if (!concat_layout_holds(g, op, values)) {
@@ -118,7 +155,10 @@ StatusOr<ModelReport> run_model(const fs::path& dir, const char* name, uint32_t 
         report.tasks += run.value().tasks;
         report.regcmd_bytes += run.value().regcmd_bytes;
         const HostTensor& ref = values.at(op.outputs[0]);
-        if (std::memcmp(run.value().output.data(), ref.raw(), run.value().output.size()) != 0) {
+        const bool same = ref.dtype() == rknn::graph::DType::kFloat16
+                              ? fp16_close(run.value().output, ref, &report.worst_fp16_ulps)
+                              : std::memcmp(run.value().output.data(), ref.raw(), run.value().output.size()) == 0;
+        if (!same) {
             ++report.differing_ops;
             std::printf("  op %zu %s: NPU output differs from the reference\n", i, op.name.c_str());
         }
@@ -132,24 +172,29 @@ int main(int argc, char** argv) {
     fs::path dir;
     if (const int code = rknn::testing::exported_models_dir(argc, argv, &dir); code != 0) return code;
     int failures = 0;
-    for (const char* name : kModels) {
-        // Single core for two models, all three cores for the detector.
-        const uint32_t mask = std::strcmp(name, "yolov5s_like") == 0 ? 0x7u : 0u;
-        auto report = run_model(dir, name, mask);
-        if (!report.is_ok()) {
-            std::printf("%-14s FAILED: %s\n", name, report.status().message().c_str());
-            ++failures;
-            continue;
+    for (const bool fp16 : {false, true}) {
+        for (const char* name : kModels) {
+            // Single core for two models, all three cores for the detector.
+            const uint32_t mask = std::strcmp(name, "yolov5s_like") == 0 ? 0x7u : 0u;
+            auto report = run_model(dir, name, mask, fp16);
+            if (!report.is_ok()) {
+                std::printf("%-14s %s FAILED: %s\n", name, fp16 ? "fp16" : "int8", report.status().message().c_str());
+                ++failures;
+                continue;
+            }
+            const ModelReport& r = report.value();
+            std::printf("%-14s %s NPU ops %3d (%d differ)  CPU ops %3d  tasks %5zu  regcmd %8zu bytes  codegen %.1f ms%s",
+                        name, fp16 ? "fp16" : "int8", r.npu_ops, r.differing_ops, r.cpu_ops, r.tasks, r.regcmd_bytes,
+                        r.codegen_ms, mask > 1 ? "  (3 cores)" : "");
+            if (fp16) std::printf("  largest difference %.1f ulp", r.worst_fp16_ulps);
+            std::printf("\n");
+            std::string npu_types;
+            for (const auto& [type, count] : r.npu_by_type) npu_types += " " + type + " x" + std::to_string(count);
+            std::printf("    NPU:%s\n", npu_types.c_str());
+            for (const auto& [reason, count] : r.cpu_reasons) std::printf("    CPU x%-3d %s\n", count, reason.c_str());
+            // int8 models must run their compute on the NPU; fp16 ones may fall back where the float pipeline cannot.
+            if (r.differing_ops != 0 || (!fp16 && r.npu_ops == 0)) ++failures;
         }
-        const ModelReport& r = report.value();
-        std::printf("%-14s NPU ops %3d (%d differ)  CPU ops %3d  tasks %5zu  regcmd %8zu bytes  codegen %.1f ms%s\n",
-                    name, r.npu_ops, r.differing_ops, r.cpu_ops, r.tasks, r.regcmd_bytes, r.codegen_ms,
-                    mask > 1 ? "  (3 cores)" : "");
-        std::string npu_types;
-        for (const auto& [type, count] : r.npu_by_type) npu_types += " " + type + " x" + std::to_string(count);
-        std::printf("    NPU:%s\n", npu_types.c_str());
-        for (const auto& [reason, count] : r.cpu_reasons) std::printf("    CPU x%-3d %s\n", count, reason.c_str());
-        if (r.differing_ops != 0 || r.npu_ops == 0) ++failures;
     }
     return failures == 0 ? 0 : 1;
 }

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "driver/rknpu_driver.h"
+#include "base/half.h"
 #include "hw/soc_profile.h"
 #include "npu/native_layout.h"
 #include "npu/prepared_op.h"
@@ -121,7 +122,14 @@ StatusOr<OpRun> run_graph_op(const graph::Graph& g, const graph::Op& op,
         const cpu::HostTensor& t = value_of(op.inputs[static_cast<size_t>(index)]);
         CubeShape c;
         if (!cube_of_shape(t.shape(), &c)) return RKNN_INVALID_ARGUMENT("feature input is not a cube");
-        const auto cube = pack_int8_cube(t.data<int8_t>(), c.c, c.h, c.w, align_up(c.c, 16), 0);
+        std::vector<uint8_t> cube;
+        if (t.dtype() == graph::DType::kFloat16) {
+            std::vector<float> values(static_cast<size_t>(t.numel()));
+            for (size_t i = 0; i < values.size(); ++i) values[i] = half_to_float(t.data<uint16_t>()[i]);
+            cube = pack_fp16_cube(values.data(), c.c, c.h, c.w, align_up(c.c, 8));
+        } else {
+            cube = pack_int8_cube(t.data<int8_t>(), c.c, c.h, c.w, align_up(c.c, 16), 0);
+        }
         if (runner.add(cube.data(), cube.size()) < 0) return RKNN_INTERNAL_ERROR("buffer creation failed");
     }
     for (const auto& bytes : prepared->constants())
@@ -130,11 +138,25 @@ StatusOr<OpRun> run_graph_op(const graph::Graph& g, const graph::Op& op,
     if (!cube_of_shape(g.tensors[static_cast<size_t>(op.outputs[0])].shape, &out))
         return RKNN_INVALID_ARGUMENT("output is not a cube");
     const int oc = out.c, oh = out.h, ow = out.w;
-    if (runner.zeros(static_cast<size_t>(align_up(oc, 16)) * oh * ow) != next ||
+    const bool fp16 = g.tensors[static_cast<size_t>(op.outputs[0])].dtype == graph::DType::kFloat16;
+    const size_t out_bytes = static_cast<size_t>(fp16 ? align_up(oc, 8) * 2 : align_up(oc, 16)) * oh * ow;
+    if (runner.zeros(out_bytes) != next ||
         (prepared->scratch_bytes() > 0 && runner.zeros(prepared->scratch_bytes()) != next + 1))
         return RKNN_INTERNAL_ERROR("buffer creation failed");
     RKNN_RETURN_IF_ERROR(runner.run(program));
-    run.output = unpack_int8_cube(runner.data(next), oc, oh, ow, static_cast<uint64_t>(oh) * ow * 16);
+    const uint64_t surface = static_cast<uint64_t>(oh) * ow * 16;
+    if (fp16) {
+        const std::vector<float> values = unpack_fp16_cube(runner.data(next), oc, oh, ow, surface);
+        run.output.resize(values.size() * 2);
+        for (size_t i = 0; i < values.size(); ++i) {
+            const uint16_t h = float_to_half(values[i]);
+            std::memcpy(&run.output[i * 2], &h, 2);
+        }
+    } else {
+        const std::vector<int8_t> codes = unpack_int8_cube(runner.data(next), oc, oh, ow, surface);
+        run.output.assign(reinterpret_cast<const uint8_t*>(codes.data()),
+                          reinterpret_cast<const uint8_t*>(codes.data()) + codes.size());
+    }
     return run;
 }
 

@@ -45,11 +45,11 @@ private:
 // One graph op through the whole NPU path: prepare_op, lowering against
 // buffers of a fresh runner, the run, and the output unpacked to NCHW.
 struct OpRun {
-    std::vector<int8_t> output;
+    std::vector<uint8_t> output;  // NCHW, in the output tensor's dtype (int8 or fp16)
     size_t tasks = 0, regcmd_bytes = 0;
     double codegen_ms = 0;  // prepare_op + lowering
 };
-// `value_of(tensor id)` gives each feature input as an int8 NCHW tensor.
+// `value_of(tensor id)` gives each feature input as an int8 or fp16 NCHW tensor.
 StatusOr<OpRun> run_graph_op(const graph::Graph& g, const graph::Op& op,
                              const std::function<const cpu::HostTensor&(int32_t)>& value_of, uint32_t core_mask = 0);
 

@@ -1,0 +1,101 @@
+// fp16 convolutions from the graph (the converter's fp16 models: float16
+// activations and weights, float32 bias): products and sums in fp32 in the
+// CNA, the bias and one activation (ReLU, Clip, LeakyRelu) in the DPU's float
+// pipeline, one rounding to fp16 at the output, as the CPU reference computes
+// them in float32 and rounds the result. Equal within a few fp16 ulps (the
+// sums run in another order). LUT activations and residual adds stay on the
+// CPU for fp16: the emulator does not model them in the float pipeline.
+#include <cstring>
+
+#include "base/half.h"
+#include "cpu/fused_ops.h"
+#include "npu/conv_lowering.h"
+#include "npu/graph_conv.h"
+#include "npu/native_layout.h"
+#include "npu/prepared_op.h"
+
+namespace rknn::npu {
+
+namespace {
+
+using graph::DType;
+using graph::OpType;
+
+Status unsupported(std::string message) { return Status(StatusCode::kUnimplemented, std::move(message)); }
+
+class Fp16ConvOp : public PreparedOp {
+public:
+    Fp16ConvOp(ConvGeometry g, FloatEpilogue epilogue, std::vector<uint8_t> weights, std::vector<uint8_t> records)
+        : geometry_(g), epilogue_(epilogue) {
+        feature_inputs_ = {0};
+        constants_ = {std::move(weights), std::move(records)};
+    }
+
+    Status lower(const OpBuffers& buffers, const hw::SocProfile& soc, uint32_t core_mask,
+                 ProgramBuilder* program) const override {
+        if (buffers.features.size() != 1 || buffers.constants.size() != 2)
+            return RKNN_INVALID_ARGUMENT("fp16 convolution bound to %zu features and %zu constants",
+                                         buffers.features.size(), buffers.constants.size());
+        const ConvAddresses a{buffers.features[0], buffers.constants[0], buffers.constants[1], buffers.output};
+        return lower_conv_fp16(geometry_, a, false, soc, core_mask, program, epilogue_);
+    }
+
+    std::string describe(const hw::SocProfile& soc, uint32_t core_mask) const override {
+        auto plan = plan_conv(geometry_, soc, core_mask);
+        return std::string("fp16 ") + (geometry_.depthwise ? "depthwise " : "") + "convolution in " +
+               std::to_string(plan.is_ok() ? plan.value().task_count() : 0) + " task(s)";
+    }
+
+private:
+    ConvGeometry geometry_;
+    FloatEpilogue epilogue_;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<PreparedOp>> prepare_fp16_conv_op(const graph::Graph& g, const graph::Op& op) {
+    RKNN_ASSIGN_OR_RETURN(const ConvParts parts, conv_parts(g, op, DType::kFloat16, DType::kFloat32));
+    if (parts.geometry.depthwise) return unsupported("fp16 depthwise weights are not packed yet");
+    const cpu::Fusion fusion = cpu::fusion_of(op);
+    if (fusion.residual_input >= 0) return unsupported("an fp16 residual add (not modelled in the float pipeline)");
+    FloatEpilogue e;
+    switch (fusion.activation.type) {
+    case OpType::kIdentity: break;
+    case OpType::kRelu: e.act = FloatEpilogue::Act::kRelu; break;
+    case OpType::kClip:
+        e.act = FloatEpilogue::Act::kClip;
+        e.lo = fusion.activation.min;
+        e.hi = fusion.activation.max;
+        break;
+    case OpType::kLeakyRelu:
+        e.act = FloatEpilogue::Act::kLeaky;
+        e.alpha = fusion.activation.alpha;
+        break;
+    default:
+        return unsupported(std::string("fp16 ") + graph::op_type_name(fusion.activation.type) +
+                           " (the float pipeline's LUT is not modelled)");
+    }
+    const ConvGeometry& geo = parts.geometry;
+    const size_t count = static_cast<size_t>(graph::num_elements(parts.w->shape));
+    std::vector<float> w(count);
+    const auto* bits = reinterpret_cast<const uint8_t*>(parts.weights->data);
+    for (size_t i = 0; i < count; ++i) {
+        uint16_t h;
+        std::memcpy(&h, bits + i * 2, 2);
+        w[i] = half_to_float(h);
+    }
+    const std::vector<uint16_t> packed =
+        pack_conv_weights_fp16(w.data(), geo.out_c, geo.in_c, geo.kh, geo.kw, align_up(geo.in_c, 8));
+    std::vector<uint8_t> weights(packed.size() * 2);
+    if (!weights.empty()) std::memcpy(weights.data(), packed.data(), weights.size());
+    std::vector<float> bias;
+    if (parts.bias != nullptr) {
+        bias.resize(static_cast<size_t>(geo.out_c));
+        std::memcpy(bias.data(), parts.bias->data, bias.size() * 4);
+        e.bias = true;
+    }
+    std::vector<uint8_t> records = float_bias_records(bias, align_up(geo.out_c, 8));
+    return std::unique_ptr<PreparedOp>(std::make_unique<Fp16ConvOp>(geo, e, std::move(weights), std::move(records)));
+}
+
+}  // namespace rknn::npu

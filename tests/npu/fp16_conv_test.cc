@@ -1,0 +1,140 @@
+// fp16 convolutions from the graph on the emulated NPU, against the CPU
+// reference (float32 arithmetic on the fp16 values, one rounding to fp16):
+// seeded random shapes with bias and each fused activation the float
+// pipeline runs. Both sum in fp32 in different orders: the documented
+// tolerance is 2 fp16 ulps of the result plus the fp32 summation bound
+// n * 2^-23 * sum |x * w| (which only matters where terms cancel).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "base/half.h"
+#include "common/test_graphs.h"
+#include "cpu/fused_ops.h"
+#include "cpu/graph_executor.h"
+#include "hw/soc_profile.h"
+#include "npu/placement.h"
+#include "npu_runner.h"
+
+namespace {
+
+using rknn::cpu::HostTensor;
+using rknn::graph::DType;
+using rknn::graph::Graph;
+using rknn::graph::OpType;
+using rknn::testing::add_tensor;
+namespace npu = rknn::npu;
+
+double ulp_of(double v) { return std::ldexp(1.0, std::ilogb(std::max(std::fabs(v), 6.1e-5)) - 10); }
+
+struct Fp16Case {
+    int c_in, c_out, h, w, k, stride, pad;
+    OpType activation;
+};
+
+// Checks every output against the tolerance; `worst` receives the largest
+// difference as a fraction of its tolerance.
+::testing::AssertionResult check(const Fp16Case& c, uint32_t seed, double* worst) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    Graph g;
+    const int32_t x = add_tensor(&g, "x", DType::kFloat16, {1, c.c_in, c.h, c.w});
+    g.inputs = {x};
+    std::vector<uint16_t> w(static_cast<size_t>(c.c_out) * c.c_in * c.k * c.k);
+    for (uint16_t& v : w) v = rknn::float_to_half(dist(rng) * 0.5f);
+    const int32_t wt = g.add_constant("w", DType::kFloat16, {c.c_out, c.c_in, c.k, c.k},
+                                      rknn::graph::Buffer::copy_of(w.data(), w.size() * 2));
+    std::vector<float> b(static_cast<size_t>(c.c_out));
+    for (float& v : b) v = dist(rng);
+    const int32_t bt = g.add_constant("b", DType::kFloat32, {c.c_out}, rknn::graph::Buffer::copy_of(b.data(), b.size() * 4));
+    const int oh = (c.h + 2 * c.pad - c.k) / c.stride + 1, ow = (c.w + 2 * c.pad - c.k) / c.stride + 1;
+    const int32_t y = add_tensor(&g, "y", DType::kFloat16, {1, c.c_out, oh, ow});
+    rknn::graph::Op op{OpType::kConv, "conv", "", {x, wt, bt}, {y}, {}};
+    op.attrs.set_ints("strides", {c.stride, c.stride});
+    op.attrs.set_ints("pads", {c.pad, c.pad, c.pad, c.pad});
+    rknn::cpu::kernels::Activation act;
+    act.type = c.activation;
+    act.min = -0.5f;
+    act.max = 1.5f;
+    act.alpha = 0.1f;
+    if (c.activation != OpType::kIdentity) rknn::cpu::set_fused_activation(&op, act);
+    g.add_op(op);
+    g.outputs = {y};
+
+    HostTensor input(DType::kFloat16, {1, c.c_in, c.h, c.w});
+    for (int64_t i = 0; i < input.numel(); ++i) input.data<uint16_t>()[i] = rknn::float_to_half(dist(rng));
+    auto exec = rknn::cpu::GraphExecutor::create(g);
+    if (!exec.is_ok()) return ::testing::AssertionFailure() << exec.status().message();
+    std::vector<HostTensor> ref;
+    if (!exec.value()->run({input}, &ref).is_ok()) return ::testing::AssertionFailure() << "reference failed";
+
+    const auto placement = npu::place_op(g, g.ops[0], rknn::hw::default_soc());
+    if (placement.target != npu::Target::kNpu) return ::testing::AssertionFailure() << "CPU: " << placement.reason;
+    auto run = npu::testing::run_graph_op(g, g.ops[0], [&input](int32_t) -> const HostTensor& { return input; });
+    if (!run.is_ok()) return ::testing::AssertionFailure() << run.status().message();
+    const auto* got = reinterpret_cast<const uint16_t*>(run.value().output.data());
+    const int taps = c.c_in * c.k * c.k;
+    for (int o = 0; o < c.c_out; ++o)
+        for (int yy = 0; yy < oh; ++yy)
+            for (int xx = 0; xx < ow; ++xx) {
+                double magnitude = std::fabs(b[static_cast<size_t>(o)]);
+                for (int ci = 0; ci < c.c_in; ++ci)
+                    for (int ky = 0; ky < c.k; ++ky)
+                        for (int kx = 0; kx < c.k; ++kx) {
+                            const int iy = yy * c.stride + ky - c.pad, ix = xx * c.stride + kx - c.pad;
+                            if (iy < 0 || iy >= c.h || ix < 0 || ix >= c.w) continue;
+                            magnitude += std::fabs(rknn::half_to_float(input.data<uint16_t>()[(ci * c.h + iy) * c.w + ix]) *
+                                                   rknn::half_to_float(w[((static_cast<size_t>(o) * c.c_in + ci) * c.k + ky) * c.k + kx]));
+                        }
+                const size_t i = (static_cast<size_t>(o) * oh + yy) * ow + xx;
+                const double r = rknn::half_to_float(ref[0].data<uint16_t>()[i]);
+                const double v = rknn::half_to_float(got[i]);
+                const double tolerance =
+                    2.0 * ulp_of(std::max(std::fabs(r), std::fabs(v))) + (taps + 1) * std::ldexp(1.0, -23) * magnitude;
+                *worst = std::max(*worst, std::fabs(v - r) / tolerance);
+            }
+    return ::testing::AssertionSuccess();
+}
+
+TEST(NpuFp16Conv, RandomFp16ConvolutionsStayWithinTolerance) {
+    std::mt19937 rng(2024);
+    auto pick = [&rng](int lo, int hi) { return lo + static_cast<int>(rng() % static_cast<uint32_t>(hi - lo + 1)); };
+    const OpType acts[] = {OpType::kIdentity, OpType::kRelu, OpType::kClip, OpType::kLeakyRelu};
+    double worst = 0;
+    for (int i = 0; i < 120; ++i) {
+        Fp16Case c;
+        c.c_in = pick(1, 40);
+        c.c_out = pick(1, 40);
+        c.k = pick(1, 5);
+        c.stride = pick(1, 3);
+        c.pad = pick(0, c.k - 1);
+        c.h = pick(std::max(1, c.k - 2 * c.pad), 14);
+        c.w = pick(std::max(1, c.k - 2 * c.pad), 14);
+        c.activation = acts[rng() % 4];
+        const auto ok = check(c, 100u + static_cast<uint32_t>(i), &worst);
+        ASSERT_TRUE(ok) << "case " << i << ": " << c.c_in << "->" << c.c_out << " " << c.h << "x" << c.w << " k" << c.k
+                        << " s" << c.stride << " p" << c.pad;
+    }
+    std::printf("fp16 conv: 120 random layers, largest difference %.2f of the tolerance\n", worst);
+    EXPECT_LE(worst, 1.0);
+}
+
+TEST(NpuFp16Conv, WhatTheFloatPipelineCannotRunStaysOnTheCpu) {
+    Graph g;
+    const int32_t x = add_tensor(&g, "x", DType::kFloat16, {1, 8, 6, 6});
+    g.inputs = {x};
+    std::vector<uint16_t> w(8 * 8 * 9, rknn::float_to_half(0.1f));
+    const int32_t wt = g.add_constant("w", DType::kFloat16, {8, 8, 3, 3}, rknn::graph::Buffer::copy_of(w.data(), w.size() * 2));
+    const int32_t y = add_tensor(&g, "y", DType::kFloat16, {1, 8, 4, 4});
+    rknn::graph::Op op{OpType::kConv, "conv", "", {x, wt}, {y}, {}};
+    rknn::cpu::kernels::Activation act;
+    act.type = OpType::kSilu;
+    rknn::cpu::set_fused_activation(&op, act);
+    g.add_op(op);
+    const auto placement = npu::place_op(g, g.ops[0], rknn::hw::default_soc());
+    EXPECT_EQ(placement.target, npu::Target::kCpu);
+    EXPECT_NE(placement.reason.find("LUT"), std::string::npos) << placement.reason;
+}
+
+}  // namespace
