@@ -310,10 +310,11 @@ void unpack_direct_weights(const ConvDesc& d, const T* w, int oc_block, std::vec
 }
 
 // Depthwise weights: groups of 64 bytes of channels, each [ky][kx][channel].
-// Unpacked to [(ky * kw + kx) * in_c + c].
+// Unpacked to [(ky * kw + kx) * in_c + c]. A group is 64 bytes of weights as
+// stored (64 int8 or 32 fp16 channels), whatever type they are unpacked to.
 template <typename T>
 void unpack_depthwise_weights(const ConvDesc& d, const T* w, std::vector<T>* out) {
-    const int group = kDepthwiseGroupBytes / static_cast<int>(sizeof(T));
+    const int group = kDepthwiseGroupBytes / d.esize;
     out->assign(static_cast<size_t>(d.kh) * d.kw * d.in_c, T{});
     size_t pos = 0;
     for (int c0 = 0; c0 < d.in_c; c0 += group) {

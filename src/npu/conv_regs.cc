@@ -178,13 +178,15 @@ uint32_t float_bits(float v) {
 }
 
 // BS: bias (ALU add, per channel) and ReLU; BN: clip (max lo, ReLU-X hi) or
-// leaky (PReLU multiplier). EW and the output converter pass through.
-void emit_float_epilogue(TaskEmitter* b, const FloatEpilogue& e, const BufferRef& records) {
+// leaky (PReLU multiplier); EW: the residual add, then the ReLU after it.
+void emit_float_epilogue(TaskEmitter* b, const FloatEpilogue& e, const BufferRef& records, uint64_t residual_offset,
+                         uint32_t surf_bytes) {
+    const bool relu = e.act == FloatEpilogue::Act::kRelu;
     StageRegs bs;
-    bs.enabled = e.bias || e.act == FloatEpilogue::Act::kRelu;
+    bs.enabled = e.bias || (relu && !e.residual);
     bs.alu = bs.alu_per_channel = e.bias;
     if (e.bias) bs.records = records;
-    bs.relu = e.act == FloatEpilogue::Act::kRelu;
+    bs.relu = relu && !e.residual;
     StageRegs bn;
     if (e.act == FloatEpilogue::Act::kClip) {
         bn.enabled = bn.alu = bn.relux = true;
@@ -195,10 +197,17 @@ void emit_float_epilogue(TaskEmitter* b, const FloatEpilogue& e, const BufferRef
         bn.enabled = bn.mul = bn.prelu = true;
         bn.mul_value = static_cast<int16_t>(float_to_half(e.alpha));
     }
+    EwRegs ew;
+    if (e.residual) {
+        ew.enabled = ew.op = ew.tensor = true;
+        ew.operand_bytes = 2;
+        ew.operand_addr = e.residual_addr.plus(residual_offset);
+        ew.relu = relu;
+    }
     emit_stage(b, true, bs);
     b->write_fields(r::DPU_BS_OW_CFG, {{f::DPU_BS_OW_CFG_OD_BYPASS, 1}});
     emit_stage(b, false, bn);
-    b->write(r::DPU_EW_CFG, kBypassedEw);
+    emit_ew(b, ew, surf_bytes);
 }
 
 }  // namespace
@@ -213,13 +222,13 @@ void emit_conv_fp16(TaskEmitter* b, const ConvGeometry& g, const ConvAddresses& 
     b->write_fields(r::DPU_DATA_FORMAT, {{f::DPU_DATA_FORMAT_PROC_PRECISION, 2},
                                          {f::DPU_DATA_FORMAT_IN_PRECISION, 2},
                                          {f::DPU_DATA_FORMAT_OUT_PRECISION, fp32_out ? 5u : 2u}});
-    emit_output_cube(b, g, a, rt, fp32_out ? 4 : 8);
-    emit_float_epilogue(b, epilogue, a.records.plus(static_cast<uint64_t>(rt.kernel) * kBsRecordBytes));
+    const uint64_t out_offset = emit_output_cube(b, g, a, rt, fp32_out ? 4 : 8);
+    const uint32_t surf = static_cast<uint32_t>(g.out_w() * g.out_h() * kAtomBytes);
+    emit_float_epilogue(b, epilogue, a.records.plus(static_cast<uint64_t>(rt.kernel) * kBsRecordBytes), out_offset, surf);
     b->write(r::DPU_OUT_CVT_OFFSET, 0);
     b->write_fields(r::DPU_OUT_CVT_SCALE, {{f::DPU_OUT_CVT_SCALE_OUT_CVT_SCALE, 1},
                                            {f::DPU_OUT_CVT_SCALE_FP32TOFP16_EN, fp32_out ? 0u : 1u}});
     b->write(r::DPU_OUT_CVT_SHIFT, 0);
-    b->write_fields(r::DPU_RDMA_RDMA_ERDMA_CFG, {{f::DPU_RDMA_RDMA_ERDMA_CFG_ERDMA_DISABLE, 1}});
     b->write_fields(r::DPU_RDMA_RDMA_FEATURE_MODE_CFG, {{f::DPU_RDMA_RDMA_FEATURE_MODE_CFG_MRDMA_DISABLE, 1}});
 }
 

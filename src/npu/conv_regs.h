@@ -60,13 +60,18 @@ uint32_t weight_bytes_per_kernel(const ConvGeometry& g);
 void emit_conv_int8(TaskEmitter* b, const ConvGeometry& g, const ConvAddresses& a, const EpilogueRegs& e,
                     int8_t input_zp, const ConvTile& tile = {});
 // What follows an fp16 convolution in the DPU's float pipeline: a
-// per-channel bias (fp32 in the ALU slot of 8-byte records at `a.records`)
-// and one activation, all in fp32 before the single rounding to fp16.
+// per-channel bias (fp32 in the ALU slot of 8-byte records at `a.records`),
+// an optional residual add and one activation, all in fp32 before the single
+// rounding to fp16.
 struct FloatEpilogue {
     bool bias = false;
     enum class Act { kNone, kRelu, kClip, kLeaky } act = Act::kNone;
     float lo = 0.0f, hi = 0.0f;  // kClip
     float alpha = 0.0f;          // kLeaky (rounded to fp16 by the multiplier)
+    // An fp16 tensor added in the EW stage (before a ReLU, the only
+    // activation allowed after it); the address of the whole output-shaped cube.
+    bool residual = false;
+    BufferRef residual_addr;
 };
 // Per-channel fp32 bias records (8 bytes each, the ALU operand in the first
 // four); `channels` >= bias.size(), the rest zero.

@@ -118,7 +118,8 @@ void emit_ew(TaskEmitter* b, const EwRegs& e, uint32_t surf_bytes) {
         b->write_fields(r::DPU_RDMA_RDMA_ERDMA_CFG, {{f::DPU_RDMA_RDMA_ERDMA_CFG_ERDMA_DISABLE, 1}});
         return;
     }
-    const uint32_t size = e.op && e.tensor ? 1u : 0u;
+    // EDATA_SIZE / ERDMA_DATA_SIZE: 1 one byte, 2 two bytes, 3 four bytes.
+    const uint32_t size = !(e.op && e.tensor) ? 0u : (e.operand_bytes == 2 ? 2u : (e.operand_bytes == 4 ? 3u : 1u));
     const uint32_t mode = e.op && e.tensor && !e.per_channel ? 1u : 0u;
     b->write_fields(r::DPU_EW_CFG, {{f::DPU_EW_CFG_EW_OP_BYPASS, e.op ? 0u : 1u},
                                     {f::DPU_EW_CFG_EW_OP_TYPE, e.op_mul ? 1u : 0u},

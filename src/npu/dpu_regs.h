@@ -40,6 +40,7 @@ struct EwRegs {
     bool tensor = false;       // operand from ERDMA (else EW_OP_VALUE_0)
     bool per_channel = false;  // ERDMA mode 0
     BufferRef operand_addr;
+    int operand_bytes = 1;     // element size of a tensor operand (1 int8, 2 fp16)
     int32_t value = 0;
     bool cvt = false;
     int32_t cvt_offset = 0;

@@ -1,10 +1,11 @@
 // fp16 convolutions from the graph (the converter's fp16 models: float16
 // activations and weights, float32 bias): products and sums in fp32 in the
 // CNA, the bias and one activation (ReLU, Clip, LeakyRelu) in the DPU's float
-// pipeline, one rounding to fp16 at the output, as the CPU reference computes
-// them in float32 and rounds the result. Equal within a few fp16 ulps (the
-// sums run in another order). LUT activations and residual adds stay on the
-// CPU for fp16: the emulator does not model them in the float pipeline.
+// pipeline, a fused fp16 residual added in the EW stage (then ReLU), one
+// rounding to fp16 at the output, as the CPU reference computes them in
+// float32 and rounds the result. Equal within a few fp16 ulps (the sums run
+// in another order). LUT activations stay on the CPU for fp16: the emulator
+// does not model the LUT in the float pipeline.
 #include <cstring>
 
 #include "base/half.h"
@@ -25,19 +26,23 @@ Status unsupported(std::string message) { return Status(StatusCode::kUnimplement
 
 class Fp16ConvOp : public PreparedOp {
 public:
-    Fp16ConvOp(ConvGeometry g, FloatEpilogue epilogue, std::vector<uint8_t> weights, std::vector<uint8_t> records)
+    Fp16ConvOp(ConvGeometry g, FloatEpilogue epilogue, int residual_input, std::vector<uint8_t> weights,
+               std::vector<uint8_t> records)
         : geometry_(g), epilogue_(epilogue) {
         feature_inputs_ = {0};
+        if (residual_input >= 0) feature_inputs_.push_back(residual_input);
         constants_ = {std::move(weights), std::move(records)};
     }
 
     Status lower(const OpBuffers& buffers, const hw::SocProfile& soc, uint32_t core_mask,
                  ProgramBuilder* program) const override {
-        if (buffers.features.size() != 1 || buffers.constants.size() != 2)
+        if (buffers.features.size() != feature_inputs_.size() || buffers.constants.size() != 2)
             return RKNN_INVALID_ARGUMENT("fp16 convolution bound to %zu features and %zu constants",
                                          buffers.features.size(), buffers.constants.size());
         const ConvAddresses a{buffers.features[0], buffers.constants[0], buffers.constants[1], buffers.output};
-        return lower_conv_fp16(geometry_, a, false, soc, core_mask, program, epilogue_);
+        FloatEpilogue e = epilogue_;
+        if (e.residual) e.residual_addr = buffers.features[1];
+        return lower_conv_fp16(geometry_, a, false, soc, core_mask, program, e);
     }
 
     std::string describe(const hw::SocProfile& soc, uint32_t core_mask) const override {
@@ -55,10 +60,20 @@ private:
 
 StatusOr<std::unique_ptr<PreparedOp>> prepare_fp16_conv_op(const graph::Graph& g, const graph::Op& op) {
     RKNN_ASSIGN_OR_RETURN(const ConvParts parts, conv_parts(g, op, DType::kFloat16, DType::kFloat32));
-    if (parts.geometry.depthwise) return unsupported("fp16 depthwise weights are not packed yet");
     const cpu::Fusion fusion = cpu::fusion_of(op);
-    if (fusion.residual_input >= 0) return unsupported("an fp16 residual add (not modelled in the float pipeline)");
     FloatEpilogue e;
+    if (fusion.residual_input >= 0) {
+        const size_t index = static_cast<size_t>(fusion.residual_input);
+        if (index >= op.inputs.size() || op.inputs[index] < 0 || static_cast<size_t>(op.inputs[index]) >= g.tensors.size())
+            return RKNN_INVALID_ARGUMENT("%s: bad residual input", op.name.c_str());
+        const graph::Tensor& r = g.tensors[static_cast<size_t>(op.inputs[index])];
+        if (r.dtype != DType::kFloat16 || r.shape != parts.y->shape)
+            return unsupported("the fused residual is not an fp16 tensor of the output's shape");
+        if (fusion.activation.type != OpType::kIdentity && fusion.activation.type != OpType::kRelu)
+            return unsupported(std::string("fp16 ") + graph::op_type_name(fusion.activation.type) +
+                               " after a fused add: the DPU applies it before the add");
+        e.residual = true;
+    }
     switch (fusion.activation.type) {
     case OpType::kIdentity: break;
     case OpType::kRelu: e.act = FloatEpilogue::Act::kRelu; break;
@@ -84,8 +99,10 @@ StatusOr<std::unique_ptr<PreparedOp>> prepare_fp16_conv_op(const graph::Graph& g
         std::memcpy(&h, bits + i * 2, 2);
         w[i] = half_to_float(h);
     }
-    const std::vector<uint16_t> packed =
-        pack_conv_weights_fp16(w.data(), geo.out_c, geo.in_c, geo.kh, geo.kw, align_up(geo.in_c, 8));
+    const int c_aligned = align_up(geo.in_c, 8);
+    const std::vector<uint16_t> packed = geo.depthwise
+                                             ? pack_dw_weights_fp16(w.data(), geo.in_c, geo.kh, geo.kw, c_aligned)
+                                             : pack_conv_weights_fp16(w.data(), geo.out_c, geo.in_c, geo.kh, geo.kw, c_aligned);
     std::vector<uint8_t> weights(packed.size() * 2);
     if (!weights.empty()) std::memcpy(weights.data(), packed.data(), weights.size());
     std::vector<float> bias;
@@ -95,7 +112,8 @@ StatusOr<std::unique_ptr<PreparedOp>> prepare_fp16_conv_op(const graph::Graph& g
         e.bias = true;
     }
     std::vector<uint8_t> records = float_bias_records(bias, align_up(geo.out_c, 8));
-    return std::unique_ptr<PreparedOp>(std::make_unique<Fp16ConvOp>(geo, e, std::move(weights), std::move(records)));
+    return std::unique_ptr<PreparedOp>(std::make_unique<Fp16ConvOp>(geo, e, e.residual ? fusion.residual_input : -1,
+                                                                     std::move(weights), std::move(records)));
 }
 
 }  // namespace rknn::npu

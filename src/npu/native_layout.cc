@@ -107,18 +107,32 @@ std::vector<uint16_t> pack_conv_weights_fp16(const float* w, int oc, int ic, int
     return pack_blocks<uint16_t, float>(w, oc, ic, kh, kw, ic_aligned, 16, to_half);
 }
 
-std::vector<int8_t> pack_dw_weights_int8(const int8_t* w, int c, int kh, int kw, int c_aligned) {
-    std::vector<int8_t> out;
-    for (int c0 = 0; c0 < c_aligned; c0 += 64) {
-        const int cn = std::min(64, c_aligned - c0);
+namespace {
+// Groups of 64 bytes of channels (64 int8, 32 fp16), [ky][kx][channel] inside.
+template <typename T, typename S>
+std::vector<T> pack_dw_groups(const S* w, int c, int kh, int kw, int c_aligned, T (*conv)(S)) {
+    constexpr int kGroup = 64 / static_cast<int>(sizeof(T));
+    std::vector<T> out;
+    out.reserve(static_cast<size_t>(c_aligned) * kh * kw);
+    for (int c0 = 0; c0 < c_aligned; c0 += kGroup) {
+        const int cn = std::min(kGroup, c_aligned - c0);
         for (int y = 0; y < kh; ++y)
             for (int x = 0; x < kw; ++x)
                 for (int i = 0; i < cn; ++i) {
                     const int ch = c0 + i;
-                    out.push_back(ch < c ? w[(static_cast<size_t>(ch) * kh + y) * kw + x] : 0);
+                    out.push_back(ch < c ? conv(w[(static_cast<size_t>(ch) * kh + y) * kw + x]) : conv(S{}));
                 }
     }
     return out;
+}
+}  // namespace
+
+std::vector<int8_t> pack_dw_weights_int8(const int8_t* w, int c, int kh, int kw, int c_aligned) {
+    return pack_dw_groups<int8_t, int8_t>(w, c, kh, kw, c_aligned, same_int8);
+}
+
+std::vector<uint16_t> pack_dw_weights_fp16(const float* w, int c, int kh, int kw, int c_aligned) {
+    return pack_dw_groups<uint16_t, float>(w, c, kh, kw, c_aligned, to_half);
 }
 
 }  // namespace rknn::npu

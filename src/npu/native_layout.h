@@ -23,7 +23,9 @@ std::vector<float> unpack_fp32_cube(const uint8_t* bytes, int c, int h, int w, u
 // ic padded with zeros to `ic_aligned`.
 std::vector<int8_t> pack_conv_weights_int8(const int8_t* w, int oc, int ic, int kh, int kw, int ic_aligned);
 std::vector<uint16_t> pack_conv_weights_fp16(const float* w, int oc, int ic, int kh, int kw, int ic_aligned);
-// Depthwise weights [c][1][kh][kw]: groups of 64 channels, [ky][kx][channel].
+// Depthwise weights [c][1][kh][kw]: groups of 64 bytes of channels (64 int8,
+// 32 fp16), [ky][kx][channel] inside a group.
 std::vector<int8_t> pack_dw_weights_int8(const int8_t* w, int c, int kh, int kw, int c_aligned);
+std::vector<uint16_t> pack_dw_weights_fp16(const float* w, int c, int kh, int kw, int c_aligned);
 
 }  // namespace rknn::npu

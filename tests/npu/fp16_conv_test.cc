@@ -1,6 +1,6 @@
 // fp16 convolutions from the graph on the emulated NPU, against the CPU
 // reference (float32 arithmetic on the fp16 values, one rounding to fp16):
-// seeded random shapes with bias and each fused activation the float
+// seeded random direct and depthwise shapes with bias, residual adds and each fused activation the float
 // pipeline runs. Both sum in fp32 in different orders: the documented
 // tolerance is 2 fp16 ulps of the result plus the fp32 summation bound
 // n * 2^-23 * sum |x * w| (which only matters where terms cancel).
@@ -31,6 +31,8 @@ double ulp_of(double v) { return std::ldexp(1.0, std::ilogb(std::max(std::fabs(v
 struct Fp16Case {
     int c_in, c_out, h, w, k, stride, pad;
     OpType activation;
+    bool depthwise;
+    bool residual;  // a fused fp16 add before the activation (none or ReLU)
 };
 
 // Checks every output against the tolerance; `worst` receives the largest
@@ -41,9 +43,10 @@ struct Fp16Case {
     Graph g;
     const int32_t x = add_tensor(&g, "x", DType::kFloat16, {1, c.c_in, c.h, c.w});
     g.inputs = {x};
-    std::vector<uint16_t> w(static_cast<size_t>(c.c_out) * c.c_in * c.k * c.k);
+    const int per_group = c.depthwise ? 1 : c.c_in;
+    std::vector<uint16_t> w(static_cast<size_t>(c.c_out) * per_group * c.k * c.k);
     for (uint16_t& v : w) v = rknn::float_to_half(dist(rng) * 0.5f);
-    const int32_t wt = g.add_constant("w", DType::kFloat16, {c.c_out, c.c_in, c.k, c.k},
+    const int32_t wt = g.add_constant("w", DType::kFloat16, {c.c_out, per_group, c.k, c.k},
                                       rknn::graph::Buffer::copy_of(w.data(), w.size() * 2));
     std::vector<float> b(static_cast<size_t>(c.c_out));
     for (float& v : b) v = dist(rng);
@@ -53,46 +56,59 @@ struct Fp16Case {
     rknn::graph::Op op{OpType::kConv, "conv", "", {x, wt, bt}, {y}, {}};
     op.attrs.set_ints("strides", {c.stride, c.stride});
     op.attrs.set_ints("pads", {c.pad, c.pad, c.pad, c.pad});
+    if (c.depthwise) op.attrs.set_int("group", c.c_in);
     rknn::cpu::kernels::Activation act;
     act.type = c.activation;
     act.min = -0.5f;
     act.max = 1.5f;
     act.alpha = 0.1f;
     if (c.activation != OpType::kIdentity) rknn::cpu::set_fused_activation(&op, act);
-    g.add_op(op);
-    g.outputs = {y};
-
     HostTensor input(DType::kFloat16, {1, c.c_in, c.h, c.w});
     for (int64_t i = 0; i < input.numel(); ++i) input.data<uint16_t>()[i] = rknn::float_to_half(dist(rng));
+    HostTensor residual(DType::kFloat16, {1, c.c_out, oh, ow});
+    for (int64_t i = 0; i < residual.numel(); ++i) residual.data<uint16_t>()[i] = rknn::float_to_half(dist(rng));
+    std::vector<HostTensor> feeds = {input};
+    int32_t r = -1;
+    if (c.residual) {
+        r = add_tensor(&g, "r", DType::kFloat16, {1, c.c_out, oh, ow});
+        g.inputs.push_back(r);
+        op.inputs.push_back(r);
+        rknn::cpu::set_fused_residual(&op, r);
+        feeds.push_back(residual);
+    }
+    g.add_op(op);
+    g.outputs = {y};
     auto exec = rknn::cpu::GraphExecutor::create(g);
     if (!exec.is_ok()) return ::testing::AssertionFailure() << exec.status().message();
     std::vector<HostTensor> ref;
-    if (!exec.value()->run({input}, &ref).is_ok()) return ::testing::AssertionFailure() << "reference failed";
+    if (!exec.value()->run(feeds, &ref).is_ok()) return ::testing::AssertionFailure() << "reference failed";
 
     const auto placement = npu::place_op(g, g.ops[0], rknn::hw::default_soc());
     if (placement.target != npu::Target::kNpu) return ::testing::AssertionFailure() << "CPU: " << placement.reason;
-    auto run = npu::testing::run_graph_op(g, g.ops[0], [&input](int32_t) -> const HostTensor& { return input; });
+    auto run = npu::testing::run_graph_op(g, g.ops[0], [&](int32_t id) -> const HostTensor& { return id == r ? residual : input; });
     if (!run.is_ok()) return ::testing::AssertionFailure() << run.status().message();
     const auto* got = reinterpret_cast<const uint16_t*>(run.value().output.data());
-    const int taps = c.c_in * c.k * c.k;
+    const int taps = per_group * c.k * c.k;
     for (int o = 0; o < c.c_out; ++o)
         for (int yy = 0; yy < oh; ++yy)
             for (int xx = 0; xx < ow; ++xx) {
-                double magnitude = std::fabs(b[static_cast<size_t>(o)]);
-                for (int ci = 0; ci < c.c_in; ++ci)
+                const size_t i = (static_cast<size_t>(o) * oh + yy) * ow + xx;
+                double magnitude = std::fabs(b[static_cast<size_t>(o)]) +
+                                   (c.residual ? std::fabs(rknn::half_to_float(residual.data<uint16_t>()[i])) : 0.0);
+                for (int j = 0; j < per_group; ++j)
                     for (int ky = 0; ky < c.k; ++ky)
                         for (int kx = 0; kx < c.k; ++kx) {
+                            const int ci = c.depthwise ? o : j;
                             const int iy = yy * c.stride + ky - c.pad, ix = xx * c.stride + kx - c.pad;
                             if (iy < 0 || iy >= c.h || ix < 0 || ix >= c.w) continue;
                             magnitude += std::fabs(rknn::half_to_float(input.data<uint16_t>()[(ci * c.h + iy) * c.w + ix]) *
-                                                   rknn::half_to_float(w[((static_cast<size_t>(o) * c.c_in + ci) * c.k + ky) * c.k + kx]));
+                                                   rknn::half_to_float(w[((static_cast<size_t>(o) * per_group + j) * c.k + ky) * c.k + kx]));
                         }
-                const size_t i = (static_cast<size_t>(o) * oh + yy) * ow + xx;
-                const double r = rknn::half_to_float(ref[0].data<uint16_t>()[i]);
+                const double rv = rknn::half_to_float(ref[0].data<uint16_t>()[i]);
                 const double v = rknn::half_to_float(got[i]);
                 const double tolerance =
-                    2.0 * ulp_of(std::max(std::fabs(r), std::fabs(v))) + (taps + 1) * std::ldexp(1.0, -23) * magnitude;
-                *worst = std::max(*worst, std::fabs(v - r) / tolerance);
+                    2.0 * ulp_of(std::max(std::fabs(rv), std::fabs(v))) + (taps + 2) * std::ldexp(1.0, -23) * magnitude;
+                *worst = std::max(*worst, std::fabs(v - rv) / tolerance);
             }
     return ::testing::AssertionSuccess();
 }
@@ -112,11 +128,15 @@ TEST(NpuFp16Conv, RandomFp16ConvolutionsStayWithinTolerance) {
         c.h = pick(std::max(1, c.k - 2 * c.pad), 14);
         c.w = pick(std::max(1, c.k - 2 * c.pad), 14);
         c.activation = acts[rng() % 4];
+        c.depthwise = rng() % 3 == 0;
+        if (c.depthwise) c.c_out = c.c_in;
+        c.residual = !c.depthwise && rng() % 4 == 0;
+        if (c.residual && c.activation != OpType::kIdentity) c.activation = OpType::kRelu;
         const auto ok = check(c, 100u + static_cast<uint32_t>(i), &worst);
         ASSERT_TRUE(ok) << "case " << i << ": " << c.c_in << "->" << c.c_out << " " << c.h << "x" << c.w << " k" << c.k
-                        << " s" << c.stride << " p" << c.pad;
+                        << " s" << c.stride << " p" << c.pad << (c.depthwise ? " dw" : "") << (c.residual ? " +residual" : "");
     }
-    std::printf("fp16 conv: 120 random layers, largest difference %.2f of the tolerance\n", worst);
+    std::printf("fp16 conv: 120 random layers (direct, depthwise, residual adds), largest difference %.2f of the tolerance\n", worst);
     EXPECT_LE(worst, 1.0);
 }
 
