@@ -6,14 +6,15 @@ namespace {
 Status needs_copy(std::string why) { return Status(StatusCode::kUnimplemented, "Concat needs a copy: " + std::move(why)); }
 }  // namespace
 
-StatusOr<ConcatPlan> plan_concat_in_place(const graph::Graph& g, const graph::Op& op, int c2) {
+StatusOr<ConcatPlan> plan_concat_in_place(const graph::Graph& g, const graph::Op& op) {
     if (op.type != graph::OpType::kConcat) return RKNN_INVALID_ARGUMENT("%s is not a Concat", op.name.c_str());
     const auto valid = [&g](int32_t id) { return id >= 0 && static_cast<size_t>(id) < g.tensors.size(); };
     if (op.inputs.empty() || op.outputs.size() != 1 || !valid(op.outputs[0]))
         return RKNN_INVALID_ARGUMENT("Concat %s has malformed inputs or outputs", op.name.c_str());
     const graph::Tensor& y = g.tensors[static_cast<size_t>(op.outputs[0])];
-    if (y.dtype != graph::DType::kInt8 || y.shape.size() != 4 || y.shape[0] != 1)
-        return needs_copy("the output is not an int8 [1, C, H, W] cube");
+    if ((y.dtype != graph::DType::kInt8 && y.dtype != graph::DType::kFloat16) || y.shape.size() != 4 || y.shape[0] != 1)
+        return needs_copy("the output is not an int8 or fp16 [1, C, H, W] cube");
+    const int c2 = y.dtype == graph::DType::kInt8 ? 16 : 8;
     int64_t axis = op.attrs.get_int("axis", 1);
     if (axis < 0) axis += 4;
     if (axis != 1) return needs_copy("it joins along axis " + std::to_string(axis) + ", not the channels");
@@ -24,7 +25,7 @@ StatusOr<ConcatPlan> plan_concat_in_place(const graph::Graph& g, const graph::Op
         if (!valid(op.inputs[i])) return RKNN_INVALID_ARGUMENT("Concat %s has a bad input", op.name.c_str());
         if (g.is_constant(op.inputs[i])) return needs_copy("input " + std::to_string(i) + " is a constant");
         const graph::Tensor& x = g.tensors[static_cast<size_t>(op.inputs[i])];
-        if (x.dtype != graph::DType::kInt8 || x.shape.size() != 4 || x.shape[0] != 1 || x.shape[2] != y.shape[2] ||
+        if (x.dtype != y.dtype || x.shape.size() != 4 || x.shape[0] != 1 || x.shape[2] != y.shape[2] ||
             x.shape[3] != y.shape[3])
             return needs_copy("input " + std::to_string(i) + " is not a cube of the output's height and width");
         if (!(x.quant == y.quant)) return needs_copy("input " + std::to_string(i) + " has its own quantisation");

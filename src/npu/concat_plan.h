@@ -1,7 +1,7 @@
 // Channel concatenation without a copy: in NC1HWC2, a cube's channels
 // [c0, c0 + C) with c0 a multiple of C2 are whole surfaces at byte offset
 // (c0 / C2) x H x W x 16. So when every input but the last has a multiple of
-// C2 channels and all share the output's quantisation, each producer can
+// C2 channels and all share the output's dtype and quantisation, each producer can
 // write its output straight into the concatenation's buffer at its offset
 // (the DPU zeroes only the padding lanes of its own last surface, which only
 // the last input has). The runtime binds the producers' outputs accordingly.
@@ -21,6 +21,7 @@ struct ConcatPlan {
 };
 
 // kUnimplemented, with the reason, when the concatenation needs a copy.
-StatusOr<ConcatPlan> plan_concat_in_place(const graph::Graph& g, const graph::Op& op, int c2 = 16);
+// int8 cubes have C2 = 16, fp16 cubes C2 = 8 (16-byte atoms either way).
+StatusOr<ConcatPlan> plan_concat_in_place(const graph::Graph& g, const graph::Op& op);
 
 }  // namespace rknn::npu

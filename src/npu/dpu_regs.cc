@@ -220,8 +220,13 @@ void emit_dpu_task(TaskEmitter* b, const DpuTask& t) {
     b->write_fields(r::DPU_FEATURE_MODE_CFG, {{f::DPU_FEATURE_MODE_CFG_FLYING_MODE, 1},
                                               {f::DPU_FEATURE_MODE_CFG_BURST_LEN, 15},
                                               {f::DPU_FEATURE_MODE_CFG_OUTPUT_MODE, 2}});
-    emit_shift_negatives(b, t.bs, t.bn);
-    const int c_aligned = align_up(t.c, 16);
+    const uint32_t prec = t.fp16 ? 2u : 0u;
+    b->write_fields(r::DPU_DATA_FORMAT, {{f::DPU_DATA_FORMAT_PROC_PRECISION, prec},
+                                         {f::DPU_DATA_FORMAT_IN_PRECISION, prec},
+                                         {f::DPU_DATA_FORMAT_OUT_PRECISION, prec},
+                                         {f::DPU_DATA_FORMAT_BS_MUL_SHIFT_VALUE_NEG, static_cast<uint32_t>(t.bs.shift)},
+                                         {f::DPU_DATA_FORMAT_BN_MUL_SHIFT_VALUE_NEG, static_cast<uint32_t>(t.bn.shift)}});
+    const int c_aligned = align_up(t.c, t.fp16 ? 8 : 16);
     const uint32_t surf = static_cast<uint32_t>(t.w * t.h * 16);
     b->address(r::DPU_DST_BASE_ADDR, t.dst);
     b->write(r::DPU_DST_SURF_STRIDE, surf);
@@ -233,13 +238,24 @@ void emit_dpu_task(TaskEmitter* b, const DpuTask& t) {
     b->write_fields(r::DPU_BS_OW_CFG, {{f::DPU_BS_OW_CFG_OD_BYPASS, 1}});
     emit_stage(b, false, t.bn);
     emit_ew(b, t.ew, surf);
-    emit_out_cvt(b, t.out);
+    if (t.fp16) {
+        b->write(r::DPU_OUT_CVT_OFFSET, 0);
+        b->write_fields(r::DPU_OUT_CVT_SCALE, {{f::DPU_OUT_CVT_SCALE_OUT_CVT_SCALE, 1},
+                                               {f::DPU_OUT_CVT_SCALE_FP32TOFP16_EN, 1}});
+        b->write(r::DPU_OUT_CVT_SHIFT, 0);
+    } else {
+        emit_out_cvt(b, t.out);
+    }
     b->write(r::DPU_RDMA_RDMA_DATA_CUBE_WIDTH, static_cast<uint32_t>(t.w - 1));
     b->write(r::DPU_RDMA_RDMA_DATA_CUBE_HEIGHT, static_cast<uint32_t>(t.h - 1));
     b->write(r::DPU_RDMA_RDMA_DATA_CUBE_CHANNEL, static_cast<uint32_t>(c_aligned - 1));
     b->address(r::DPU_RDMA_RDMA_SRC_BASE_ADDR, t.src);
     b->write_fields(r::DPU_RDMA_RDMA_FEATURE_MODE_CFG, {{f::DPU_RDMA_RDMA_FEATURE_MODE_CFG_FLYING_MODE, 1},
-                                                       {f::DPU_RDMA_RDMA_FEATURE_MODE_CFG_BURST_LEN, 15}});
+                                                       {f::DPU_RDMA_RDMA_FEATURE_MODE_CFG_BURST_LEN, 15},
+                                                       {f::DPU_RDMA_RDMA_FEATURE_MODE_CFG_IN_PRECISION, prec},
+                                                       {f::DPU_RDMA_RDMA_FEATURE_MODE_CFG_PROC_PRECISION, prec},
+                                                       {f::DPU_RDMA_RDMA_FEATURE_MODE_CFG_MRDMA_FP16TOFP32_EN,
+                                                        t.fp16 ? 1u : 0u}});
 }
 
 }  // namespace rknn::npu

@@ -106,9 +106,10 @@ void emit_lut_window(TaskEmitter* b, int sel, int32_t le_start, int32_t lo_start
 void emit_conv_epilogue(TaskEmitter* b, const EpilogueRegs& e, const BufferRef& records, uint64_t residual_offset,
                         uint32_t surf_bytes, bool depthwise, bool load_lut);
 
-// A DPU-only (flying mode, op-enable 0x18) int8 task over a c x h x w cube.
+// A DPU-only (flying mode, op-enable 0x18) int8 or fp16 task over a c x h x w cube.
 struct DpuTask {
     int c = 0, h = 0, w = 0;
+    bool fp16 = false;  // fp16 cubes through the float pipeline (else int8)
     BufferRef src, dst;
     StageRegs bs, bn;
     EwRegs ew;

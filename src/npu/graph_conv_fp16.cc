@@ -56,6 +56,38 @@ private:
     FloatEpilogue epilogue_;
 };
 
+// The fused activation in the float pipeline's terms.
+Status set_activation(const cpu::Fusion& fusion, FloatEpilogue* e) {
+    switch (fusion.activation.type) {
+    case OpType::kIdentity: return Status::ok();
+    case OpType::kRelu: e->act = FloatEpilogue::Act::kRelu; return Status::ok();
+    case OpType::kClip:
+        e->act = FloatEpilogue::Act::kClip;
+        e->lo = fusion.activation.min;
+        e->hi = fusion.activation.max;
+        return Status::ok();
+    case OpType::kLeakyRelu:
+        e->act = FloatEpilogue::Act::kLeaky;
+        e->alpha = fusion.activation.alpha;
+        return Status::ok();
+    default:
+        return unsupported(std::string("fp16 ") + graph::op_type_name(fusion.activation.type) +
+                           " (the float pipeline's LUT is not modelled)");
+    }
+}
+
+std::vector<uint8_t> as_bytes(const std::vector<uint16_t>& halves) {
+    std::vector<uint8_t> bytes(halves.size() * 2);
+    if (!bytes.empty()) std::memcpy(bytes.data(), halves.data(), bytes.size());
+    return bytes;
+}
+
+float half_at(const uint8_t* bytes, size_t i) {
+    uint16_t h;
+    std::memcpy(&h, bytes + i * 2, 2);
+    return half_to_float(h);
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<PreparedOp>> prepare_fp16_conv_op(const graph::Graph& g, const graph::Op& op) {
@@ -74,37 +106,16 @@ StatusOr<std::unique_ptr<PreparedOp>> prepare_fp16_conv_op(const graph::Graph& g
                                " after a fused add: the DPU applies it before the add");
         e.residual = true;
     }
-    switch (fusion.activation.type) {
-    case OpType::kIdentity: break;
-    case OpType::kRelu: e.act = FloatEpilogue::Act::kRelu; break;
-    case OpType::kClip:
-        e.act = FloatEpilogue::Act::kClip;
-        e.lo = fusion.activation.min;
-        e.hi = fusion.activation.max;
-        break;
-    case OpType::kLeakyRelu:
-        e.act = FloatEpilogue::Act::kLeaky;
-        e.alpha = fusion.activation.alpha;
-        break;
-    default:
-        return unsupported(std::string("fp16 ") + graph::op_type_name(fusion.activation.type) +
-                           " (the float pipeline's LUT is not modelled)");
-    }
+    RKNN_RETURN_IF_ERROR(set_activation(fusion, &e));
     const ConvGeometry& geo = parts.geometry;
     const size_t count = static_cast<size_t>(graph::num_elements(parts.w->shape));
     std::vector<float> w(count);
-    const auto* bits = reinterpret_cast<const uint8_t*>(parts.weights->data);
-    for (size_t i = 0; i < count; ++i) {
-        uint16_t h;
-        std::memcpy(&h, bits + i * 2, 2);
-        w[i] = half_to_float(h);
-    }
+    for (size_t i = 0; i < count; ++i) w[i] = half_at(parts.weights->data, i);
     const int c_aligned = align_up(geo.in_c, 8);
     const std::vector<uint16_t> packed = geo.depthwise
                                              ? pack_dw_weights_fp16(w.data(), geo.in_c, geo.kh, geo.kw, c_aligned)
                                              : pack_conv_weights_fp16(w.data(), geo.out_c, geo.in_c, geo.kh, geo.kw, c_aligned);
-    std::vector<uint8_t> weights(packed.size() * 2);
-    if (!weights.empty()) std::memcpy(weights.data(), packed.data(), weights.size());
+    std::vector<uint8_t> weights = as_bytes(packed);
     std::vector<float> bias;
     if (parts.bias != nullptr) {
         bias.resize(static_cast<size_t>(geo.out_c));
@@ -114,6 +125,63 @@ StatusOr<std::unique_ptr<PreparedOp>> prepare_fp16_conv_op(const graph::Graph& g
     std::vector<uint8_t> records = float_bias_records(bias, align_up(geo.out_c, 8));
     return std::unique_ptr<PreparedOp>(std::make_unique<Fp16ConvOp>(geo, e, e.residual ? fusion.residual_input : -1,
                                                                      std::move(weights), std::move(records)));
+}
+
+}  // namespace rknn::npu
+
+namespace rknn::npu {
+
+StatusOr<std::unique_ptr<PreparedOp>> prepare_fp16_gemm_op(const graph::Graph& g, const graph::Op& op) {
+    const auto valid = [&g](int32_t id) { return id >= 0 && static_cast<size_t>(id) < g.tensors.size(); };
+    if (op.inputs.size() < 2 || op.outputs.size() != 1 || !valid(op.inputs[0]) || !valid(op.inputs[1]) ||
+        !valid(op.outputs[0]))
+        return RKNN_INVALID_ARGUMENT("%s has malformed inputs or outputs", op.name.c_str());
+    const graph::Tensor& a = g.tensors[static_cast<size_t>(op.inputs[0])];
+    const graph::Tensor& w = g.tensors[static_cast<size_t>(op.inputs[1])];
+    const graph::Tensor& y = g.tensors[static_cast<size_t>(op.outputs[0])];
+    if (a.dtype != DType::kFloat16 || w.dtype != DType::kFloat16 || y.dtype != DType::kFloat16)
+        return unsupported("this path takes fp16 matrix products");
+    if (a.shape.size() != 2 || a.shape[0] != 1 || w.shape.size() != 2 || y.shape.size() != 2)
+        return unsupported("only [1, K] x [K, N] products (one row) are lowered yet");
+    if (op.type == OpType::kGemm && (op.attrs.get_int("transA", 0) != 0 || op.attrs.get_float("alpha", 1.0f) != 1.0f ||
+                                     op.attrs.get_float("beta", 1.0f) != 1.0f))
+        return unsupported("Gemm with transA or alpha/beta other than 1");
+    const bool trans_b = op.type == OpType::kGemm && op.attrs.get_int("transB", 0) != 0;
+    const int64_t k = a.shape[1], n = trans_b ? w.shape[0] : w.shape[1];
+    if (k <= 0 || n <= 0 || k > 8192 || n > 8192 || (trans_b ? w.shape[1] : w.shape[0]) != k || y.shape[0] != 1 ||
+        y.shape[1] != n)
+        return unsupported("shapes the 1x1 convolution cannot take");
+    const graph::Buffer* wb = g.constant_buffer(op.inputs[1]);
+    if (wb == nullptr || wb->size != static_cast<size_t>(k * n) * 2) return unsupported("the weights are not a constant");
+    const cpu::Fusion fusion = cpu::fusion_of(op);
+    if (fusion.residual_input >= 0) return unsupported("an fp16 product with a fused add");
+    FloatEpilogue e;
+    RKNN_RETURN_IF_ERROR(set_activation(fusion, &e));
+    std::vector<float> bias;
+    const int32_t bias_id = op.type == OpType::kGemm && op.inputs.size() > 2 ? op.inputs[2] : -1;
+    if (bias_id >= 0) {
+        const graph::Buffer* bb = valid(bias_id) ? g.constant_buffer(bias_id) : nullptr;
+        if (bb == nullptr || g.tensors[static_cast<size_t>(bias_id)].dtype != DType::kFloat32 ||
+            bb->size != static_cast<size_t>(n) * 4)
+            return unsupported("the bias is not a constant float32 per output");
+        bias.resize(static_cast<size_t>(n));
+        std::memcpy(bias.data(), bb->data, bias.size() * 4);
+        e.bias = true;
+    }
+    ConvGeometry geo;
+    geo.fp16 = true;
+    geo.in_c = static_cast<int>(k);
+    geo.in_h = geo.in_w = 1;
+    geo.out_c = static_cast<int>(n);
+    // Weights as [N][K] rows: the 1x1 convolution's kernels.
+    std::vector<float> rows(static_cast<size_t>(k * n));
+    for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < k; ++j)
+            rows[static_cast<size_t>(i * k + j)] = half_at(wb->data, static_cast<size_t>(trans_b ? i * k + j : j * n + i));
+    std::vector<uint8_t> weights =
+        as_bytes(pack_conv_weights_fp16(rows.data(), geo.out_c, geo.in_c, 1, 1, align_up(geo.in_c, 8)));
+    std::vector<uint8_t> records = float_bias_records(bias, align_up(geo.out_c, 8));
+    return std::unique_ptr<PreparedOp>(std::make_unique<Fp16ConvOp>(geo, e, -1, std::move(weights), std::move(records)));
 }
 
 }  // namespace rknn::npu

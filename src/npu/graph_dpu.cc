@@ -5,11 +5,14 @@
 //    -za, multiplier Ma), B through the EW converter (-zb, Mb), one rounding at
 //    OUT_CVT; Mul multiplies in EW and requantises at OUT_CVT. These are the
 //    int8 reference's formulas (cpu/int8/elementwise_int8.cc) in registers.
+//  - the same binary ops on fp16 tensors through the float pipeline: each
+//    result is exact in fp32, so the one rounding to fp16 matches the reference;
 //  - unary activations: the output depends on the input code alone, so the
 //    DPU's LUT holds the reference's own 256 results (index select 0, from
 //    -128): exact for ReLU, Clip, LeakyRelu and every LUT activation.
 #include <cstring>
 
+#include "base/half.h"
 #include "cpu/graph_executor.h"
 #include "cpu/int8/requant.h"
 #include "npu/dpu_regs.h"
@@ -35,6 +38,16 @@ struct Cube {
 StatusOr<Cube> cube_of(const graph::Tensor& t) {
     if (t.dtype != DType::kInt8 || !t.quant.is_quantized() || t.quant.per_channel())
         return unsupported("tensor " + t.name + " is not a per-tensor quantised int8 tensor");
+    if (t.shape.size() != 4 || t.shape[0] != 1)
+        return unsupported("tensor " + t.name + " is not a [1, C, H, W] cube");
+    for (int64_t d : t.shape)
+        if (d <= 0 || d > 8192) return unsupported("tensor " + t.name + " has a size the DPU's cube fields cannot hold");
+    return Cube{static_cast<int>(t.shape[1]), static_cast<int>(t.shape[2]), static_cast<int>(t.shape[3])};
+}
+
+// fp16 cubes: same shape rules, no quantisation.
+StatusOr<Cube> fp16_cube_of(const graph::Tensor& t) {
+    if (t.dtype != DType::kFloat16) return unsupported("tensor " + t.name + " is not float16");
     if (t.shape.size() != 4 || t.shape[0] != 1)
         return unsupported("tensor " + t.name + " is not a [1, C, H, W] cube");
     for (int64_t d : t.shape)
@@ -158,13 +171,54 @@ StatusOr<std::unique_ptr<PreparedOp>> prepare_unary(const graph::Graph& g, const
     return std::unique_ptr<PreparedOp>(std::move(prepared));
 }
 
+// fp16: the sum, difference, product, max or min of two fp16 values is exact
+// in fp32, so the float pipeline's one rounding to fp16 gives the reference's
+// result bit for bit.
+StatusOr<std::unique_ptr<PreparedOp>> prepare_binary_fp16(const graph::Graph& g, const graph::Op& op, int a_index,
+                                                          int b_index) {
+    const graph::Tensor& a = g.tensors[static_cast<size_t>(op.inputs[static_cast<size_t>(a_index)])];
+    const graph::Tensor& b = g.tensors[static_cast<size_t>(op.inputs[static_cast<size_t>(b_index)])];
+    const graph::Tensor& y = g.tensors[static_cast<size_t>(op.outputs[0])];
+    RKNN_ASSIGN_OR_RETURN(const Cube ca, fp16_cube_of(a));
+    RKNN_ASSIGN_OR_RETURN(const Cube cb, fp16_cube_of(b));
+    if (a.shape != y.shape) return unsupported("broadcast of both operands");
+    const bool per_channel = cb.c == ca.c && cb.h == 1 && cb.w == 1 && (ca.h != 1 || ca.w != 1);
+    if (b.shape != y.shape && !per_channel) return unsupported("broadcasts other than per channel are not lowered yet");
+    DpuTask t;
+    t.fp16 = true;
+    t.c = ca.c;
+    t.h = ca.h;
+    t.w = ca.w;
+    t.ew.enabled = t.ew.op = t.ew.tensor = true;
+    t.ew.operand_bytes = 2;
+    t.ew.per_channel = per_channel;
+    t.ew.op_mul = op.type == OpType::kMul;
+    t.ew.algo = algo_of(op.type);
+    const graph::Buffer* constant = g.constant_buffer(op.inputs[static_cast<size_t>(b_index)]);
+    auto prepared = std::make_unique<DpuOp>(t, std::vector<int16_t>{}, constant != nullptr);
+    if (constant != nullptr) {
+        const size_t n = static_cast<size_t>(graph::num_elements(b.shape));
+        if (constant->size != n * 2) return RKNN_INVALID_ARGUMENT("constant %s has %zu bytes", b.name.c_str(), constant->size);
+        std::vector<float> values(n);
+        for (size_t i = 0; i < n; ++i) {
+            uint16_t h;
+            std::memcpy(&h, constant->data + i * 2, 2);
+            values[i] = half_to_float(h);
+        }
+        prepared->set_bindings({a_index}, {pack_fp16_cube(values.data(), cb.c, cb.h, cb.w, align_up(cb.c, 8))});
+    } else {
+        prepared->set_bindings({a_index, b_index}, {});
+    }
+    return std::unique_ptr<PreparedOp>(std::move(prepared));
+}
+
 StatusOr<std::unique_ptr<PreparedOp>> prepare_binary(const graph::Graph& g, const graph::Op& op) {
     if (op.inputs.size() != 2 || op.inputs[1] < 0) return unsupported("not a two-input element-wise op");
     int a_index = 0, b_index = 1;
     const auto& t0 = g.tensors[static_cast<size_t>(op.inputs[0])];
     const auto& t1 = g.tensors[static_cast<size_t>(op.inputs[1])];
     const graph::Tensor& y = g.tensors[static_cast<size_t>(op.outputs[0])];
-    RKNN_ASSIGN_OR_RETURN(const Cube cy, cube_of(y));
+    RKNN_ASSIGN_OR_RETURN(const Cube cy, y.dtype == DType::kFloat16 ? fp16_cube_of(y) : cube_of(y));
     // The full-size operand goes through the RDMA, a per-channel one through ERDMA.
     if (t0.shape != y.shape && t1.shape == y.shape) {
         if (op.type == OpType::kSub) return unsupported("Sub with a broadcast first operand");
@@ -172,6 +226,7 @@ StatusOr<std::unique_ptr<PreparedOp>> prepare_binary(const graph::Graph& g, cons
     }
     const graph::Tensor& a = g.tensors[static_cast<size_t>(op.inputs[static_cast<size_t>(a_index)])];
     const graph::Tensor& b = g.tensors[static_cast<size_t>(op.inputs[static_cast<size_t>(b_index)])];
+    if (y.dtype == DType::kFloat16) return prepare_binary_fp16(g, op, a_index, b_index);
     RKNN_ASSIGN_OR_RETURN(const Cube ca, cube_of(a));
     if (a.shape != y.shape) return unsupported("broadcast of both operands");
     RKNN_ASSIGN_OR_RETURN(const Cube cb, cube_of(b));

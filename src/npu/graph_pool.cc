@@ -1,5 +1,6 @@
 // Pooling from the graph through the PPU (op-enable 0x60): MaxPool,
-// GlobalMaxPool, AveragePool and GlobalAveragePool with square windows.
+// GlobalMaxPool, AveragePool and GlobalAveragePool with square windows, int8
+// (and fp16 maxima, which are exact).
 // The PPU works on the codes and keeps the input's quantisation; when the
 // output's differs, a DPU task requantises the pooled codes from a scratch
 // cube (the reference requantises the pooled value once, the same way). An
@@ -72,13 +73,16 @@ StatusOr<std::unique_ptr<PreparedOp>> prepare_pool_op(const graph::Graph& g, con
     if (op.outputs.size() > 1) return unsupported("MaxPool with an indices output");
     const graph::Tensor& x = g.tensors[static_cast<size_t>(op.inputs[0])];
     const graph::Tensor& y = g.tensors[static_cast<size_t>(op.outputs[0])];
-    if (x.dtype != graph::DType::kInt8 || y.dtype != graph::DType::kInt8 || x.shape.size() != 4 || x.shape[0] != 1 ||
-        y.shape.size() != 4)
-        return unsupported("the PPU path takes int8 [1, C, H, W] cubes");
-    if (x.quant.per_channel() || y.quant.per_channel() || !x.quant.is_quantized() || !y.quant.is_quantized())
-        return unsupported("pools take per-tensor quantised cubes");
     const bool global = op.type == OpType::kGlobalAveragePool || op.type == OpType::kGlobalMaxPool;
     const bool average = op.type == OpType::kAveragePool || op.type == OpType::kGlobalAveragePool;
+    const bool fp16 = x.dtype == graph::DType::kFloat16;
+    if ((x.dtype != graph::DType::kInt8 && !fp16) || y.dtype != x.dtype || x.shape.size() != 4 || x.shape[0] != 1 ||
+        y.shape.size() != 4)
+        return unsupported("the PPU path takes int8 or fp16 [1, C, H, W] cubes");
+    if (fp16 && average)
+        return unsupported("an fp16 average (the PPU's fp16 reciprocals round differently from the reference)");
+    if (!fp16 && (x.quant.per_channel() || y.quant.per_channel() || !x.quant.is_quantized() || !y.quant.is_quantized()))
+        return unsupported("pools take per-tensor quantised cubes");
 
     PoolTask t;
     t.method = average ? 0 : 1;
@@ -116,9 +120,11 @@ StatusOr<std::unique_ptr<PreparedOp>> prepare_pool_op(const graph::Graph& g, con
         return RKNN_INVALID_ARGUMENT("pool %s: output shape does not follow from its attributes", op.name.c_str());
     if (average && (x.quant.zero_point() != 0 || t.pad != 0))
         return unsupported("an average with a non-zero zero point or padding is not exact on the PPU");
-    t.pad_value = -128;  // never wins a max; averages have no padding here
+    t.fp16 = fp16;
+    // Never wins a max (fp16: the lowest finite half); averages have no padding here.
+    t.pad_value = fp16 ? 0xfbff : -128;
     DpuTask rq;
-    const bool requantise = !(x.quant == y.quant);
+    const bool requantise = !fp16 && !(x.quant == y.quant);
     if (requantise) {
         // y = (pooled - zx) * sx / sy + zy, as the reference requantises.
         const cpu::int8::Requant r = cpu::int8::make_requant(x.quant.scale() / y.quant.scale());

@@ -23,7 +23,8 @@ bool is_alias(const graph::Graph& g, const graph::Op& op) {
     const graph::Tensor& x = g.tensors[static_cast<size_t>(op.inputs[0])];
     const graph::Tensor& y = g.tensors[static_cast<size_t>(op.outputs[0])];
     CubeShape cx, cy;
-    return x.dtype == graph::DType::kInt8 && y.dtype == graph::DType::kInt8 && x.quant == y.quant &&
+    const bool native = x.dtype == graph::DType::kInt8 || x.dtype == graph::DType::kFloat16;
+    return native && y.dtype == x.dtype && x.quant == y.quant &&
            !g.is_constant(op.inputs[0]) && cube_of_shape(x.shape, &cx) && cube_of_shape(y.shape, &cy) &&
            cx.c == cy.c && cx.h == cy.h && cx.w == cy.w;
 }
@@ -33,7 +34,7 @@ bool is_alias(const graph::Graph& g, const graph::Op& op) {
 Placement place_op(const graph::Graph& g, const graph::Op& op, const hw::SocProfile& soc, uint32_t core_mask) {
     if (is_alias(g, op)) return {Target::kNpu, "an alias of its input: the same cube bytes (no task)"};
     if (op.type == graph::OpType::kConcat) {
-        auto plan = plan_concat_in_place(g, op, soc.c2_int8);
+        auto plan = plan_concat_in_place(g, op);
         if (!plan.is_ok()) return on_cpu(plan.status().message());
         return {Target::kNpu, "in place: its producers write at their channel offsets (no task)"};
     }

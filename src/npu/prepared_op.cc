@@ -73,13 +73,13 @@ StatusOr<std::unique_ptr<PreparedOp>> prepare_conv_op(const graph::Graph& g, con
 StatusOr<std::unique_ptr<PreparedOp>> prepare_op(const graph::Graph& g, const graph::Op& op) {
     switch (op.type) {
     case OpType::kConv:
-        if (!op.inputs.empty() && op.inputs[0] >= 0 && static_cast<size_t>(op.inputs[0]) < g.tensors.size() &&
-            g.tensors[static_cast<size_t>(op.inputs[0])].dtype == graph::DType::kFloat16)
-            return prepare_fp16_conv_op(g, op);
-        return prepare_conv_op(g, op);
     case OpType::kGemm:
-    case OpType::kMatMul:
-        return prepare_conv_op(g, op);
+    case OpType::kMatMul: {
+        const bool fp16 = !op.inputs.empty() && op.inputs[0] >= 0 && static_cast<size_t>(op.inputs[0]) < g.tensors.size() &&
+                          g.tensors[static_cast<size_t>(op.inputs[0])].dtype == graph::DType::kFloat16;
+        if (!fp16) return prepare_conv_op(g, op);
+        return op.type == OpType::kConv ? prepare_fp16_conv_op(g, op) : prepare_fp16_gemm_op(g, op);
+    }
     case OpType::kAdd:
     case OpType::kSub:
     case OpType::kMul:

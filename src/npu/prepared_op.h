@@ -59,6 +59,7 @@ StatusOr<std::unique_ptr<PreparedOp>> prepare_op(const graph::Graph& g, const gr
 // The same entry point per family (prepared_op.cc dispatches on the op type).
 StatusOr<std::unique_ptr<PreparedOp>> prepare_conv_op(const graph::Graph& g, const graph::Op& op);
 StatusOr<std::unique_ptr<PreparedOp>> prepare_fp16_conv_op(const graph::Graph& g, const graph::Op& op);
+StatusOr<std::unique_ptr<PreparedOp>> prepare_fp16_gemm_op(const graph::Graph& g, const graph::Op& op);
 StatusOr<std::unique_ptr<PreparedOp>> prepare_dpu_op(const graph::Graph& g, const graph::Op& op);
 StatusOr<std::unique_ptr<PreparedOp>> prepare_pool_op(const graph::Graph& g, const graph::Op& op);
 

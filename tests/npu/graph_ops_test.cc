@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <random>
 
+#include "base/half.h"
 #include "common/test_graphs.h"
 #include "cpu/graph_executor.h"
 #include "hw/soc_profile.h"
@@ -30,9 +32,18 @@ namespace npu = rknn::npu;
 
 struct Operand {
     Shape shape;
-    QuantParams quant;
+    QuantParams quant;  // empty: a float16 operand
     bool constant = false;
 };
+
+HostTensor random_operand(const Operand& o, uint32_t seed) {
+    if (o.quant.is_quantized()) return random_int8(o.shape, o.quant, seed);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
+    HostTensor t(DType::kFloat16, o.shape);
+    for (int64_t i = 0; i < t.numel(); ++i) t.data<uint16_t>()[i] = rknn::float_to_half(dist(rng));
+    return t;
+}
 
 struct OneOp {
     Graph g;
@@ -45,25 +56,27 @@ struct OneOp {
 OneOp make_op(OpType type, const std::vector<Operand>& operands, const Shape& out_shape, const QuantParams& qy,
               const Attributes& attrs = {}, uint32_t seed = 1) {
     const bool moves_data = type == OpType::kFlatten;
+    const bool fp16 = !qy.is_quantized();
+    const DType dtype = fp16 ? DType::kFloat16 : DType::kInt8;
     OneOp o;
     rknn::graph::Op op{type, "op", "", {}, {}, attrs};
     std::vector<HostTensor> feeds;
     for (size_t i = 0; i < operands.size(); ++i) {
-        HostTensor data = random_int8(operands[i].shape, operands[i].quant, seed + static_cast<uint32_t>(i));
+        HostTensor data = random_operand(operands[i], seed + static_cast<uint32_t>(i));
         int32_t id;
         if (operands[i].constant) {
-            id = o.g.add_constant("c" + std::to_string(i), DType::kInt8, operands[i].shape,
+            id = o.g.add_constant("c" + std::to_string(i), dtype, operands[i].shape,
                                   rknn::graph::Buffer::copy_of(data.raw(), data.byte_size()));
             o.g.tensors[static_cast<size_t>(id)].quant = operands[i].quant;
         } else {
-            id = add_tensor(&o.g, "x" + std::to_string(i), DType::kInt8, operands[i].shape, operands[i].quant);
+            id = add_tensor(&o.g, "x" + std::to_string(i), dtype, operands[i].shape, operands[i].quant);
             o.g.inputs.push_back(id);
             feeds.push_back(data);
             o.values[id] = data;
         }
         op.inputs.push_back(id);
     }
-    const int32_t y = add_tensor(&o.g, "y", DType::kInt8, out_shape, qy);
+    const int32_t y = add_tensor(&o.g, "y", dtype, out_shape, qy);
     op.outputs = {y};
     o.g.add_op(op);
     o.g.outputs = {y};
@@ -72,7 +85,7 @@ OneOp make_op(OpType type, const std::vector<Operand>& operands, const Shape& ou
     std::vector<HostTensor> out;
     rknn::cpu::GraphExecutor::RunStats stats;
     EXPECT_TRUE(exec.value()->run(feeds, &out, nullptr, &stats).is_ok());
-    EXPECT_EQ(stats.int8_ops, moves_data ? 0 : 1);
+    EXPECT_EQ(stats.int8_ops, moves_data || fp16 ? 0 : 1);
     o.reference = out[0];
     return o;
 }
@@ -113,6 +126,18 @@ TEST(NpuGraphOps, BinaryElementwiseOpsAreBitExact) {
     EXPECT_NE(cpu_reason(make_op(OpType::kSub, {{{1, 40, 1, 1}, kQb}, {kCube, kQa}}, kCube, kQy)), "");
 }
 
+// Sums, differences, products, maxima and minima of two fp16 values are exact
+// in fp32: the float pipeline's one rounding matches the reference bit for bit.
+TEST(NpuGraphOps, Fp16ElementwiseOpsAreBitExact) {
+    const QuantParams none;
+    for (OpType type : {OpType::kAdd, OpType::kSub, OpType::kMul, OpType::kMax, OpType::kMin}) {
+        SCOPED_TRACE(rknn::graph::op_type_name(type));
+        EXPECT_TRUE(npu_matches(make_op(type, {{kCube, none}, {kCube, none}}, kCube, none)));
+        EXPECT_TRUE(npu_matches(make_op(type, {{kCube, none}, {{1, 40, 1, 1}, none, true}}, kCube, none, {}, 3)))
+            << "per-channel constant operand";
+    }
+}
+
 TEST(NpuGraphOps, StandaloneActivationsRunThroughTheLut) {
     Attributes clip;
     clip.set_float("min", -1.0f);
@@ -147,6 +172,13 @@ TEST(NpuGraphOps, PoolsRunOnThePpu) {
     EXPECT_TRUE(npu_matches(make_op(OpType::kAveragePool, {{x, q0}}, {1, 24, 3, 3}, q0, pool_attrs(3, 3, 0))));
     EXPECT_TRUE(npu_matches(make_op(OpType::kGlobalAveragePool, {{{1, 24, 7, 7}, q0}}, {1, 24, 1, 1}, q0)));
     EXPECT_TRUE(npu_matches(make_op(OpType::kGlobalMaxPool, {{{1, 24, 7, 7}, q5}}, {1, 24, 1, 1}, q5)));
+
+    // fp16 maxima are exact; fp16 averages stay on the CPU.
+    const QuantParams none;
+    EXPECT_TRUE(npu_matches(make_op(OpType::kMaxPool, {{x, none}}, {1, 24, 6, 6}, none, pool_attrs(3, 2, 1))));
+    EXPECT_TRUE(npu_matches(make_op(OpType::kGlobalMaxPool, {{{1, 24, 7, 7}, none}}, {1, 24, 1, 1}, none)));
+    EXPECT_NE(cpu_reason(make_op(OpType::kAveragePool, {{x, none}}, {1, 24, 3, 3}, none, pool_attrs(3, 3, 0))).find("fp16"),
+              std::string::npos);
 
     // What stays on the CPU, and why.
     EXPECT_NE(cpu_reason(make_op(OpType::kAveragePool, {{x, q5}}, {1, 24, 3, 3}, q5, pool_attrs(3, 3, 0))).find("zero point"),

@@ -53,6 +53,15 @@ struct ModelReport {
     std::map<std::string, int> npu_by_type;
 };
 
+// A cube of an int8 or fp16 NCHW tensor of `c` channels.
+std::vector<uint8_t> cube_of(const HostTensor& t, int c, int h, int w) {
+    if (t.dtype() != rknn::graph::DType::kFloat16)
+        return npu::pack_int8_cube(t.data<int8_t>(), c, h, w, npu::align_up(c, 16), 0);
+    std::vector<float> values(static_cast<size_t>(t.numel()));
+    for (size_t i = 0; i < values.size(); ++i) values[i] = rknn::half_to_float(t.data<uint16_t>()[i]);
+    return npu::pack_fp16_cube(values.data(), c, h, w, npu::align_up(c, 8));
+}
+
 // Packs a Concat's inputs at the offsets plan_concat_in_place gives and
 // compares the bytes with the reference output's packed cube.
 bool concat_layout_holds(const rknn::graph::Graph& g, const rknn::graph::Op& op,
@@ -64,11 +73,10 @@ bool concat_layout_holds(const rknn::graph::Graph& g, const rknn::graph::Op& op,
     std::vector<uint8_t> placed(plan.value().output_bytes, 0);
     for (size_t i = 0; i < op.inputs.size(); ++i) {
         const HostTensor& x = values.at(op.inputs[i]);
-        const int xc = static_cast<int>(x.shape()[1]);
-        const auto cube = npu::pack_int8_cube(x.data<int8_t>(), xc, h, w, npu::align_up(xc, 16), 0);
+        const auto cube = cube_of(x, static_cast<int>(x.shape()[1]), h, w);
         std::copy(cube.begin(), cube.end(), placed.begin() + static_cast<std::ptrdiff_t>(plan.value().input_offsets[i]));
     }
-    return placed == npu::pack_int8_cube(y.data<int8_t>(), c, h, w, npu::align_up(c, 16), 0);
+    return placed == cube_of(y, c, h, w);
 }
 
 // fp16 outputs: within 2 fp16 ulps of the reference, plus 2^-12 of the
