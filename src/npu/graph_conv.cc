@@ -158,18 +158,22 @@ StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_conv(const graph::Graph& g,
     return prepared;
 }
 
-StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_gemm(const graph::Graph& g, const graph::Op& op) {
+StatusOr<GemmParts> gemm_parts(const graph::Graph& g, const graph::Op& op, DType dtype, DType bias_dtype) {
     if (op.type != OpType::kGemm && op.type != OpType::kMatMul)
         return unsupported(std::string(graph::op_type_name(op.type)) + " is not a matrix product");
     const auto valid_tensor = [&g](int32_t id) { return id >= 0 && static_cast<size_t>(id) < g.tensors.size(); };
     if (op.inputs.size() < 2 || op.outputs.size() != 1 || !valid_tensor(op.inputs[0]) || !valid_tensor(op.inputs[1]) ||
         !valid_tensor(op.outputs[0]))
         return RKNN_INVALID_ARGUMENT("%s has malformed inputs or outputs", op.name.c_str());
-    const graph::Tensor& a = g.tensors[static_cast<size_t>(op.inputs[0])];
-    const graph::Tensor& w = g.tensors[static_cast<size_t>(op.inputs[1])];
-    const graph::Tensor& y = g.tensors[static_cast<size_t>(op.outputs[0])];
-    if (a.dtype != DType::kInt8 || w.dtype != DType::kInt8 || y.dtype != DType::kInt8)
-        return unsupported("the NPU path takes int8 matrix products");
+    GemmParts p;
+    p.a = &g.tensors[static_cast<size_t>(op.inputs[0])];
+    p.w = &g.tensors[static_cast<size_t>(op.inputs[1])];
+    p.y = &g.tensors[static_cast<size_t>(op.outputs[0])];
+    const graph::Tensor& a = *p.a;
+    const graph::Tensor& w = *p.w;
+    const graph::Tensor& y = *p.y;
+    if (a.dtype != dtype || w.dtype != dtype || y.dtype != dtype)
+        return unsupported(std::string("this path takes ") + graph::dtype_name(dtype) + " matrix products");
     // One row (batch 1): the NPU sees a one-pixel cube of K channels.
     if (a.shape.size() != 2 || a.shape[0] != 1 || w.shape.size() != 2 || y.shape.size() != 2 || !static_shape(a.shape) ||
         !static_shape(w.shape))
@@ -177,20 +181,30 @@ StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_gemm(const graph::Graph& g,
     if (op.type == OpType::kGemm && (op.attrs.get_int("transA", 0) != 0 || op.attrs.get_float("alpha", 1.0f) != 1.0f ||
                                      op.attrs.get_float("beta", 1.0f) != 1.0f))
         return unsupported("Gemm with transA or alpha/beta other than 1");
-    const bool trans_b = op.type == OpType::kGemm && op.attrs.get_int("transB", 0) != 0;
-    const int64_t k = a.shape[1];
-    const int64_t n = trans_b ? w.shape[0] : w.shape[1];
-    if ((trans_b ? w.shape[1] : w.shape[0]) != k || y.shape[0] != 1 || y.shape[1] != n)
+    p.trans_b = op.type == OpType::kGemm && op.attrs.get_int("transB", 0) != 0;
+    p.k = a.shape[1];
+    p.n = p.trans_b ? w.shape[0] : w.shape[1];
+    if ((p.trans_b ? w.shape[1] : w.shape[0]) != p.k || y.shape[0] != 1 || y.shape[1] != p.n)
         return RKNN_INVALID_ARGUMENT("%s: shapes do not multiply", op.name.c_str());
-    const graph::Buffer* wb = g.constant_buffer(op.inputs[1]);
-    if (wb == nullptr || wb->size != static_cast<size_t>(k * n)) return unsupported("the weights are not a constant");
-    const int32_t bias_id = op.type == OpType::kGemm && op.inputs.size() > 2 ? op.inputs[2] : -1;
-    const graph::Buffer* bb = bias_id >= 0 && valid_tensor(bias_id) ? g.constant_buffer(bias_id) : nullptr;
-    if (bias_id >= 0 && (bb == nullptr || g.tensors[static_cast<size_t>(bias_id)].dtype != DType::kInt32 ||
-                         bb->size != static_cast<size_t>(n) * 4))
-        return unsupported("the bias is not a constant int32 per output");
-    if (k > 8192 || n > 8192) return unsupported("a product wider than the CNA's channel fields");
+    if (p.k > 8192 || p.n > 8192) return unsupported("a product wider than the CNA's channel fields");
+    p.weights = g.constant_buffer(op.inputs[1]);
+    if (p.weights == nullptr || p.weights->size != static_cast<size_t>(p.k * p.n) * graph::dtype_size(dtype))
+        return unsupported("the weights are not a constant");
+    p.bias_id = op.type == OpType::kGemm && op.inputs.size() > 2 ? op.inputs[2] : -1;
+    if (p.bias_id >= 0) {
+        p.bias = valid_tensor(p.bias_id) ? g.constant_buffer(p.bias_id) : nullptr;
+        if (p.bias == nullptr || g.tensors[static_cast<size_t>(p.bias_id)].dtype != bias_dtype ||
+            p.bias->size != static_cast<size_t>(p.n) * graph::dtype_size(bias_dtype))
+            return unsupported(std::string("the bias is not a constant ") + graph::dtype_name(bias_dtype) + " per output");
+    }
+    return p;
+}
 
+StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_gemm(const graph::Graph& g, const graph::Op& op) {
+    RKNN_ASSIGN_OR_RETURN(const GemmParts parts, gemm_parts(g, op, DType::kInt8, DType::kInt32));
+    const int64_t k = parts.k, n = parts.n;
+    const graph::Tensor& a = *parts.a;
+    const graph::Tensor& y = *parts.y;
     auto prepared = std::make_unique<PreparedConv>();
     ConvGeometry& geo = prepared->geometry;
     geo.in_c = static_cast<int>(k);
@@ -200,14 +214,14 @@ StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_gemm(const graph::Graph& g,
     const graph::Tensor* residual = nullptr;
     RKNN_RETURN_IF_ERROR(check_fusion(g, op, y, fusion, &residual, &prepared->residual_input));
     // Weights as [N][K] rows: the 1x1 convolution's kernels.
-    const auto* wdata = reinterpret_cast<const int8_t*>(wb->data);
+    const auto* wdata = reinterpret_cast<const int8_t*>(parts.weights->data);
     std::vector<int8_t> rows(static_cast<size_t>(k * n));
     for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j < k; ++j) rows[static_cast<size_t>(i * k + j)] = trans_b ? wdata[i * k + j] : wdata[j * n + i];
+        for (int64_t j = 0; j < k; ++j) rows[static_cast<size_t>(i * k + j)] = wdata[parts.weight_index(i, j)];
     cpu::HostTensor bh;
-    if (bb != nullptr) bh = view_of(g.tensors[static_cast<size_t>(bias_id)], bb->data);
-    RKNN_RETURN_IF_ERROR(finish(a, view_of(w, wb->data), rows.data(), bb != nullptr ? &bh : nullptr, residual, y, fusion,
-                                prepared.get()));
+    if (parts.bias != nullptr) bh = view_of(g.tensors[static_cast<size_t>(parts.bias_id)], parts.bias->data);
+    RKNN_RETURN_IF_ERROR(finish(a, view_of(*parts.w, parts.weights->data), rows.data(),
+                                parts.bias != nullptr ? &bh : nullptr, residual, y, fusion, prepared.get()));
     return prepared;
 }
 

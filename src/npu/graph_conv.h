@@ -47,6 +47,21 @@ struct ConvParts {
 };
 StatusOr<ConvParts> conv_parts(const graph::Graph& g, const graph::Op& op, graph::DType dtype, graph::DType bias_dtype);
 
+// The same for a one-row Gemm/MatMul: [1, K] x [K, N] (or [N, K] with transB).
+struct GemmParts {
+    const graph::Tensor* a = nullptr;
+    const graph::Tensor* w = nullptr;
+    const graph::Tensor* y = nullptr;
+    int64_t k = 0, n = 0;
+    bool trans_b = false;
+    const graph::Buffer* weights = nullptr;
+    int32_t bias_id = -1;
+    const graph::Buffer* bias = nullptr;
+    // Element index of weight (output i, input j) in the constant.
+    int64_t weight_index(int64_t i, int64_t j) const { return trans_b ? i * k + j : j * n + i; }
+};
+StatusOr<GemmParts> gemm_parts(const graph::Graph& g, const graph::Op& op, graph::DType dtype, graph::DType bias_dtype);
+
 // Gemm (transA 0, alpha = beta = 1) and MatMul with constant [K, N] weights
 // over one row: a 1x1 convolution of a one-pixel, K-channel cube.
 StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_gemm(const graph::Graph& g, const graph::Op& op);

@@ -127,45 +127,17 @@ StatusOr<std::unique_ptr<PreparedOp>> prepare_fp16_conv_op(const graph::Graph& g
                                                                      std::move(weights), std::move(records)));
 }
 
-}  // namespace rknn::npu
-
-namespace rknn::npu {
-
 StatusOr<std::unique_ptr<PreparedOp>> prepare_fp16_gemm_op(const graph::Graph& g, const graph::Op& op) {
-    const auto valid = [&g](int32_t id) { return id >= 0 && static_cast<size_t>(id) < g.tensors.size(); };
-    if (op.inputs.size() < 2 || op.outputs.size() != 1 || !valid(op.inputs[0]) || !valid(op.inputs[1]) ||
-        !valid(op.outputs[0]))
-        return RKNN_INVALID_ARGUMENT("%s has malformed inputs or outputs", op.name.c_str());
-    const graph::Tensor& a = g.tensors[static_cast<size_t>(op.inputs[0])];
-    const graph::Tensor& w = g.tensors[static_cast<size_t>(op.inputs[1])];
-    const graph::Tensor& y = g.tensors[static_cast<size_t>(op.outputs[0])];
-    if (a.dtype != DType::kFloat16 || w.dtype != DType::kFloat16 || y.dtype != DType::kFloat16)
-        return unsupported("this path takes fp16 matrix products");
-    if (a.shape.size() != 2 || a.shape[0] != 1 || w.shape.size() != 2 || y.shape.size() != 2)
-        return unsupported("only [1, K] x [K, N] products (one row) are lowered yet");
-    if (op.type == OpType::kGemm && (op.attrs.get_int("transA", 0) != 0 || op.attrs.get_float("alpha", 1.0f) != 1.0f ||
-                                     op.attrs.get_float("beta", 1.0f) != 1.0f))
-        return unsupported("Gemm with transA or alpha/beta other than 1");
-    const bool trans_b = op.type == OpType::kGemm && op.attrs.get_int("transB", 0) != 0;
-    const int64_t k = a.shape[1], n = trans_b ? w.shape[0] : w.shape[1];
-    if (k <= 0 || n <= 0 || k > 8192 || n > 8192 || (trans_b ? w.shape[1] : w.shape[0]) != k || y.shape[0] != 1 ||
-        y.shape[1] != n)
-        return unsupported("shapes the 1x1 convolution cannot take");
-    const graph::Buffer* wb = g.constant_buffer(op.inputs[1]);
-    if (wb == nullptr || wb->size != static_cast<size_t>(k * n) * 2) return unsupported("the weights are not a constant");
+    RKNN_ASSIGN_OR_RETURN(const GemmParts parts, gemm_parts(g, op, DType::kFloat16, DType::kFloat32));
+    const int64_t k = parts.k, n = parts.n;
     const cpu::Fusion fusion = cpu::fusion_of(op);
     if (fusion.residual_input >= 0) return unsupported("an fp16 product with a fused add");
     FloatEpilogue e;
     RKNN_RETURN_IF_ERROR(set_activation(fusion, &e));
     std::vector<float> bias;
-    const int32_t bias_id = op.type == OpType::kGemm && op.inputs.size() > 2 ? op.inputs[2] : -1;
-    if (bias_id >= 0) {
-        const graph::Buffer* bb = valid(bias_id) ? g.constant_buffer(bias_id) : nullptr;
-        if (bb == nullptr || g.tensors[static_cast<size_t>(bias_id)].dtype != DType::kFloat32 ||
-            bb->size != static_cast<size_t>(n) * 4)
-            return unsupported("the bias is not a constant float32 per output");
+    if (parts.bias != nullptr) {
         bias.resize(static_cast<size_t>(n));
-        std::memcpy(bias.data(), bb->data, bias.size() * 4);
+        std::memcpy(bias.data(), parts.bias->data, bias.size() * 4);
         e.bias = true;
     }
     ConvGeometry geo;
@@ -177,7 +149,7 @@ StatusOr<std::unique_ptr<PreparedOp>> prepare_fp16_gemm_op(const graph::Graph& g
     std::vector<float> rows(static_cast<size_t>(k * n));
     for (int64_t i = 0; i < n; ++i)
         for (int64_t j = 0; j < k; ++j)
-            rows[static_cast<size_t>(i * k + j)] = half_at(wb->data, static_cast<size_t>(trans_b ? i * k + j : j * n + i));
+            rows[static_cast<size_t>(i * k + j)] = half_at(parts.weights->data, static_cast<size_t>(parts.weight_index(i, j)));
     std::vector<uint8_t> weights =
         as_bytes(pack_conv_weights_fp16(rows.data(), geo.out_c, geo.in_c, 1, 1, align_up(geo.in_c, 8)));
     std::vector<uint8_t> records = float_bias_records(bias, align_up(geo.out_c, 8));

@@ -91,7 +91,7 @@ public:
             emit_lut_window(&e, 0, -128, 128, 128 + 512);
         }
         emit_dpu_task(&e, t);
-        return program->add(core_of(core_mask), e, kDpuEnable, kDpuInterrupts);
+        return program->add(first_core(core_mask), e, kDpuEnable, kDpuInterrupts);
     }
 
     std::string describe(const hw::SocProfile&, uint32_t) const override {
@@ -99,12 +99,6 @@ public:
     }
 
 private:
-    static int core_of(uint32_t core_mask) {
-        for (int c = 0; c < kMaxProgramCores; ++c)
-            if (core_mask & (1u << c)) return c;
-        return 0;
-    }
-
     DpuTask task_;
     std::vector<int16_t> lut_;
     bool operand_is_constant_;

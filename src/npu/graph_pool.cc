@@ -39,8 +39,7 @@ public:
 
     Status lower(const OpBuffers& buffers, const hw::SocProfile&, uint32_t core_mask, ProgramBuilder* program) const override {
         if (buffers.features.size() != 1) return RKNN_INVALID_ARGUMENT("pool bound to %zu features", buffers.features.size());
-        int core = 0;
-        while (core + 1 < kMaxProgramCores && core_mask != 0 && !(core_mask & (1u << core))) ++core;
+        const int core = first_core(core_mask);
         TaskEmitter pool;
         emit_pool(&pool, task_, buffers.features[0], requantise_ ? buffers.scratch : buffers.output);
         RKNN_RETURN_IF_ERROR(program->add(core, pool, kPpuEnable, kPpuInterrupts));

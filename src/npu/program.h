@@ -18,6 +18,13 @@ constexpr int kMaxProgramCores = 3;
 // Task streams start on 128-byte boundaries, as the vendor runtime places them.
 constexpr uint32_t kTaskAlignWords = 16;
 
+// The lowest core a mask selects (core 0 for mask 0: let the kernel choose).
+inline int first_core(uint32_t core_mask) {
+    for (int c = 0; c < kMaxProgramCores; ++c)
+        if (core_mask & (1u << c)) return c;
+    return 0;
+}
+
 struct ProgramTask {
     uint32_t first_word = 0;   // index of the task's first word in Program::words
     uint32_t body_words = 0;   // register words before the 4-word tail

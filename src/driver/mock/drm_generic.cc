@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "driver/mock/ioctl_args.h"
+
 namespace rknn::driver::mock {
 namespace {
 
@@ -62,6 +64,26 @@ int drm_prime_import_ioctl(const ObjectTable& table, NodeKind kind, GemHandles& 
     }
     args->handle = handles.insert(found);
     return 0;
+}
+
+int dispatch_generic_drm(const DrmNode& node, unsigned long cmd, void* arg) {
+    switch (_IOC_NR(cmd)) {
+    case _IOC_NR(DRM_IOCTL_VERSION):
+        return drm_call<drm_version>(cmd, DRM_IOCTL_VERSION, arg,
+                                     [&node](drm_version* a) { return drm_version_ioctl(node.identity, a); });
+    case _IOC_NR(DRM_IOCTL_GEM_CLOSE):
+        return drm_call<drm_gem_close>(cmd, DRM_IOCTL_GEM_CLOSE, arg,
+                                       [&node](drm_gem_close* a) { return drm_gem_close_ioctl(node.handles, a); });
+    case _IOC_NR(DRM_IOCTL_PRIME_HANDLE_TO_FD):
+        return drm_call<drm_prime_handle>(cmd, DRM_IOCTL_PRIME_HANDLE_TO_FD, arg, [&node](drm_prime_handle* a) {
+            return drm_prime_export_ioctl(node.handles, a);
+        });
+    case _IOC_NR(DRM_IOCTL_PRIME_FD_TO_HANDLE):
+        return drm_call<drm_prime_handle>(cmd, DRM_IOCTL_PRIME_FD_TO_HANDLE, arg, [&node](drm_prime_handle* a) {
+            return drm_prime_import_ioctl(node.objects, node.kind, node.handles, node.adopt, a);
+        });
+    default: return -EINVAL;  // FLINK/OPEN and the rest are not offered on these nodes
+    }
 }
 
 }  // namespace rknn::driver::mock

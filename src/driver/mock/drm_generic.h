@@ -32,6 +32,17 @@ using AdoptForeign = std::function<std::shared_ptr<MockObject>(const std::shared
 int drm_prime_import_ioctl(const ObjectTable& table, NodeKind kind, GemHandles& handles, const AdoptForeign& adopt,
                            drm_prime_handle* args);
 
+// The four ioctls above for one node: decodes the command (copying the
+// arguments as drm_ioctl does) and answers it; -EINVAL for any other command.
+struct DrmNode {
+    const DrmIdentity& identity;
+    GemHandles& handles;
+    const ObjectTable& objects;
+    NodeKind kind;
+    AdoptForeign adopt;
+};
+int dispatch_generic_drm(const DrmNode& node, unsigned long cmd, void* arg);
+
 // The object whose memory the dma-buf `fd` is: -EBADF for a bad fd, -EINVAL
 // when it is not one of this mock's buffers.
 int find_dmabuf(const ObjectTable& table, int fd, NodeKind prefer, std::shared_ptr<MockObject>* out);

@@ -70,38 +70,21 @@ int RknpuFile::dispatch_driver(unsigned nr, unsigned long cmd, void* arg) {
 }
 
 int RknpuFile::dispatch_generic(unsigned long cmd, void* arg) {
-    switch (_IOC_NR(cmd)) {
-    case _IOC_NR(DRM_IOCTL_VERSION):
-        return drm_call<drm_version>(cmd, DRM_IOCTL_VERSION, arg,
-                                     [](drm_version* a) { return drm_version_ioctl(kIdentity, a); });
-    case _IOC_NR(DRM_IOCTL_GEM_CLOSE):
-        return drm_call<drm_gem_close>(cmd, DRM_IOCTL_GEM_CLOSE, arg,
-                                       [this](drm_gem_close* a) { return drm_gem_close_ioctl(handles_, a); });
-    case _IOC_NR(DRM_IOCTL_PRIME_HANDLE_TO_FD):
-        return drm_call<drm_prime_handle>(cmd, DRM_IOCTL_PRIME_HANDLE_TO_FD, arg, [this](drm_prime_handle* a) {
-            return drm_prime_export_ioctl(handles_, a);
-        });
-    case _IOC_NR(DRM_IOCTL_PRIME_FD_TO_HANDLE): {
-        // A dma-buf from another node becomes a new GEM object of this device,
-        // mapped in the current domain; it is not CACHEABLE (hw-facts 1.5).
-        auto adopt = [this](const std::shared_ptr<MockObject>& exporter, int* err) -> std::shared_ptr<MockObject> {
-            auto object = std::make_shared<MockObject>();
-            object->kind = NodeKind::kRknpuDrm;
-            object->size = exporter->size;
-            object->memory = exporter->memory;
-            dev_.objects.add(object);
-            if (!map_in_domain(object.get(), dev_.current_domain)) {
-                *err = -ENOMEM;
-                return nullptr;
-            }
-            return object;
-        };
-        return drm_call<drm_prime_handle>(cmd, DRM_IOCTL_PRIME_FD_TO_HANDLE, arg, [&](drm_prime_handle* a) {
-            return drm_prime_import_ioctl(dev_.objects, NodeKind::kRknpuDrm, handles_, adopt, a);
-        });
-    }
-    default: return -EINVAL;  // FLINK/OPEN and the rest are not offered on a render node
-    }
+    // A dma-buf from another node becomes a new GEM object of this device,
+    // mapped in the current domain; it is not CACHEABLE (hw-facts 1.5).
+    auto adopt = [this](const std::shared_ptr<MockObject>& exporter, int* err) -> std::shared_ptr<MockObject> {
+        auto object = std::make_shared<MockObject>();
+        object->kind = NodeKind::kRknpuDrm;
+        object->size = exporter->size;
+        object->memory = exporter->memory;
+        dev_.objects.add(object);
+        if (!map_in_domain(object.get(), dev_.current_domain)) {
+            *err = -ENOMEM;
+            return nullptr;
+        }
+        return object;
+    };
+    return dispatch_generic_drm({kIdentity, handles_, dev_.objects, NodeKind::kRknpuDrm, adopt}, cmd, arg);
 }
 
 int RknpuFile::action(rknpu_action* args) {

@@ -41,37 +41,27 @@ int RocketFile::ioctl(unsigned long cmd, void* arg) {
     case _IOC_NR(DRM_IOCTL_ROCKET_FINI_BO):
         return drm_call<drm_rocket_fini_bo>(cmd, DRM_IOCTL_ROCKET_FINI_BO, arg,
                                             [this](drm_rocket_fini_bo* a) { return fini_bo(a); });
-    case _IOC_NR(DRM_IOCTL_VERSION):
-        return drm_call<drm_version>(cmd, DRM_IOCTL_VERSION, arg,
-                                     [](drm_version* a) { return drm_version_ioctl(kIdentity, a); });
-    case _IOC_NR(DRM_IOCTL_GEM_CLOSE):
-        return drm_call<drm_gem_close>(cmd, DRM_IOCTL_GEM_CLOSE, arg,
-                                       [this](drm_gem_close* a) { return drm_gem_close_ioctl(handles_, a); });
-    case _IOC_NR(DRM_IOCTL_PRIME_HANDLE_TO_FD):
-        return drm_call<drm_prime_handle>(cmd, DRM_IOCTL_PRIME_HANDLE_TO_FD, arg, [this](drm_prime_handle* a) {
-            return drm_prime_export_ioctl(handles_, a);
-        });
-    case _IOC_NR(DRM_IOCTL_PRIME_FD_TO_HANDLE): {
-        // A foreign dma-buf becomes a rocket object mapped in this file's space.
-        auto adopt = [this](const std::shared_ptr<MockObject>& exporter, int* err) -> std::shared_ptr<MockObject> {
-            auto object = std::make_shared<MockObject>();
-            object->kind = NodeKind::kRocket;
-            object->size = exporter->size;
-            object->flags = RKNPU_MEM_CACHEABLE;
-            object->memory = exporter->memory;
-            dev_.objects.add(object);
-            if (!object->map_into(space_)) {
-                *err = -ENOMEM;
-                return nullptr;
-            }
-            return object;
-        };
-        return drm_call<drm_prime_handle>(cmd, DRM_IOCTL_PRIME_FD_TO_HANDLE, arg, [&](drm_prime_handle* a) {
-            return drm_prime_import_ioctl(dev_.objects, NodeKind::kRocket, handles_, adopt, a);
-        });
+    default:
+        return dispatch_generic(cmd, arg);
     }
-    default: return -EINVAL;
-    }
+}
+
+int RocketFile::dispatch_generic(unsigned long cmd, void* arg) {
+    // A foreign dma-buf becomes a rocket object mapped in this file's space.
+    auto adopt = [this](const std::shared_ptr<MockObject>& exporter, int* err) -> std::shared_ptr<MockObject> {
+        auto object = std::make_shared<MockObject>();
+        object->kind = NodeKind::kRocket;
+        object->size = exporter->size;
+        object->flags = RKNPU_MEM_CACHEABLE;
+        object->memory = exporter->memory;
+        dev_.objects.add(object);
+        if (!object->map_into(space_)) {
+            *err = -ENOMEM;
+            return nullptr;
+        }
+        return object;
+    };
+    return dispatch_generic_drm({kIdentity, handles_, dev_.objects, NodeKind::kRocket, adopt}, cmd, arg);
 }
 
 int RocketFile::create_bo(drm_rocket_create_bo* args) {

@@ -39,6 +39,7 @@ public:
     static const DrmIdentity kIdentity;
 
 private:
+    int dispatch_generic(unsigned long cmd, void* arg);  // VERSION, GEM_CLOSE, PRIME
     int create_bo(drm_rocket_create_bo* args);
     int prep_bo(drm_rocket_prep_bo* args);
     int fini_bo(drm_rocket_fini_bo* args);
