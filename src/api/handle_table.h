@@ -53,7 +53,8 @@ private:
 
 template <typename T>
 std::shared_ptr<T> find_handle(rknn_context handle) {
-    return std::static_pointer_cast<T>(HandleTable::global().find(handle, T::kHandleKind));
+    // dynamic: tests place other objects of the same kind in the table.
+    return std::dynamic_pointer_cast<T>(HandleTable::global().find(handle, T::kHandleKind));
 }
 
 }  // namespace rknn::api

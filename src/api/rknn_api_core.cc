@@ -6,6 +6,7 @@
 #include "api/api_guard.h"
 #include "api/init_flags.h"
 #include "base/version.h"
+#include "runtime/context.h"
 
 using rknn::Status;
 using rknn::api::check_arg;
@@ -13,6 +14,28 @@ using rknn::api::check_handle;
 using rknn::api::guard;
 using rknn::api::HandleKind;
 using rknn::api::not_implemented;
+using rknn::runtime::Context;
+
+namespace {
+
+// What an rknn_context handle names.
+class ContextHandle : public rknn::api::HandleObject {
+public:
+    static constexpr HandleKind kHandleKind = HandleKind::kContext;
+    explicit ContextHandle(std::shared_ptr<Context> runtime) : context(std::move(runtime)) {}
+    HandleKind kind() const override { return kHandleKind; }
+    std::shared_ptr<Context> context;
+};
+
+// The runtime context behind a handle, or kContextInvalid.
+rknn::StatusOr<std::shared_ptr<Context>> context_of(rknn_context handle) {
+    RKNN_RETURN_IF_ERROR(check_handle(handle, HandleKind::kContext));
+    std::shared_ptr<ContextHandle> object = rknn::api::find_handle<ContextHandle>(handle);
+    if (object == nullptr) return Status(rknn::StatusCode::kContextInvalid, "not a model context");
+    return object->context;
+}
+
+}  // namespace
 
 RKNN_EXPORT int rknn_init(rknn_context* context, void* model, uint32_t size, uint32_t flag,
                           rknn_init_extend* extend) {
@@ -23,8 +46,13 @@ RKNN_EXPORT int rknn_init(rknn_context* context, void* model, uint32_t size, uin
         *context = 0;
         RKNN_RETURN_IF_ERROR(check_arg(model != nullptr, "model is NULL"));
         RKNN_RETURN_IF_ERROR(rknn::api::validate_init_flags(flag, extend));
-        (void)size;
-        return not_implemented("rknn_init");
+        if (flag & (RKNN_FLAG_MEM_ALLOC_OUTSIDE | RKNN_FLAG_SHARE_WEIGHT_MEM | RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE |
+                    RKNN_FLAG_MODEL_BUFFER_ZERO_COPY | RKNN_FLAG_COLLECT_MODEL_INFO_ONLY | RKNN_FLAG_ASYNC_MASK)) {
+            return not_implemented("rknn_init with external memory, shared weights, async or info-only flags");
+        }
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<Context> created, Context::create(model, size, flag));
+        *context = rknn::api::HandleTable::global().insert(std::make_shared<ContextHandle>(std::move(created)));
+        return Status::ok();
     });
 }
 
@@ -52,8 +80,8 @@ RKNN_EXPORT int rknn_query(rknn_context context, rknn_query_cmd cmd, void* info,
         RKNN_RETURN_IF_ERROR(check_arg(info != nullptr, "info is NULL"));
         const int raw_cmd = rknn::api::raw_enum(cmd);
         RKNN_RETURN_IF_ERROR(check_arg(raw_cmd >= 0 && raw_cmd < RKNN_QUERY_CMD_MAX, "unknown query command"));
-        (void)size;
-        return not_implemented("rknn_query");
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<Context> ctx, context_of(context));
+        return ctx->query(raw_cmd, info, size);
     });
 }
 
@@ -62,7 +90,8 @@ RKNN_EXPORT int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_in
         RKNN_RETURN_IF_ERROR(check_handle(context, HandleKind::kContext));
         RKNN_RETURN_IF_ERROR(check_arg(inputs != nullptr, "inputs is NULL"));
         RKNN_RETURN_IF_ERROR(check_arg(n_inputs > 0, "n_inputs is 0"));
-        return not_implemented("rknn_inputs_set");
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<Context> ctx, context_of(context));
+        return ctx->inputs_set(n_inputs, inputs);
     });
 }
 
@@ -76,17 +105,17 @@ RKNN_EXPORT int rknn_set_batch_core_num(rknn_context context, int core_num) {
 
 RKNN_EXPORT int rknn_set_core_mask(rknn_context context, rknn_core_mask core_mask) {
     return guard("rknn_set_core_mask", [&]() -> Status {
-        RKNN_RETURN_IF_ERROR(check_handle(context, HandleKind::kContext));
-        (void)core_mask;
-        return not_implemented("rknn_set_core_mask");
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<Context> ctx, context_of(context));
+        return ctx->set_core_mask(static_cast<uint32_t>(rknn::api::raw_enum(core_mask)));
     });
 }
 
 RKNN_EXPORT int rknn_run(rknn_context context, rknn_run_extend* extend) {
     return guard("rknn_run", [&]() -> Status {
         RKNN_RETURN_IF_ERROR(check_handle(context, HandleKind::kContext));
-        (void)extend;  // may be NULL; clients pass NULL
-        return not_implemented("rknn_run");
+        (void)extend;  // may be NULL; clients pass NULL; rknn_run always blocks
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<Context> ctx, context_of(context));
+        return ctx->run();
     });
 }
 
@@ -106,7 +135,8 @@ RKNN_EXPORT int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_
         RKNN_RETURN_IF_ERROR(check_arg(outputs != nullptr, "outputs is NULL"));
         RKNN_RETURN_IF_ERROR(check_arg(n_outputs > 0, "n_outputs is 0"));
         (void)extend;
-        return not_implemented("rknn_outputs_get");
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<Context> ctx, context_of(context));
+        return ctx->outputs_get(n_outputs, outputs);
     });
 }
 
@@ -114,7 +144,8 @@ RKNN_EXPORT int rknn_outputs_release(rknn_context context, uint32_t n_ouputs, rk
     return guard("rknn_outputs_release", [&]() -> Status {
         RKNN_RETURN_IF_ERROR(check_handle(context, HandleKind::kContext));
         RKNN_RETURN_IF_ERROR(check_arg(outputs != nullptr || n_ouputs == 0, "outputs is NULL"));
-        return not_implemented("rknn_outputs_release");
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<Context> ctx, context_of(context));
+        return ctx->outputs_release(n_ouputs, outputs);
     });
 }
 

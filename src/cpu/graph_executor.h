@@ -47,12 +47,16 @@ public:
     Status run(const std::vector<HostTensor>& inputs, std::vector<HostTensor>* outputs,
                const Observer& observer = nullptr, RunStats* stats = nullptr) const;
 
+    // Runs one op: reads its inputs from `values` (indexed by tensor id;
+    // constants come from the graph) and stores its outputs there. The
+    // runtime uses it for the ops placed on the CPU.
+    Status run_op(int32_t op_index, std::vector<HostTensor>& values, RunStats* stats = nullptr) const;
+
     const graph::Graph& graph() const { return graph_; }
     const std::vector<int32_t>& order() const { return order_; }
 
 private:
     GraphExecutor(const graph::Graph& graph, Options options) : graph_(graph), options_(options) {}
-    Status run_op(int32_t op_index, std::vector<HostTensor>& values, RunStats* stats) const;
     bool runnable(const graph::Op& op, const std::vector<HostTensor>& values) const;
     Status run_kernel(const graph::Op& op, const KernelEntry& entry, bool int8,
                       const std::vector<const HostTensor*>& in, std::vector<HostTensor>& values) const;

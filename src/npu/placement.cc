@@ -8,7 +8,7 @@ namespace rknn::npu {
 
 namespace {
 
-Placement on_cpu(std::string reason) { return {Target::kCpu, std::move(reason)}; }
+Placement on_cpu(std::string reason) { return {Target::kCpu, NpuForm::kTasks, std::move(reason), nullptr}; }
 
 // Shape-only ops whose input and output are the same native cube (a
 // [1, C, 1, 1] cube flattened to [1, C], say) need no task at all.
@@ -32,11 +32,13 @@ bool is_alias(const graph::Graph& g, const graph::Op& op) {
 }  // namespace
 
 Placement place_op(const graph::Graph& g, const graph::Op& op, const hw::SocProfile& soc, uint32_t core_mask) {
-    if (is_alias(g, op)) return {Target::kNpu, "an alias of its input: the same cube bytes (no task)"};
+    if (is_alias(g, op))
+        return {Target::kNpu, NpuForm::kAlias, "an alias of its input: the same cube bytes (no task)", nullptr};
     if (op.type == graph::OpType::kConcat) {
         auto plan = plan_concat_in_place(g, op);
         if (!plan.is_ok()) return on_cpu(plan.status().message());
-        return {Target::kNpu, "in place: its producers write at their channel offsets (no task)"};
+        return {Target::kNpu, NpuForm::kConcatInPlace,
+                "in place: its producers write at their channel offsets (no task)", nullptr};
     }
     auto prepared = prepare_op(g, op);
     if (!prepared.is_ok()) return on_cpu(prepared.status().message());
@@ -50,7 +52,7 @@ Placement place_op(const graph::Graph& g, const graph::Op& op, const hw::SocProf
     ProgramBuilder program(soc);
     const Status lowered = p.lower(buffers, soc, core_mask, &program);
     if (!lowered.is_ok()) return on_cpu(lowered.message());
-    return {Target::kNpu, p.describe(soc, core_mask)};
+    return {Target::kNpu, NpuForm::kTasks, p.describe(soc, core_mask), std::move(prepared).value()};
 }
 
 std::vector<Placement> place_graph(const graph::Graph& g, const hw::SocProfile& soc, uint32_t core_mask) {

@@ -4,19 +4,30 @@
 // RKNN_LOG_LEVEL >= 3 so users can see why a layer left the NPU).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "graph/graph.h"
 #include "hw/soc_profile.h"
+#include "npu/prepared_op.h"
 
 namespace rknn::npu {
 
 enum class Target { kNpu, kCpu };
 
+// How an NPU-placed op runs: as tasks, or as no task at all because its
+// output is the same memory as its input (an alias) or because its producers
+// write straight into its buffer (a channel Concat in place).
+enum class NpuForm { kTasks, kAlias, kConcatInPlace };
+
 struct Placement {
     Target target = Target::kCpu;
+    NpuForm form = NpuForm::kTasks;
     std::string reason;  // why the CPU, or what the NPU runs
+    // kTasks: the op as prepared to decide, kept so the runtime need not
+    // prepare (pack weights) twice.
+    std::shared_ptr<const PreparedOp> prepared;
 };
 
 Placement place_op(const graph::Graph& g, const graph::Op& op, const hw::SocProfile& soc, uint32_t core_mask = 0);

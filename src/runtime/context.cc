@@ -1,0 +1,303 @@
+#include "runtime/context.h"
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+#include "base/log.h"
+#include "cpu/kernel_registry.h"
+#include "graph/topology.h"
+#include "model/model_file.h"
+#include "runtime/io_convert.h"
+#include "runtime/native_tensor.h"
+
+namespace rknn::runtime {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t micros_since(Clock::time_point start) {
+    return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
+}
+
+StatusOr<graph::Graph> load_graph(const void* model, uint32_t size) {
+    if (size > 0) return model::load_model_from_memory(model, size, model::BufferOwnership::kCopy);
+    const char* path = static_cast<const char*>(model);
+    if (std::strlen(path) == 0) return RKNN_INVALID_ARGUMENT("size is 0 and the model path is empty");
+    return model::load_model_from_file(path);
+}
+
+uint64_t declared_bytes(const graph::Tensor& t) {
+    return static_cast<uint64_t>(graph::num_elements(t.shape)) * graph::dtype_size(t.dtype);
+}
+
+bool static_shapes(const graph::Graph& g) {
+    for (const graph::Tensor& t : g.tensors)
+        for (int64_t d : t.shape)
+            if (d < 0) return false;
+    return true;
+}
+
+// The vendor runtime raises the process to nice -19 unless told not to; a
+// process without the permission simply keeps its priority.
+void raise_priority(uint32_t flags) {
+    if (flags & RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY) return;
+    if (setpriority(PRIO_PROCESS, 0, -19) != 0) RKNN_LOG_AT(2, "could not raise the process priority (not permitted)");
+}
+
+uint32_t timeout_from_env() {
+    const char* text = std::getenv("RKNN_NPU_TIMEOUT_MS");
+    if (text == nullptr) return 20000;
+    const long value = std::strtol(text, nullptr, 10);
+    return value > 0 ? static_cast<uint32_t>(value) : 20000;
+}
+
+}  // namespace
+
+StatusOr<std::shared_ptr<Context>> Context::create(const void* model, uint32_t size, uint32_t flags) {
+    std::shared_ptr<Context> context(new Context());
+    context->flags_ = flags;
+    RKNN_ASSIGN_OR_RETURN(context->graph_, load_graph(model, size));
+    RKNN_RETURN_IF_ERROR(context->build());
+    raise_priority(flags);
+    return context;
+}
+
+Context::~Context() {
+    for (void* p : owned_outputs_) std::free(p);
+    buffers_.reset();
+}
+
+Status Context::build() {
+    const graph::Graph& g = graph_;
+    if (!static_shapes(g))
+        return Status(StatusCode::kUnimplemented, "dynamic-shape models (rknn_set_input_shapes): not implemented");
+    RKNN_ASSIGN_OR_RETURN(driver_, driver::open_kernel_driver());
+    const hw::SocProfile& soc = *driver_.soc;
+    if (!g.target_soc.empty() && g.target_soc != soc.name)
+        return make_status(StatusCode::kTargetMismatch, "the model was converted for %s, this NPU is %s",
+                           g.target_soc.c_str(), soc.name);
+    timeout_ms_ = timeout_from_env();
+
+    RKNN_ASSIGN_OR_RETURN(order_, graph::topological_order(g));
+    placements_ = npu::place_graph(g, soc);
+    RKNN_ASSIGN_OR_RETURN(memory_, plan_memory(g, order_, &placements_));
+    for (int32_t op_index : order_) {
+        const graph::Op& op = g.ops[static_cast<size_t>(op_index)];
+        if (placements_[static_cast<size_t>(op_index)].target == npu::Target::kCpu && cpu::find_kernel(op.type) == nullptr)
+            return make_status(StatusCode::kUnimplemented, "op %s (%s%s%s) runs on neither the NPU (%s) nor the CPU",
+                               op.name.c_str(), graph::op_type_name(op.type), op.custom_type.empty() ? "" : " ",
+                               op.custom_type.c_str(), placements_[static_cast<size_t>(op_index)].reason.c_str());
+    }
+    std::vector<uint64_t> bytes = memory_.buffer_bytes;
+    regcmd_buffer_ = static_cast<int32_t>(bytes.size());
+    bytes.push_back(0);  // the regcmd streams: generate_programs sizes it
+    RKNN_ASSIGN_OR_RETURN(buffers_, DeviceBuffers::create(driver_.driver.get(), bytes));
+    RKNN_RETURN_IF_ERROR(write_constants(placements_, memory_, *buffers_));
+    RKNN_RETURN_IF_ERROR(generate_programs(0));
+
+    cpu::GraphExecutor::Options options;
+    options.skip_unsupported = true;
+    RKNN_ASSIGN_OR_RETURN(executor_, cpu::GraphExecutor::create(g, options));
+    values_.resize(g.tensors.size());
+    for (int32_t t : g.inputs) {
+        const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
+        values_[static_cast<size_t>(t)] = cpu::make_tensor_like(declared, declared.shape);
+    }
+    size_t npu_ops = 0, tasks = 0;
+    for (const NpuSegment& s : schedule_.segments) npu_ops += s.ops.size();
+    for (const SegmentProgram& p : programs_) tasks += p.program.tasks.size();
+    RKNN_LOGI("model: %zu ops, %zu with NPU tasks in %zu segment(s) (%zu tasks, %llu regcmd bytes), %zu on the CPU",
+              g.ops.size(), npu_ops, programs_.size(), tasks,
+              static_cast<unsigned long long>(regcmd_bytes(programs_)), schedule_.cpu_steps.size());
+    RKNN_LOG_AT(3, "memory: weights %llu bytes, internal %llu bytes (%llu before sharing, scratch %llu), "
+                   "%zu I/O buffers, regcmd %llu bytes, total allocated %llu bytes",
+                static_cast<unsigned long long>(memory_.buffer_bytes[kWeightBuffer]),
+                static_cast<unsigned long long>(memory_.buffer_bytes[kInternalBuffer]),
+                static_cast<unsigned long long>(memory_.internal_tensor_bytes),
+                static_cast<unsigned long long>(memory_.scratch_bytes),
+                memory_.buffer_bytes.size() - kFirstIoBuffer,
+                static_cast<unsigned long long>(regcmd_bytes(programs_)),
+                static_cast<unsigned long long>(buffers_->total_allocated()));
+    return Status::ok();
+}
+
+Status Context::generate_programs(uint32_t core_mask) {
+    // Layers split over several cores need every core done before the next
+    // layer starts: one submit per op then.
+    const bool per_op = (flags_ & RKNN_FLAG_COLLECT_PERF_MASK) != 0 || log::level() >= 4 ||
+                        __builtin_popcount(core_mask) > 1;
+    Schedule schedule = build_schedule(graph_, order_, placements_, memory_, per_op);
+    RKNN_ASSIGN_OR_RETURN(std::vector<SegmentProgram> programs,
+                          lower_segments(graph_, schedule, placements_, memory_, *driver_.soc, core_mask));
+    const uint64_t stream_bytes = regcmd_bytes(programs);
+    if (stream_bytes != buffers_->size(regcmd_buffer_))
+        RKNN_RETURN_IF_ERROR(buffers_->recreate(regcmd_buffer_, stream_bytes));
+    RKNN_RETURN_IF_ERROR(link_segments(programs, *buffers_, regcmd_buffer_));
+    schedule_ = std::move(schedule);
+    programs_ = std::move(programs);
+    core_mask_ = core_mask;
+    step_us_.assign(schedule_.steps.size(), 0);
+    return Status::ok();
+}
+
+Status Context::set_core_mask(uint32_t mask) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const hw::SocProfile& soc = *driver_.soc;
+    if (mask == RKNN_NPU_CORE_ALL) mask = soc.all_cores_mask;
+    if (mask != RKNN_NPU_CORE_AUTO && ((mask & ~soc.all_cores_mask) != 0 || !soc.core_mask_runs(mask)))
+        return make_status(StatusCode::kInvalidArgument, "core mask 0x%x: %s runs core masks within 0x%x", mask,
+                           soc.name, soc.all_cores_mask);
+    if (mask == core_mask_) return Status::ok();
+    return generate_programs(mask);
+}
+
+Status Context::inputs_set(uint32_t count, const rknn_input* inputs) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const graph::Graph& g = graph_;
+    for (uint32_t k = 0; k < count; ++k) {
+        const rknn_input& in = inputs[k];
+        if (in.index >= g.inputs.size())
+            return make_status(StatusCode::kInvalidArgument, "inputs[%u].index %u: the model has %zu input(s)", k,
+                               in.index, g.inputs.size());
+        if (in.buf == nullptr) return make_status(StatusCode::kInvalidArgument, "inputs[%u].buf is NULL", k);
+    }
+    for (uint32_t k = 0; k < count; ++k) {
+        const rknn_input& in = inputs[k];
+        const int32_t t = g.inputs[in.index];
+        const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
+        const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
+        cpu::HostTensor value;
+        if (in.pass_through) {
+            // Already in the native form: the device cube, or the model's NCHW values.
+            const uint64_t native = home.valid() ? home.bytes : declared_bytes(declared);
+            if (in.size < native)
+                return make_status(StatusCode::kInputInvalid, "input %u: pass_through needs %llu bytes, got %u",
+                                   in.index, static_cast<unsigned long long>(native), in.size);
+            if (home.valid()) {
+                RKNN_ASSIGN_OR_RETURN(value, unpack_native(static_cast<const uint8_t*>(in.buf), in.size, declared));
+            } else {
+                value = cpu::make_tensor_like(declared, declared.shape);
+                std::memcpy(value.raw(), in.buf, value.byte_size());
+            }
+        } else {
+            const graph::InputPreprocess* pre = in.index < g.preprocess.size() ? &g.preprocess[in.index] : nullptr;
+            RKNN_ASSIGN_OR_RETURN(value, convert_input(in, declared, pre));
+        }
+        if (home.valid()) {
+            RKNN_RETURN_IF_ERROR(pack_native(value, buffers_->host(home.buffer) + home.offset, home.bytes));
+            device_dirty_ = true;
+        }
+        values_[static_cast<size_t>(t)] = std::move(value);
+    }
+    return Status::ok();
+}
+
+Status Context::run_npu_segment(const SegmentProgram& segment) {
+    const int32_t data_buffers = regcmd_buffer_;
+    if (device_dirty_) {
+        for (int32_t id = kInternalBuffer; id < data_buffers; ++id) RKNN_RETURN_IF_ERROR(buffers_->flush(id));
+        device_dirty_ = false;
+    }
+    RKNN_RETURN_IF_ERROR(submit_segment(driver_.driver.get(), segment, *buffers_, regcmd_buffer_, timeout_ms_));
+    for (int32_t id = kInternalBuffer; id < data_buffers; ++id) RKNN_RETURN_IF_ERROR(buffers_->invalidate(id));
+    return Status::ok();
+}
+
+Status Context::run_cpu_step(const CpuStep& step) {
+    const graph::Graph& g = graph_;
+    for (int32_t t : step.unpack_before) {
+        const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
+        RKNN_ASSIGN_OR_RETURN(values_[static_cast<size_t>(t)],
+                              unpack_native(buffers_->host(home.buffer) + home.offset, home.bytes,
+                                            g.tensors[static_cast<size_t>(t)]));
+    }
+    RKNN_RETURN_IF_ERROR(executor_->run_op(step.op, values_));
+    for (int32_t t : step.pack_after) {
+        const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
+        RKNN_RETURN_IF_ERROR(pack_native(values_[static_cast<size_t>(t)], buffers_->host(home.buffer) + home.offset,
+                                         home.bytes));
+        device_dirty_ = true;
+    }
+    return Status::ok();
+}
+
+Status Context::run() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const Clock::time_point start = Clock::now();
+    for (size_t i = 0; i < schedule_.steps.size(); ++i) {
+        const Step& step = schedule_.steps[i];
+        const Clock::time_point step_start = Clock::now();
+        const Status status = step.npu ? run_npu_segment(programs_[static_cast<size_t>(step.index)])
+                                       : run_cpu_step(schedule_.cpu_steps[static_cast<size_t>(step.index)]);
+        if (!status.is_ok()) return status.with_context("step " + std::to_string(i));
+        step_us_[i] = micros_since(step_start);
+    }
+    last_run_us_ = micros_since(start);
+    ++runs_;
+    perf_text_ = perf_table();
+    if (log::level() >= 4) RKNN_LOG_AT(4, "%s", perf_text_.c_str());
+    return Status::ok();
+}
+
+StatusOr<cpu::HostTensor> Context::output_value(size_t index) const {
+    const int32_t t = graph_.outputs[index];
+    if (!schedule_.output_on_device[index]) return values_[static_cast<size_t>(t)];
+    const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
+    return unpack_native(buffers_->host(home.buffer) + home.offset, home.bytes, graph_.tensors[static_cast<size_t>(t)]);
+}
+
+Status Context::outputs_get(uint32_t count, rknn_output* outputs) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (count > graph_.outputs.size())
+        return make_status(StatusCode::kInvalidArgument, "n_outputs %u: the model has %zu output(s)", count,
+                           graph_.outputs.size());
+    if (runs_ == 0) return Status(StatusCode::kFailedPrecondition, "rknn_run has not been called yet");
+    // Outputs are filled by position, as clients rely on.
+    for (uint32_t k = 0; k < count; ++k) {
+        rknn_output& out = outputs[k];
+        const graph::Tensor& declared = graph_.tensors[static_cast<size_t>(graph_.outputs[k])];
+        const size_t bytes = output_bytes(declared, out.want_float != 0);
+        if (out.is_prealloc && (out.buf == nullptr || out.size < bytes))
+            return make_status(StatusCode::kOutputInvalid, "outputs[%u]: preallocated buffer of %u bytes, %zu needed",
+                               k, out.buf == nullptr ? 0u : out.size, bytes);
+    }
+    for (uint32_t k = 0; k < count; ++k) {
+        rknn_output& out = outputs[k];
+        RKNN_ASSIGN_OR_RETURN(cpu::HostTensor value, output_value(k));
+        const graph::Tensor& declared = graph_.tensors[static_cast<size_t>(graph_.outputs[k])];
+        const size_t bytes = output_bytes(declared, out.want_float != 0);
+        out.index = k;
+        if (!out.is_prealloc) {
+            out.buf = std::malloc(bytes == 0 ? 1 : bytes);
+            if (out.buf == nullptr) return Status(StatusCode::kResourceExhausted, "output buffer");
+            owned_outputs_.insert(out.buf);
+            out.size = static_cast<uint32_t>(bytes);
+        }
+        RKNN_RETURN_IF_ERROR(convert_output(value, out.want_float != 0, out.buf, bytes));
+    }
+    return Status::ok();
+}
+
+Status Context::outputs_release(uint32_t count, rknn_output* outputs) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Status status;
+    for (uint32_t k = 0; k < count; ++k) {
+        rknn_output& out = outputs[k];
+        if (out.is_prealloc || out.buf == nullptr) continue;
+        auto owned = owned_outputs_.find(out.buf);
+        if (owned == owned_outputs_.end()) {
+            status = make_status(StatusCode::kInvalidArgument,
+                                 "outputs[%u].buf was not allocated by rknn_outputs_get (or is released already)", k);
+            continue;
+        }
+        std::free(out.buf);
+        owned_outputs_.erase(owned);
+        out.buf = nullptr;
+    }
+    return status;
+}
+
+}  // namespace rknn::runtime

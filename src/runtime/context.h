@@ -1,0 +1,85 @@
+// One rknn_context: a loaded model made ready to run on one device.
+//
+// rknn_init builds it completely: the graph is loaded (copied or mapped),
+// every op placed on the NPU or the CPU, device memory planned and created,
+// constants written, the NPU programs generated and linked. rknn_run then
+// only converts, submits and computes; the client's calls map one to one
+// onto the public methods. A context is used by one thread at a time (as the
+// vendor documents); a mutex still keeps a misbehaving client from racing.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "cpu/graph_executor.h"
+#include "driver/kernel_driver_factory.h"
+#include "graph/graph.h"
+#include "npu/placement.h"
+#include "rknn_api.h"
+#include "runtime/device_buffers.h"
+#include "runtime/memory_plan.h"
+#include "runtime/npu_segments.h"
+#include "runtime/schedule.h"
+
+namespace rknn::runtime {
+
+class Context {
+public:
+    // `model`/`size` as rknn_init takes them (size 0: a file path).
+    static StatusOr<std::shared_ptr<Context>> create(const void* model, uint32_t size, uint32_t flags);
+    ~Context();
+
+    Status query(int cmd, void* info, uint32_t size);
+    Status inputs_set(uint32_t count, const rknn_input* inputs);
+    Status run();
+    Status outputs_get(uint32_t count, rknn_output* outputs);
+    Status outputs_release(uint32_t count, rknn_output* outputs);
+    // RKNN_NPU_CORE_AUTO, a mask of cores the SoC runs together, or _ALL.
+    Status set_core_mask(uint32_t mask);
+
+    const graph::Graph& graph() const { return graph_; }
+
+private:
+    Context() = default;
+    Status build();
+    // Schedule and NPU programs for `core_mask`, linked into the regcmd
+    // buffer; the context keeps its previous ones when this fails.
+    Status generate_programs(uint32_t core_mask);
+    Status run_cpu_step(const CpuStep& step);
+    Status run_npu_segment(const SegmentProgram& segment);
+    StatusOr<cpu::HostTensor> output_value(size_t index) const;
+    Status query_tensor_attr(int cmd, rknn_tensor_attr* attr);
+    std::string perf_table() const;
+
+    std::mutex mutex_;
+    uint32_t flags_ = 0;
+    graph::Graph graph_;
+    driver::OpenedDriver driver_;
+    std::vector<int32_t> order_;
+    std::vector<npu::Placement> placements_;
+    MemoryPlan memory_;
+    Schedule schedule_;
+    std::vector<SegmentProgram> programs_;
+    std::unique_ptr<DeviceBuffers> buffers_;  // after driver_: released first
+    int32_t regcmd_buffer_ = -1;
+    std::unique_ptr<cpu::GraphExecutor> executor_;
+    std::vector<cpu::HostTensor> values_;  // per tensor: the CPU's value
+    bool device_dirty_ = false;            // CPU wrote device memory since the last flush
+    uint32_t timeout_ms_ = 20000;
+    uint32_t core_mask_ = 0;  // 0: one core, the kernel's choice
+
+    // Run statistics (PERF_RUN, PERF_DETAIL, RKNN_LOG_LEVEL=4).
+    uint64_t runs_ = 0;
+    int64_t last_run_us_ = 0;
+    std::vector<int64_t> step_us_;
+    std::string perf_text_;
+
+    std::set<void*> owned_outputs_;  // buffers rknn_outputs_get allocated
+};
+
+}  // namespace rknn::runtime

@@ -1,0 +1,151 @@
+// rknn_query and the per-layer performance table of a Context.
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+#include "base/version.h"
+#include "runtime/context.h"
+#include "runtime/tensor_attrs.h"
+
+namespace rknn::runtime {
+namespace {
+
+Status expect_size(uint32_t size, size_t wanted, const char* what) {
+    if (size == wanted) return Status::ok();
+    return make_status(StatusCode::kInvalidArgument, "size %u does not match sizeof(%s) = %zu", size, what, wanted);
+}
+
+std::string shapes_of(const graph::Graph& g, const std::vector<int32_t>& tensors) {
+    std::string text;
+    for (int32_t t : tensors) {
+        if (t < 0 || g.is_constant(t)) continue;
+        if (!text.empty()) text += ",";
+        text += graph::shape_to_string(g.tensors[static_cast<size_t>(t)].shape);
+    }
+    return text.empty() ? "-" : text;
+}
+
+}  // namespace
+
+Status Context::query_tensor_attr(int cmd, rknn_tensor_attr* attr) {
+    const bool input = cmd == RKNN_QUERY_INPUT_ATTR || cmd == RKNN_QUERY_NATIVE_INPUT_ATTR ||
+                       cmd == RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR;
+    const std::vector<int32_t>& list = input ? graph_.inputs : graph_.outputs;
+    if (attr->index >= list.size())
+        return make_status(StatusCode::kInvalidArgument, "index %u: the model has %zu %s", attr->index, list.size(),
+                           input ? "input(s)" : "output(s)");
+    AttrKind kind = AttrKind::kUser;
+    if (cmd == RKNN_QUERY_NATIVE_INPUT_ATTR || cmd == RKNN_QUERY_NATIVE_OUTPUT_ATTR) kind = AttrKind::kNative;
+    if (cmd == RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR || cmd == RKNN_QUERY_NATIVE_NHWC_OUTPUT_ATTR) kind = AttrKind::kNativeNhwc;
+    const bool on_device = input ? schedule_.input_on_device[attr->index] : schedule_.output_on_device[attr->index];
+    fill_tensor_attr(graph_.tensors[static_cast<size_t>(list[attr->index])], input, kind, on_device, attr);
+    return Status::ok();
+}
+
+Status Context::query(int cmd, void* info, uint32_t size) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    switch (cmd) {
+        case RKNN_QUERY_IN_OUT_NUM: {
+            RKNN_RETURN_IF_ERROR(expect_size(size, sizeof(rknn_input_output_num), "rknn_input_output_num"));
+            auto* num = static_cast<rknn_input_output_num*>(info);
+            num->n_input = static_cast<uint32_t>(graph_.inputs.size());
+            num->n_output = static_cast<uint32_t>(graph_.outputs.size());
+            return Status::ok();
+        }
+        case RKNN_QUERY_INPUT_ATTR:
+        case RKNN_QUERY_OUTPUT_ATTR:
+        case RKNN_QUERY_NATIVE_INPUT_ATTR:
+        case RKNN_QUERY_NATIVE_OUTPUT_ATTR:
+        case RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR:
+        case RKNN_QUERY_NATIVE_NHWC_OUTPUT_ATTR:
+            RKNN_RETURN_IF_ERROR(expect_size(size, sizeof(rknn_tensor_attr), "rknn_tensor_attr"));
+            return query_tensor_attr(cmd, static_cast<rknn_tensor_attr*>(info));
+        case RKNN_QUERY_SDK_VERSION: {
+            RKNN_RETURN_IF_ERROR(expect_size(size, sizeof(rknn_sdk_version), "rknn_sdk_version"));
+            auto* version = static_cast<rknn_sdk_version*>(info);
+            std::memset(version, 0, sizeof(*version));
+            std::snprintf(version->api_version, sizeof(version->api_version), "%s", version::api_version());
+            auto identity = driver_.driver->identify();
+            std::snprintf(version->drv_version, sizeof(version->drv_version), "%s",
+                          identity.is_ok() ? identity.value().version.c_str() : "unknown");
+            return Status::ok();
+        }
+        case RKNN_QUERY_MEM_SIZE: {
+            RKNN_RETURN_IF_ERROR(expect_size(size, sizeof(rknn_mem_size), "rknn_mem_size"));
+            auto* mem = static_cast<rknn_mem_size*>(info);
+            std::memset(mem, 0, sizeof(*mem));
+            mem->total_weight_size = static_cast<uint32_t>(memory_.buffer_bytes[kWeightBuffer]);
+            mem->total_internal_size = static_cast<uint32_t>(memory_.buffer_bytes[kInternalBuffer]);
+            mem->total_dma_allocated_size = buffers_->total_allocated();
+            return Status::ok();
+        }
+        case RKNN_QUERY_CUSTOM_STRING: {
+            RKNN_RETURN_IF_ERROR(expect_size(size, sizeof(rknn_custom_string), "rknn_custom_string"));
+            auto* custom = static_cast<rknn_custom_string*>(info);
+            std::memset(custom, 0, sizeof(*custom));
+            std::snprintf(custom->string, sizeof(custom->string), "%s", graph_.custom_string.c_str());
+            return Status::ok();
+        }
+        case RKNN_QUERY_PERF_RUN: {
+            RKNN_RETURN_IF_ERROR(expect_size(size, sizeof(rknn_perf_run), "rknn_perf_run"));
+            if (runs_ == 0) return Status(StatusCode::kFailedPrecondition, "PERF_RUN needs a finished rknn_run");
+            static_cast<rknn_perf_run*>(info)->run_duration = last_run_us_;
+            return Status::ok();
+        }
+        case RKNN_QUERY_PERF_DETAIL: {
+            RKNN_RETURN_IF_ERROR(expect_size(size, sizeof(rknn_perf_detail), "rknn_perf_detail"));
+            if (runs_ == 0) return Status(StatusCode::kFailedPrecondition, "PERF_DETAIL needs a finished rknn_run");
+            auto* detail = static_cast<rknn_perf_detail*>(info);
+            detail->perf_data = perf_text_.data();
+            detail->data_len = perf_text_.size();
+            return Status::ok();
+        }
+        default:
+            return make_status(StatusCode::kUnimplemented, "query %d: not implemented", cmd);
+    }
+}
+
+// One row per op in run order. Ops sharing a segment share its time, shown
+// on the segment's first op (RKNN_FLAG_COLLECT_PERF_MASK or
+// RKNN_LOG_LEVEL >= 4 give every NPU op a segment of its own).
+std::string Context::perf_table() const {
+    std::vector<int64_t> op_us(graph_.ops.size(), -1);
+    for (size_t i = 0; i < schedule_.steps.size(); ++i) {
+        const Step& step = schedule_.steps[i];
+        const int32_t first = step.npu ? schedule_.segments[static_cast<size_t>(step.index)].ops.front()
+                                       : schedule_.cpu_steps[static_cast<size_t>(step.index)].op;
+        op_us[static_cast<size_t>(first)] = step_us_[i];
+    }
+    std::string text;
+    char line[512];
+    std::snprintf(line, sizeof(line), "%-5s %-18s %-8s %-6s %-28s %-20s %10s  %s\n", "ID", "OpType", "DataType",
+                  "Target", "InputShape", "OutputShape", "Time(us)", "FullName");
+    text += line;
+    int64_t total = 0;
+    int id = 1;
+    for (int32_t op_index : order_) {
+        const graph::Op& op = graph_.ops[static_cast<size_t>(op_index)];
+        const npu::Placement& p = placements_[static_cast<size_t>(op_index)];
+        const char* target = p.target == npu::Target::kCpu ? "CPU" : "NPU";
+        const int64_t us = op_us[static_cast<size_t>(op_index)];
+        char time[32] = "-";
+        if (us >= 0) {
+            std::snprintf(time, sizeof(time), "%" PRId64, us);
+            total += us;
+        }
+        const graph::DType dtype = op.outputs.empty() ? graph::DType::kUndefined
+                                                      : graph_.tensors[static_cast<size_t>(op.outputs[0])].dtype;
+        std::snprintf(line, sizeof(line), "%-5d %-18s %-8s %-6s %-28s %-20s %10s  %s\n", id++,
+                      graph::op_type_name(op.type), graph::dtype_name(dtype), target,
+                      shapes_of(graph_, op.inputs).c_str(), shapes_of(graph_, op.outputs).c_str(), time,
+                      op.name.c_str());
+        text += line;
+    }
+    std::snprintf(line, sizeof(line), "Total Operator Elapsed Per Frame Time(us): %" PRId64 "\n", total);
+    text += line;
+    std::snprintf(line, sizeof(line), "Total Run Time(us): %" PRId64 "\n", last_run_us_);
+    text += line;
+    return text;
+}
+
+}  // namespace rknn::runtime

@@ -1,0 +1,49 @@
+// The device buffers of one context, created through the kernel driver at
+// rknn_init and mapped for the CPU: weights, internal tensors (with the
+// scratch area), one per I/O region, and the regcmd streams last. All are
+// cacheable, so every CPU write is flushed before a submit and every device
+// write invalidated after it (the mock kernel models the two views).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "base/status.h"
+#include "driver/kernel_driver.h"
+
+namespace rknn::runtime {
+
+class DeviceBuffers {
+public:
+    // One buffer per entry of `bytes` (0: no buffer; its base reads as 0).
+    static StatusOr<std::unique_ptr<DeviceBuffers>> create(driver::KernelDriver* driver,
+                                                           const std::vector<uint64_t>& bytes);
+    ~DeviceBuffers();
+    DeviceBuffers(const DeviceBuffers&) = delete;
+    DeviceBuffers& operator=(const DeviceBuffers&) = delete;
+
+    size_t count() const { return buffers_.size(); }
+    uint8_t* host(int32_t id) const { return buffers_[static_cast<size_t>(id)].host; }
+    uint64_t device_address(int32_t id) const { return buffers_[static_cast<size_t>(id)].dma_addr; }
+    uint64_t size(int32_t id) const { return requested_[static_cast<size_t>(id)]; }
+    // Device addresses indexed by buffer id (the relocation bases).
+    std::vector<uint64_t> bases() const;
+    uint64_t total_allocated() const;
+
+    // Replaces buffer `id` by a new zeroed one of `bytes` (the regcmd streams
+    // after a core-mask change); the old one stays when creation fails.
+    Status recreate(int32_t id, uint64_t bytes);
+
+    Status flush(int32_t id) const;       // CPU writes -> device
+    Status invalidate(int32_t id) const;  // device writes -> CPU
+
+private:
+    explicit DeviceBuffers(driver::KernelDriver* driver) : driver_(driver) {}
+    StatusOr<driver::BufferObject> make(uint64_t bytes) const;
+    driver::KernelDriver* driver_;
+    std::vector<driver::BufferObject> buffers_;
+    std::vector<uint64_t> requested_;
+};
+
+}  // namespace rknn::runtime

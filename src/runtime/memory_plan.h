@@ -1,0 +1,51 @@
+// Where every tensor the NPU touches lives in device memory, planned once at
+// rknn_init (nothing is allocated on the rknn_run path).
+//
+// Tensors are grouped into regions: an alias (Flatten of a one-pixel cube)
+// is its input's bytes, and the inputs of a channel Concat in place are
+// slices of the Concat's output. A region that holds a graph input or output
+// gets a device buffer of its own (so that zero-copy I/O can later rebind it
+// by relinking); all other regions share the internal buffer, where regions
+// whose lifetimes do not overlap share bytes. Constants of the NPU ops go to
+// the weight buffer, and one scratch area (the largest any op asks for) ends
+// the internal buffer.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "base/status.h"
+#include "graph/graph.h"
+#include "npu/placement.h"
+
+namespace rknn::runtime {
+
+// Relocation buffer ids (npu::BufferRef::buffer) of the device buffers.
+constexpr int32_t kWeightBuffer = 0;
+constexpr int32_t kInternalBuffer = 1;
+constexpr int32_t kFirstIoBuffer = 2;  // then one per I/O region
+
+struct DeviceHome {
+    int32_t buffer = -1;  // -1: the tensor has no device form
+    uint64_t offset = 0;
+    uint64_t bytes = 0;   // of the tensor's own cube
+    bool valid() const { return buffer >= 0; }
+};
+
+struct MemoryPlan {
+    std::vector<DeviceHome> homes;       // per tensor
+    std::vector<uint64_t> buffer_bytes;  // per buffer id
+    std::vector<std::vector<uint64_t>> constant_offsets;  // per op: its constants in the weight buffer
+    uint64_t scratch_offset = 0;         // in the internal buffer
+    uint64_t scratch_bytes = 0;
+    uint64_t internal_tensor_bytes = 0;  // sum of the internal regions before sharing
+};
+
+// Binds in-place ops to regions. An alias or Concat whose tensors already
+// belong to another region (a tensor read by two in-place Concats, say) is
+// moved to the CPU in `placements`, with the reason.
+// `order` is a topological order of the ops.
+StatusOr<MemoryPlan> plan_memory(const graph::Graph& g, const std::vector<int32_t>& order,
+                                 std::vector<npu::Placement>* placements);
+
+}  // namespace rknn::runtime

@@ -1,0 +1,84 @@
+#include "runtime/native_tensor.h"
+
+#include <cstring>
+
+#include "base/half.h"
+#include "cpu/graph_executor.h"
+#include "npu/native_layout.h"
+#include "npu/prepared_op.h"
+
+namespace rknn::runtime {
+namespace {
+
+constexpr int kAtomBytes = 16;
+
+int channels_per_atom(graph::DType dtype) { return dtype == graph::DType::kFloat16 ? 8 : 16; }
+
+bool cube_of(const graph::Tensor& t, npu::CubeShape* cube) {
+    if (t.dtype != graph::DType::kInt8 && t.dtype != graph::DType::kFloat16) return false;
+    return npu::cube_of_shape(t.shape, cube);
+}
+
+}  // namespace
+
+bool has_native_cube(const graph::Tensor& t) {
+    npu::CubeShape cube;
+    return cube_of(t, &cube);
+}
+
+uint64_t native_cube_bytes(const graph::Tensor& t) {
+    npu::CubeShape cube;
+    if (!cube_of(t, &cube)) return 0;
+    const int c2 = channels_per_atom(t.dtype);
+    const uint64_t c1 = static_cast<uint64_t>((cube.c + c2 - 1) / c2);
+    return c1 * static_cast<uint64_t>(cube.h) * static_cast<uint64_t>(cube.w) * kAtomBytes;
+}
+
+CubeDims native_cube_dims(const graph::Tensor& t) {
+    npu::CubeShape cube;
+    if (!cube_of(t, &cube)) return {};
+    const int c2 = channels_per_atom(t.dtype);
+    return {static_cast<uint32_t>((cube.c + c2 - 1) / c2), static_cast<uint32_t>(cube.h),
+            static_cast<uint32_t>(cube.w), static_cast<uint32_t>(c2)};
+}
+
+Status pack_native(const cpu::HostTensor& value, uint8_t* dst, uint64_t dst_bytes) {
+    graph::Tensor declared;
+    declared.dtype = value.dtype();
+    declared.shape = value.shape();
+    npu::CubeShape cube;
+    if (!cube_of(declared, &cube)) return RKNN_INTERNAL_ERROR("tensor of %s has no native cube",
+                                                              graph::shape_to_string(value.shape()).c_str());
+    const int c2 = channels_per_atom(value.dtype());
+    std::vector<uint8_t> bytes;
+    if (value.dtype() == graph::DType::kFloat16) {
+        std::vector<float> widened(static_cast<size_t>(value.numel()));
+        for (size_t i = 0; i < widened.size(); ++i) widened[i] = half_to_float(value.data<uint16_t>()[i]);
+        bytes = npu::pack_fp16_cube(widened.data(), cube.c, cube.h, cube.w, npu::align_up(cube.c, c2));
+    } else {
+        bytes = npu::pack_int8_cube(value.data<int8_t>(), cube.c, cube.h, cube.w, npu::align_up(cube.c, c2), 0);
+    }
+    if (bytes.size() > dst_bytes) return RKNN_INTERNAL_ERROR("native cube of %zu bytes exceeds its %llu-byte home",
+                                                             bytes.size(), static_cast<unsigned long long>(dst_bytes));
+    std::memcpy(dst, bytes.data(), bytes.size());
+    return Status::ok();
+}
+
+StatusOr<cpu::HostTensor> unpack_native(const uint8_t* src, uint64_t src_bytes, const graph::Tensor& declared) {
+    npu::CubeShape cube;
+    if (!cube_of(declared, &cube)) return RKNN_INTERNAL_ERROR("tensor %s has no native cube", declared.name.c_str());
+    if (native_cube_bytes(declared) > src_bytes) return RKNN_INTERNAL_ERROR("native cube of %s is cut short",
+                                                                            declared.name.c_str());
+    const uint64_t surface = static_cast<uint64_t>(cube.h) * static_cast<uint64_t>(cube.w) * kAtomBytes;
+    cpu::HostTensor out = cpu::make_tensor_like(declared, declared.shape);
+    if (declared.dtype == graph::DType::kFloat16) {
+        const std::vector<float> values = npu::unpack_fp16_cube(src, cube.c, cube.h, cube.w, surface);
+        for (size_t i = 0; i < values.size(); ++i) out.data<uint16_t>()[i] = float_to_half(values[i]);
+    } else {
+        const std::vector<int8_t> codes = npu::unpack_int8_cube(src, cube.c, cube.h, cube.w, surface);
+        std::memcpy(out.raw(), codes.data(), codes.size());
+    }
+    return out;
+}
+
+}  // namespace rknn::runtime

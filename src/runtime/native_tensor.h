@@ -1,0 +1,31 @@
+// The runtime's device form of a feature tensor: an NC1HWC2 cube of 16-byte
+// atoms (int8: 16 channels, fp16: 8 channels per atom) with dense surfaces of
+// H x W atoms, the form every NPU op reads and writes (npu/prepared_op.h).
+// [1, C, H, W] tensors are such cubes as they are, [1, K] rows as a one-pixel
+// cube of K channels.
+#pragma once
+
+#include <cstdint>
+
+#include "base/status.h"
+#include "cpu/host_tensor.h"
+#include "graph/tensor.h"
+
+namespace rknn::runtime {
+
+// True when `t` is int8 or fp16 with a cube shape.
+bool has_native_cube(const graph::Tensor& t);
+// Bytes of the cube (0 when has_native_cube is false).
+uint64_t native_cube_bytes(const graph::Tensor& t);
+// [1, C1, H, W, C2] of the cube, for the NATIVE_* attributes.
+struct CubeDims {
+    uint32_t c1 = 0, h = 0, w = 0, c2 = 0;
+};
+CubeDims native_cube_dims(const graph::Tensor& t);
+
+// Host tensor (NCHW, the tensor's dtype) -> cube bytes at `dst` (padding lanes zeroed).
+Status pack_native(const cpu::HostTensor& value, uint8_t* dst, uint64_t dst_bytes);
+// Cube bytes -> a host tensor shaped and typed as `declared`.
+StatusOr<cpu::HostTensor> unpack_native(const uint8_t* src, uint64_t src_bytes, const graph::Tensor& declared);
+
+}  // namespace rknn::runtime

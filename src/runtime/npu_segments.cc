@@ -1,0 +1,101 @@
+#include "runtime/npu_segments.h"
+
+#include <cstring>
+
+namespace rknn::runtime {
+namespace {
+
+constexpr uint64_t kStreamAlignment = 128;
+
+npu::BufferRef ref(const DeviceHome& home) { return npu::BufferRef(home.buffer, home.offset); }
+
+}  // namespace
+
+StatusOr<std::vector<SegmentProgram>> lower_segments(const graph::Graph& g, const Schedule& schedule,
+                                                     const std::vector<npu::Placement>& placements,
+                                                     const MemoryPlan& memory, const hw::SocProfile& soc,
+                                                     uint32_t core_mask) {
+    std::vector<SegmentProgram> out;
+    uint64_t offset = 0;
+    for (const NpuSegment& segment : schedule.segments) {
+        npu::ProgramBuilder builder(soc);
+        for (int32_t op_index : segment.ops) {
+            const graph::Op& op = g.ops[static_cast<size_t>(op_index)];
+            const npu::PreparedOp& prepared = *placements[static_cast<size_t>(op_index)].prepared;
+            npu::OpBuffers buffers;
+            for (int index : prepared.feature_inputs())
+                buffers.features.push_back(ref(memory.homes[static_cast<size_t>(op.inputs[static_cast<size_t>(index)])]));
+            for (uint64_t constant : memory.constant_offsets[static_cast<size_t>(op_index)])
+                buffers.constants.push_back(npu::BufferRef(kWeightBuffer, constant));
+            buffers.output = ref(memory.homes[static_cast<size_t>(op.outputs[0])]);
+            buffers.scratch = npu::BufferRef(kInternalBuffer, memory.scratch_offset);
+            RKNN_RETURN_IF_ERROR(prepared.lower(buffers, soc, core_mask, &builder)
+                                     .with_context(std::string(graph::op_type_name(op.type)) + " \"" + op.name + "\""));
+        }
+        SegmentProgram program;
+        program.program = builder.finish();
+        program.regcmd_offset = offset;
+        offset += (program.program.bytes() + kStreamAlignment - 1) / kStreamAlignment * kStreamAlignment;
+        out.push_back(std::move(program));
+    }
+    return out;
+}
+
+uint64_t regcmd_bytes(const std::vector<SegmentProgram>& segments) {
+    if (segments.empty()) return 0;
+    return segments.back().regcmd_offset + segments.back().program.bytes();
+}
+
+Status write_constants(const std::vector<npu::Placement>& placements, const MemoryPlan& memory,
+                       const DeviceBuffers& buffers) {
+    for (size_t i = 0; i < placements.size(); ++i) {
+        const npu::Placement& p = placements[i];
+        if (p.target != npu::Target::kNpu || p.prepared == nullptr) continue;
+        const auto& constants = p.prepared->constants();
+        for (size_t k = 0; k < constants.size(); ++k)
+            std::memcpy(buffers.host(kWeightBuffer) + memory.constant_offsets[i][k], constants[k].data(),
+                        constants[k].size());
+    }
+    return buffers.flush(kWeightBuffer);
+}
+
+Status link_segments(const std::vector<SegmentProgram>& segments, const DeviceBuffers& buffers,
+                     int32_t regcmd_buffer) {
+    const std::vector<uint64_t> bases = buffers.bases();
+    for (const SegmentProgram& segment : segments) {
+        const uint64_t stream = buffers.device_address(regcmd_buffer) + segment.regcmd_offset;
+        RKNN_ASSIGN_OR_RETURN(std::vector<uint64_t> words, segment.program.link(stream, bases));
+        std::memcpy(buffers.host(regcmd_buffer) + segment.regcmd_offset, words.data(), words.size() * sizeof(uint64_t));
+    }
+    return buffers.flush(regcmd_buffer);
+}
+
+Status submit_segment(driver::KernelDriver* driver, const SegmentProgram& segment, const DeviceBuffers& buffers,
+                      int32_t regcmd_buffer, uint32_t timeout_ms) {
+    const npu::Program& program = segment.program;
+    const uint64_t stream = buffers.device_address(regcmd_buffer) + segment.regcmd_offset;
+    driver::SubmitRequest submit;
+    submit.tasks.reserve(program.tasks.size());
+    for (const npu::ProgramTask& t : program.tasks) {
+        driver::Task task;
+        task.regcmd_addr = stream + uint64_t{t.first_word} * sizeof(uint64_t);
+        task.regcmd_words = t.body_words + hw::kTailWords;
+        task.enable_mask = t.enable_mask;
+        task.int_mask = t.int_mask;
+        submit.tasks.push_back(task);
+    }
+    submit.core_mask = program.core_mask;
+    submit.flags = driver::submit_flag::kPingPong;
+    submit.timeout_ms = timeout_ms;
+    if (__builtin_popcount(program.core_mask) > 1) {
+        for (size_t c = 0; c < npu::kMaxProgramCores; ++c)
+            submit.core_tasks[c] = {program.cores[c].start, program.cores[c].count};
+    }
+    RKNN_ASSIGN_OR_RETURN(driver::SubmitResult result, driver->submit(submit));
+    if (result.task_counter != program.tasks.size())
+        return make_status(StatusCode::kInternal, "the NPU completed %u of %zu tasks", result.task_counter,
+                           program.tasks.size());
+    return Status::ok();
+}
+
+}  // namespace rknn::runtime

@@ -1,0 +1,46 @@
+// The NPU side of a schedule: each segment's ops lowered into one program at
+// rknn_init (buffers named by id, so the streams are generated once), the
+// programs laid out in the regcmd buffer and linked against the context's
+// device buffers, and one submit per segment at rknn_run.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "base/status.h"
+#include "driver/kernel_driver.h"
+#include "graph/graph.h"
+#include "hw/soc_profile.h"
+#include "npu/placement.h"
+#include "npu/program.h"
+#include "runtime/device_buffers.h"
+#include "runtime/memory_plan.h"
+#include "runtime/schedule.h"
+
+namespace rknn::runtime {
+
+struct SegmentProgram {
+    npu::Program program;
+    uint64_t regcmd_offset = 0;  // in the regcmd buffer
+};
+
+// Lowers every segment. `core_mask` 0: one core, chosen by the kernel.
+StatusOr<std::vector<SegmentProgram>> lower_segments(const graph::Graph& g, const Schedule& schedule,
+                                                     const std::vector<npu::Placement>& placements,
+                                                     const MemoryPlan& memory, const hw::SocProfile& soc,
+                                                     uint32_t core_mask);
+// Bytes the regcmd buffer needs for them all.
+uint64_t regcmd_bytes(const std::vector<SegmentProgram>& segments);
+
+// Writes the constants of every NPU op into the weight buffer.
+Status write_constants(const std::vector<npu::Placement>& placements, const MemoryPlan& memory,
+                       const DeviceBuffers& buffers);
+// Links every program against the buffers and writes it into `regcmd_buffer`.
+Status link_segments(const std::vector<SegmentProgram>& segments, const DeviceBuffers& buffers,
+                     int32_t regcmd_buffer);
+
+// Runs one segment; blocks until the NPU finished it.
+Status submit_segment(driver::KernelDriver* driver, const SegmentProgram& segment, const DeviceBuffers& buffers,
+                      int32_t regcmd_buffer, uint32_t timeout_ms);
+
+}  // namespace rknn::runtime

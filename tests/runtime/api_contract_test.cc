@@ -1,0 +1,378 @@
+// The general API on small models built in code, through the exported
+// functions on the mock device: every query, every input type and layout the
+// spec allows, raw/float/preallocated outputs, pass_through, priority, perf,
+// and misuse (wrong indices, sizes, NULLs, calls out of order, double
+// release, destroy then use) answered with the documented code.
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "base/half.h"
+#include "cpu/convert.h"
+#include "cpu/graph_executor.h"
+#include "layout/preprocess.h"
+#include "model/model_file.h"
+#include "quant/calibrate.h"
+#include "quant/quantize.h"
+#include "rknn_api.h"
+#include "common/test_graphs.h"
+
+namespace {
+
+using rknn::cpu::HostTensor;
+namespace graph = rknn::graph;
+
+constexpr float kMean[] = {120.0f, 110.0f, 100.0f};
+constexpr float kStd[] = {60.0f, 55.0f, 50.0f};
+
+// small_cnn (Conv -> Relu -> MaxPool -> Reshape -> Gemm) quantised to int8,
+// fed as NHWC uint8 pixels with mean/std.
+graph::Graph quantized_cnn() {
+    graph::Graph g = rknn::testing::small_cnn();
+    std::vector<std::vector<HostTensor>> samples;
+    std::mt19937 rng(7);
+    for (int s = 0; s < 4; ++s) {
+        HostTensor x(graph::DType::kFloat32, {1, 3, 8, 8});
+        for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(rng() % 256) / 60.0f - 2.0f;
+        samples.push_back({x});
+    }
+    auto ranges = rknn::convert::calibrate(g, samples, rknn::convert::CalibMethod::kMinMax);
+    EXPECT_TRUE(ranges.is_ok());
+    EXPECT_TRUE(rknn::convert::quantize_int8(&g, ranges.value(), {}).is_ok());
+    graph::InputPreprocess pre;
+    pre.mean.assign(std::begin(kMean), std::end(kMean));
+    pre.std.assign(std::begin(kStd), std::end(kStd));
+    pre.user_layout = graph::Layout::kNHWC;
+    pre.user_dtype = graph::DType::kUInt8;
+    g.preprocess = {pre};
+    g.custom_string = "contract test";
+    return g;
+}
+
+std::vector<uint8_t> pixels(uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::vector<uint8_t> p(8 * 8 * 3);
+    for (uint8_t& v : p) v = static_cast<uint8_t>(rng());
+    return p;
+}
+
+class ApiContract : public ::testing::Test {
+protected:
+    void SetUp() override {
+        graph_ = quantized_cnn();
+        auto bytes = rknn::model::serialize_model(graph_);
+        ASSERT_TRUE(bytes.is_ok());
+        model_ = bytes.value();
+        ASSERT_EQ(rknn_init(&ctx_, model_.data(), static_cast<uint32_t>(model_.size()),
+                            RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, nullptr),
+                  RKNN_SUCC);
+    }
+    void TearDown() override {
+        if (ctx_ != 0) {
+            EXPECT_EQ(rknn_destroy(ctx_), RKNN_SUCC);
+        }
+    }
+
+    // The reference's int8 output for raw NHWC pixels.
+    std::vector<int8_t> reference(const std::vector<uint8_t>& p) const {
+        HostTensor raw(graph::DType::kUInt8, {1, 8, 8, 3});
+        std::memcpy(raw.raw(), p.data(), p.size());
+        const graph::Tensor& in = graph_.tensors[static_cast<size_t>(graph_.inputs[0])];
+        auto normalised = rknn::layout::apply_preprocess(raw, graph_.preprocess[0], in.shape);
+        HostTensor fed = rknn::cpu::make_tensor_like(in, in.shape);
+        EXPECT_TRUE(rknn::cpu::from_float32(normalised.value(), &fed).is_ok());
+        auto exec = rknn::cpu::GraphExecutor::create(graph_);
+        std::vector<HostTensor> outs;
+        EXPECT_TRUE(exec.value()->run({fed}, &outs).is_ok());
+        return std::vector<int8_t>(outs[0].data<int8_t>(), outs[0].data<int8_t>() + outs[0].numel());
+    }
+
+    std::vector<int8_t> run_raw(rknn_input input) {
+        EXPECT_EQ(rknn_inputs_set(ctx_, 1, &input), RKNN_SUCC);
+        EXPECT_EQ(rknn_run(ctx_, nullptr), RKNN_SUCC);
+        rknn_output out{};
+        EXPECT_EQ(rknn_outputs_get(ctx_, 1, &out, nullptr), RKNN_SUCC);
+        std::vector<int8_t> result(static_cast<const int8_t*>(out.buf), static_cast<const int8_t*>(out.buf) + out.size);
+        EXPECT_EQ(rknn_outputs_release(ctx_, 1, &out), RKNN_SUCC);
+        return result;
+    }
+
+    static rknn_input input_of(void* buf, uint32_t size, rknn_tensor_type type, rknn_tensor_format fmt) {
+        rknn_input in{};
+        in.index = 0;
+        in.buf = buf;
+        in.size = size;
+        in.type = type;
+        in.fmt = fmt;
+        return in;
+    }
+
+    graph::Graph graph_;
+    std::vector<uint8_t> model_;
+    rknn_context ctx_ = 0;
+};
+
+TEST_F(ApiContract, QueriesDescribeTheModel) {
+    rknn_input_output_num io{};
+    ASSERT_EQ(rknn_query(ctx_, RKNN_QUERY_IN_OUT_NUM, &io, sizeof(io)), RKNN_SUCC);
+    EXPECT_EQ(io.n_input, 1u);
+    EXPECT_EQ(io.n_output, 1u);
+
+    const graph::Tensor& in = graph_.tensors[static_cast<size_t>(graph_.inputs[0])];
+    rknn_tensor_attr attr{};
+    ASSERT_EQ(rknn_query(ctx_, RKNN_QUERY_INPUT_ATTR, &attr, sizeof(attr)), RKNN_SUCC);
+    EXPECT_STREQ(attr.name, "input");
+    EXPECT_EQ(attr.n_dims, 4u);
+    EXPECT_EQ(attr.fmt, RKNN_TENSOR_NHWC);
+    EXPECT_EQ(std::vector<uint32_t>(attr.dims, attr.dims + 4), (std::vector<uint32_t>{1, 8, 8, 3}));
+    EXPECT_EQ(attr.n_elems, 192u);
+    EXPECT_EQ(attr.size, 192u);
+    EXPECT_EQ(attr.size_with_stride, 192u);
+    EXPECT_EQ(attr.w_stride, 8u);
+    EXPECT_EQ(attr.type, RKNN_TENSOR_INT8);
+    EXPECT_EQ(attr.qnt_type, RKNN_TENSOR_QNT_AFFINE_ASYMMETRIC);
+    EXPECT_EQ(attr.zp, in.quant.zero_point());
+    EXPECT_FLOAT_EQ(attr.scale, in.quant.scale());
+
+    attr = {};
+    ASSERT_EQ(rknn_query(ctx_, RKNN_QUERY_NATIVE_INPUT_ATTR, &attr, sizeof(attr)), RKNN_SUCC);
+    EXPECT_EQ(attr.fmt, RKNN_TENSOR_NC1HWC2);
+    EXPECT_EQ(std::vector<uint32_t>(attr.dims, attr.dims + 5), (std::vector<uint32_t>{1, 1, 8, 8, 16}));
+    EXPECT_EQ(attr.size_with_stride, 8u * 8u * 16u);
+    EXPECT_EQ(attr.n_elems, 192u);
+
+    attr = {};
+    ASSERT_EQ(rknn_query(ctx_, RKNN_QUERY_OUTPUT_ATTR, &attr, sizeof(attr)), RKNN_SUCC);
+    EXPECT_STREQ(attr.name, "logits");
+    EXPECT_EQ(attr.fmt, RKNN_TENSOR_UNDEFINED);
+    EXPECT_EQ(attr.n_dims, 2u);
+    EXPECT_EQ(attr.dims[1], 10u);
+    EXPECT_EQ(attr.size, 10u);
+    EXPECT_EQ(attr.type, RKNN_TENSOR_INT8);
+    EXPECT_EQ(attr.w_stride, 0u);
+    for (rknn_query_cmd cmd : {RKNN_QUERY_NATIVE_OUTPUT_ATTR, RKNN_QUERY_NATIVE_NHWC_OUTPUT_ATTR,
+                               RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR}) {
+        attr = {};
+        EXPECT_EQ(rknn_query(ctx_, cmd, &attr, sizeof(attr)), RKNN_SUCC) << cmd;
+        EXPECT_GT(attr.n_elems, 0u) << cmd;
+    }
+
+    rknn_sdk_version version{};
+    ASSERT_EQ(rknn_query(ctx_, RKNN_QUERY_SDK_VERSION, &version, sizeof(version)), RKNN_SUCC);
+    EXPECT_NE(std::string(version.api_version).find("2.3.2"), std::string::npos) << version.api_version;
+    EXPECT_GT(std::strlen(version.drv_version), 0u);
+    rknn_mem_size mem{};
+    ASSERT_EQ(rknn_query(ctx_, RKNN_QUERY_MEM_SIZE, &mem, sizeof(mem)), RKNN_SUCC);
+    EXPECT_GT(mem.total_weight_size, 0u);
+    EXPECT_GT(mem.total_internal_size, 0u);
+    EXPECT_GE(mem.total_dma_allocated_size, uint64_t{mem.total_weight_size} + mem.total_internal_size);
+    rknn_custom_string custom{};
+    ASSERT_EQ(rknn_query(ctx_, RKNN_QUERY_CUSTOM_STRING, &custom, sizeof(custom)), RKNN_SUCC);
+    EXPECT_STREQ(custom.string, "contract test");
+}
+
+TEST_F(ApiContract, WrongQuerySizesAndIndicesAreParamInvalid) {
+    rknn_input_output_num io{};
+    EXPECT_EQ(rknn_query(ctx_, RKNN_QUERY_IN_OUT_NUM, &io, sizeof(io) - 1), RKNN_ERR_PARAM_INVALID);
+    rknn_tensor_attr attr{};
+    EXPECT_EQ(rknn_query(ctx_, RKNN_QUERY_INPUT_ATTR, &attr, sizeof(attr) + 4), RKNN_ERR_PARAM_INVALID);
+    attr.index = 1;
+    EXPECT_EQ(rknn_query(ctx_, RKNN_QUERY_INPUT_ATTR, &attr, sizeof(attr)), RKNN_ERR_PARAM_INVALID);
+    EXPECT_EQ(rknn_query(ctx_, RKNN_QUERY_OUTPUT_ATTR, &attr, sizeof(attr)), RKNN_ERR_PARAM_INVALID);
+    rknn_perf_run perf{};
+    EXPECT_NE(rknn_query(ctx_, RKNN_QUERY_PERF_RUN, &perf, sizeof(perf)), RKNN_SUCC);  // no run yet
+}
+
+TEST_F(ApiContract, OutputsEqualTheInt8Reference) {
+    std::vector<uint8_t> p = pixels(1);
+    const std::vector<int8_t> expected = reference(p);
+    EXPECT_EQ(run_raw(input_of(p.data(), 192, RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC)), expected);
+}
+
+TEST_F(ApiContract, EveryInputTypeAndLayoutGivesTheSameResult) {
+    std::vector<uint8_t> p = pixels(2);
+    const std::vector<int8_t> expected = reference(p);
+    // The same pixel values in every accepted type, NHWC and NCHW.
+    std::vector<float> f32(192), f32_nchw(192);
+    std::vector<uint16_t> f16(192);
+    std::vector<int16_t> i16(192);
+    for (size_t i = 0; i < 192; ++i) {
+        f32[i] = p[i];
+        f16[i] = rknn::float_to_half(p[i]);
+        i16[i] = p[i];
+        const size_t c = i % 3, x = (i / 3) % 8, y = i / 24;
+        f32_nchw[(c * 8 + y) * 8 + x] = p[i];
+    }
+    EXPECT_EQ(run_raw(input_of(f32.data(), 768, RKNN_TENSOR_FLOAT32, RKNN_TENSOR_NHWC)), expected);
+    EXPECT_EQ(run_raw(input_of(f32_nchw.data(), 768, RKNN_TENSOR_FLOAT32, RKNN_TENSOR_NCHW)), expected);
+    EXPECT_EQ(run_raw(input_of(f16.data(), 384, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_NHWC)), expected);
+    EXPECT_EQ(run_raw(input_of(i16.data(), 384, RKNN_TENSOR_INT16, RKNN_TENSOR_NHWC)), expected);
+
+    // INT8 is the model's own type: already normalised and quantised.
+    HostTensor raw(graph::DType::kUInt8, {1, 8, 8, 3});
+    std::memcpy(raw.raw(), p.data(), p.size());
+    const graph::Tensor& in = graph_.tensors[static_cast<size_t>(graph_.inputs[0])];
+    auto normalised = rknn::layout::apply_preprocess(raw, graph_.preprocess[0], in.shape);
+    HostTensor q = rknn::cpu::make_tensor_like(in, in.shape);
+    ASSERT_TRUE(rknn::cpu::from_float32(normalised.value(), &q).is_ok());
+    EXPECT_EQ(run_raw(input_of(q.raw(), 192, RKNN_TENSOR_INT8, RKNN_TENSOR_NCHW)), expected);
+
+    // pass_through: the native cube (NC1HWC2, 16 channels per pixel).
+    std::vector<int8_t> cube(8 * 8 * 16, 0);
+    for (int c = 0; c < 3; ++c)
+        for (int i = 0; i < 64; ++i) cube[static_cast<size_t>(i * 16 + c)] = q.data<int8_t>()[c * 64 + i];
+    rknn_input native = input_of(cube.data(), static_cast<uint32_t>(cube.size()), RKNN_TENSOR_INT8, RKNN_TENSOR_NC1HWC2);
+    native.pass_through = 1;
+    EXPECT_EQ(run_raw(native), expected);
+}
+
+TEST_F(ApiContract, FloatAndPreallocatedOutputs) {
+    std::vector<uint8_t> p = pixels(3);
+    rknn_input in = input_of(p.data(), 192, RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
+    ASSERT_EQ(rknn_inputs_set(ctx_, 1, &in), RKNN_SUCC);
+    ASSERT_EQ(rknn_run(ctx_, nullptr), RKNN_SUCC);
+    rknn_output outs[2] = {};
+    outs[0].want_float = 1;
+    ASSERT_EQ(rknn_outputs_get(ctx_, 1, &outs[0], nullptr), RKNN_SUCC);
+    ASSERT_EQ(outs[0].size, 40u);
+    ASSERT_EQ(rknn_outputs_get(ctx_, 1, &outs[1], nullptr), RKNN_SUCC);
+    ASSERT_EQ(outs[1].size, 10u);
+    const graph::Tensor& logits = graph_.tensors[static_cast<size_t>(graph_.outputs[0])];
+    for (int i = 0; i < 10; ++i) {
+        const float dequantised = (static_cast<const int8_t*>(outs[1].buf)[i] - logits.quant.zero_point()) *
+                                  logits.quant.scale();
+        EXPECT_FLOAT_EQ(static_cast<const float*>(outs[0].buf)[i], dequantised);
+    }
+    float user[10] = {};
+    rknn_output pre{};
+    pre.want_float = 1;
+    pre.is_prealloc = 1;
+    pre.buf = user;
+    pre.size = sizeof(user) - 4;  // too small
+    EXPECT_EQ(rknn_outputs_get(ctx_, 1, &pre, nullptr), RKNN_ERR_OUTPUT_INVALID);
+    pre.size = sizeof(user);
+    ASSERT_EQ(rknn_outputs_get(ctx_, 1, &pre, nullptr), RKNN_SUCC);
+    EXPECT_EQ(std::memcmp(user, outs[0].buf, sizeof(user)), 0);
+    EXPECT_EQ(rknn_outputs_release(ctx_, 1, &pre), RKNN_SUCC);  // not ours: left alone
+    EXPECT_EQ(pre.buf, static_cast<void*>(user));
+    EXPECT_EQ(rknn_outputs_release(ctx_, 1, &outs[0]), RKNN_SUCC);
+    EXPECT_EQ(outs[0].buf, nullptr);
+    // A stale copy of a released descriptor is refused, not freed twice.
+    rknn_output stale = outs[1];
+    EXPECT_EQ(rknn_outputs_release(ctx_, 1, &outs[1]), RKNN_SUCC);
+    EXPECT_EQ(rknn_outputs_release(ctx_, 1, &outs[1]), RKNN_SUCC);  // buf is NULL now
+    EXPECT_EQ(rknn_outputs_release(ctx_, 1, &stale), RKNN_ERR_PARAM_INVALID);
+}
+
+TEST_F(ApiContract, MisuseGetsTheDocumentedCodes) {
+    rknn_output out{};
+    EXPECT_EQ(rknn_outputs_get(ctx_, 1, &out, nullptr), RKNN_ERR_FAIL);  // before any run
+    EXPECT_EQ(rknn_outputs_get(ctx_, 2, &out, nullptr), RKNN_ERR_PARAM_INVALID);
+    std::vector<uint8_t> p = pixels(4);
+    rknn_input in = input_of(p.data(), 192, RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
+    in.index = 1;
+    EXPECT_EQ(rknn_inputs_set(ctx_, 1, &in), RKNN_ERR_PARAM_INVALID);
+    in.index = 0;
+    in.size = 191;
+    EXPECT_EQ(rknn_inputs_set(ctx_, 1, &in), RKNN_ERR_INPUT_INVALID);
+    in.size = 192;
+    in.buf = nullptr;
+    EXPECT_EQ(rknn_inputs_set(ctx_, 1, &in), RKNN_ERR_PARAM_INVALID);
+    in.buf = p.data();
+    in.type = RKNN_TENSOR_INT64;
+    EXPECT_EQ(rknn_inputs_set(ctx_, 1, &in), RKNN_ERR_INPUT_INVALID);
+    in.type = RKNN_TENSOR_UINT8;
+    in.fmt = RKNN_TENSOR_FORMAT_MAX;
+    EXPECT_EQ(rknn_inputs_set(ctx_, 1, &in), RKNN_ERR_INPUT_INVALID);
+
+    // A run without inputs works (the buffers hold zeros).
+    EXPECT_EQ(rknn_run(ctx_, nullptr), RKNN_SUCC);
+    ASSERT_EQ(rknn_outputs_get(ctx_, 1, &out, nullptr), RKNN_SUCC);
+    EXPECT_EQ(rknn_outputs_release(ctx_, 1, &out), RKNN_SUCC);
+
+    // Destroy, then every call on the handle is CTX_INVALID.
+    ASSERT_EQ(rknn_destroy(ctx_), RKNN_SUCC);
+    EXPECT_EQ(rknn_run(ctx_, nullptr), RKNN_ERR_CTX_INVALID);
+    EXPECT_EQ(rknn_inputs_set(ctx_, 1, &in), RKNN_ERR_CTX_INVALID);
+    EXPECT_EQ(rknn_outputs_get(ctx_, 1, &out, nullptr), RKNN_ERR_CTX_INVALID);
+    rknn_input_output_num io{};
+    EXPECT_EQ(rknn_query(ctx_, RKNN_QUERY_IN_OUT_NUM, &io, sizeof(io)), RKNN_ERR_CTX_INVALID);
+    EXPECT_EQ(rknn_destroy(ctx_), RKNN_ERR_CTX_INVALID);
+    ctx_ = 0;
+}
+
+TEST_F(ApiContract, CoreMasksGiveTheSameResult) {
+    std::vector<uint8_t> p = pixels(5);
+    const std::vector<int8_t> expected = reference(p);
+    for (rknn_core_mask mask : {RKNN_NPU_CORE_0, RKNN_NPU_CORE_1, RKNN_NPU_CORE_2, RKNN_NPU_CORE_0_1,
+                                RKNN_NPU_CORE_0_1_2, RKNN_NPU_CORE_ALL, RKNN_NPU_CORE_AUTO}) {
+        ASSERT_EQ(rknn_set_core_mask(ctx_, mask), RKNN_SUCC) << mask;
+        EXPECT_EQ(run_raw(input_of(p.data(), 192, RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC)), expected) << mask;
+    }
+    int eight = 8;
+    rknn_core_mask bad;
+    std::memcpy(&bad, &eight, sizeof(bad));
+    EXPECT_EQ(rknn_set_core_mask(ctx_, bad), RKNN_ERR_PARAM_INVALID);
+    EXPECT_EQ(run_raw(input_of(p.data(), 192, RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC)), expected);
+}
+
+TEST_F(ApiContract, PerfQueriesAfterARun) {
+    ASSERT_EQ(rknn_run(ctx_, nullptr), RKNN_SUCC);
+    rknn_perf_run perf{};
+    ASSERT_EQ(rknn_query(ctx_, RKNN_QUERY_PERF_RUN, &perf, sizeof(perf)), RKNN_SUCC);
+    EXPECT_GT(perf.run_duration, 0);
+    rknn_perf_detail detail{};
+    ASSERT_EQ(rknn_query(ctx_, RKNN_QUERY_PERF_DETAIL, &detail, sizeof(detail)), RKNN_SUCC);
+    ASSERT_NE(detail.perf_data, nullptr);
+    const std::string table(detail.perf_data, detail.data_len);
+    EXPECT_NE(table.find("Conv"), std::string::npos) << table;
+    EXPECT_NE(table.find("NPU"), std::string::npos) << table;
+    EXPECT_NE(table.find("CPU"), std::string::npos) << table;  // the Reshape
+    EXPECT_NE(table.find("Total"), std::string::npos) << table;
+}
+
+TEST(ApiInit, BadModelsAreRefusedWithAClearCode) {
+    rknn_context ctx = 0;
+    std::vector<uint8_t> junk(256, 0x5a);
+    EXPECT_EQ(rknn_init(&ctx, junk.data(), static_cast<uint32_t>(junk.size()), 0, nullptr), RKNN_ERR_MODEL_INVALID);
+    EXPECT_EQ(ctx, 0u);
+    char missing[] = "/nonexistent/model.rknn";
+    EXPECT_NE(rknn_init(&ctx, missing, 0, 0, nullptr), RKNN_SUCC);
+    EXPECT_EQ(ctx, 0u);
+    graph::Graph g = quantized_cnn();
+    g.target_soc = "rk3568";
+    auto bytes = rknn::model::serialize_model(g);
+    ASSERT_TRUE(bytes.is_ok());
+    EXPECT_EQ(rknn_init(&ctx, bytes.value().data(), static_cast<uint32_t>(bytes.value().size()),
+                        RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, nullptr),
+              RKNN_ERR_TARGET_PLATFORM_UNMATCH);
+}
+
+TEST(ApiInit, PriorityIsRaisedUnlessDisabled) {
+    errno = 0;
+    const int before = getpriority(PRIO_PROCESS, 0);
+    graph::Graph g = quantized_cnn();
+    auto bytes = rknn::model::serialize_model(g);
+    ASSERT_TRUE(bytes.is_ok());
+    rknn_context ctx = 0;
+    ASSERT_EQ(rknn_init(&ctx, bytes.value().data(), static_cast<uint32_t>(bytes.value().size()),
+                        RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, nullptr),
+              RKNN_SUCC);
+    EXPECT_EQ(getpriority(PRIO_PROCESS, 0), before);
+    EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+    // Without the flag: nice -19 when permitted, and init succeeds either way.
+    ASSERT_EQ(rknn_init(&ctx, bytes.value().data(), static_cast<uint32_t>(bytes.value().size()), 0, nullptr),
+              RKNN_SUCC);
+    if (geteuid() == 0) {
+        EXPECT_EQ(getpriority(PRIO_PROCESS, 0), -19);
+    }
+    EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+    (void)setpriority(PRIO_PROCESS, 0, before);
+}
+
+}  // namespace
