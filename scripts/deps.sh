@@ -10,6 +10,8 @@ job=${1:-test}
 native=(cmake g++ make pkg-config file binutils libdrm-dev libbenchmark-dev
         flatbuffers-compiler libflatbuffers-dev libonnx-dev libprotobuf-dev protobuf-compiler libstb-dev
         python3-onnx python3-numpy)
+# The demo exports its detector from PyTorch.
+demo=(python3-torch python3-torchvision python3-pil)
 # Testing: GoogleTest, clang for the fuzzer, the ONNX node test suite,
 # PyTorch to export the real architectures the accuracy tests compare with,
 # and XNNPACK as the emulator benchmark's baseline.
@@ -18,7 +20,7 @@ testing=(libgtest-dev libgmock-dev clang libclang-rt-14-dev libonnx-testdata
 cross_host=(g++-aarch64-linux-gnu qemu-user-static)
 cross_arm64=(libc6:arm64 libstdc++6:arm64 libgtest-dev:arm64 libdrm-dev:arm64)
 
-wanted=("${native[@]}")
+wanted=("${native[@]}" "${demo[@]}")
 if [ "$job" = test ]; then
   wanted+=("${testing[@]}" "${cross_host[@]}" "${cross_arm64[@]}")
 elif [ "$job" != demo ]; then

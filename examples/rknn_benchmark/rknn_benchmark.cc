@@ -188,31 +188,34 @@ int main(int argc, char** argv) {
     std::memcpy(&mask, &core_mask, sizeof(mask));
     rknn_set_core_mask(ctx, mask);
 
-    std::printf("Warmup ...\n");
-    for (int i = 0; i < 5; ++i) {
-        const int64_t start = now_us();
-        ret = rknn_run(ctx, nullptr);
-        const int64_t elapse = now_us() - start;
-        if (ret < 0) {
-            std::printf("rknn run error %d\n", ret);
-            rknn_destroy(ctx);
-            return -1;
-        }
-        std::printf("%4d: Elapse Time = %.2fms, FPS = %.2f\n", i, elapse / 1000.f, 1000.f * 1000.f / elapse);
-    }
-    std::printf("Begin perf ...\n");
+    // One rknn_run, timed and printed as the vendor tool does; false on failure.
     double total_ms = 0;
-    for (int i = 0; i < loop_count; ++i) {
+    const auto timed_run = [&](int i) {
         const int64_t start = now_us();
         ret = rknn_run(ctx, nullptr);
         const int64_t elapse = now_us() - start;
         if (ret < 0) {
             std::printf("rknn run error %d\n", ret);
-            rknn_destroy(ctx);
-            return -1;
+            return false;
         }
         total_ms += elapse / 1000.f;
         std::printf("%4d: Elapse Time = %.2fms, FPS = %.2f\n", i, elapse / 1000.f, 1000.f * 1000.f / elapse);
+        return true;
+    };
+    std::printf("Warmup ...\n");
+    for (int i = 0; i < 5; ++i) {
+        if (!timed_run(i)) {
+            rknn_destroy(ctx);
+            return -1;
+        }
+    }
+    total_ms = 0;
+    std::printf("Begin perf ...\n");
+    for (int i = 0; i < loop_count; ++i) {
+        if (!timed_run(i)) {
+            rknn_destroy(ctx);
+            return -1;
+        }
     }
     std::printf("\nAvg Time %.2fms, Avg FPS = %.3f\n\n", total_ms / loop_count, loop_count * 1000.f / total_ms);
 

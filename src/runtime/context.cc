@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -10,7 +11,9 @@
 #include "cpu/kernel_registry.h"
 #include "graph/topology.h"
 #include "model/model_file.h"
+#include "runtime/fast_io.h"
 #include "runtime/io_convert.h"
+#include "runtime/layer_dump.h"
 #include "runtime/native_tensor.h"
 
 namespace rknn::runtime {
@@ -82,6 +85,7 @@ Status Context::build() {
     timeout_ms_ = timeout_from_env();
 
     RKNN_ASSIGN_OR_RETURN(order_, graph::topological_order(g));
+    producers_ = graph::producers(g);
     placements_ = npu::place_graph(g, soc);
     RKNN_ASSIGN_OR_RETURN(memory_, plan_memory(g, order_, &placements_));
     for (int32_t op_index : order_) {
@@ -106,21 +110,14 @@ Status Context::build() {
         const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
         values_[static_cast<size_t>(t)] = cpu::make_tensor_like(declared, declared.shape);
     }
+    prepare_fast_io();
     size_t npu_ops = 0, tasks = 0;
     for (const NpuSegment& s : schedule_.segments) npu_ops += s.ops.size();
     for (const SegmentProgram& p : programs_) tasks += p.program.tasks.size();
     RKNN_LOGI("model: %zu ops, %zu with NPU tasks in %zu segment(s) (%zu tasks, %llu regcmd bytes), %zu on the CPU",
               g.ops.size(), npu_ops, programs_.size(), tasks,
               static_cast<unsigned long long>(regcmd_bytes(programs_)), schedule_.cpu_steps.size());
-    RKNN_LOG_AT(3, "memory: weights %llu bytes, internal %llu bytes (%llu before sharing, scratch %llu), "
-                   "%zu I/O buffers, regcmd %llu bytes, total allocated %llu bytes",
-                static_cast<unsigned long long>(memory_.buffer_bytes[kWeightBuffer]),
-                static_cast<unsigned long long>(memory_.buffer_bytes[kInternalBuffer]),
-                static_cast<unsigned long long>(memory_.internal_tensor_bytes),
-                static_cast<unsigned long long>(memory_.scratch_bytes),
-                memory_.buffer_bytes.size() - kFirstIoBuffer,
-                static_cast<unsigned long long>(regcmd_bytes(programs_)),
-                static_cast<unsigned long long>(buffers_->total_allocated()));
+    if (log::level() >= 3) RKNN_LOG_AT(3, "%s", memory_table().c_str());
     return Status::ok();
 }
 
@@ -154,6 +151,69 @@ Status Context::set_core_mask(uint32_t mask) {
     return generate_programs(mask);
 }
 
+void Context::prepare_fast_io() {
+    const graph::Graph& g = graph_;
+    pixel_codes_.assign(g.inputs.size(), {});
+    input_read_on_cpu_.assign(g.inputs.size(), false);
+    dequant_tables_.assign(g.outputs.size(), {});
+    for (size_t k = 0; k < g.inputs.size(); ++k) {
+        const int32_t t = g.inputs[k];
+        for (const CpuStep& step : schedule_.cpu_steps) {
+            const auto& reads = g.ops[static_cast<size_t>(step.op)].inputs;
+            if (std::find(reads.begin(), reads.end(), t) != reads.end()) input_read_on_cpu_[k] = true;
+        }
+        auto codes = make_pixel_codes(g.tensors[static_cast<size_t>(t)], k < g.preprocess.size() ? &g.preprocess[k] : nullptr);
+        if (codes.is_ok()) pixel_codes_[k] = std::move(codes).value();
+    }
+    for (size_t k = 0; k < g.outputs.size(); ++k) {
+        if (!schedule_.output_on_device[k]) continue;
+        auto table = make_dequant_table(g.tensors[static_cast<size_t>(g.outputs[k])]);
+        if (table.is_ok()) dequant_tables_[k] = std::move(table).value();
+    }
+}
+
+// uint8 NHWC/NCHW pixels into an int8 input: table lookups straight into
+// the cube the NPU reads (and the NCHW value CPU ops read). False when the
+// generic path must run.
+bool Context::set_pixels_fast(const rknn_input& in) {
+    const std::vector<int8_t>& codes = pixel_codes_[in.index];
+    const int raw_fmt = static_cast<int>(in.fmt);
+    if (codes.empty() || in.pass_through || static_cast<int>(in.type) != RKNN_TENSOR_UINT8 ||
+        (raw_fmt != RKNN_TENSOR_NHWC && raw_fmt != RKNN_TENSOR_NCHW))
+        return false;
+    const int32_t t = graph_.inputs[in.index];
+    const graph::Tensor& declared = graph_.tensors[static_cast<size_t>(t)];
+    if (in.size != static_cast<uint64_t>(graph::num_elements(declared.shape))) return false;
+    const int c = static_cast<int>(declared.shape[1]), h = static_cast<int>(declared.shape[2]);
+    const int w = static_cast<int>(declared.shape[3]);
+    const bool nhwc = raw_fmt == RKNN_TENSOR_NHWC;
+    const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
+    const auto* pixels = static_cast<const uint8_t*>(in.buf);
+    if (home.valid()) {
+        pixels_to_cube(pixels, nhwc, c, h, w, codes.data(), buffers_->host(home.buffer) + home.offset);
+        device_dirty_ = true;
+    }
+    if (input_read_on_cpu_[in.index] || !home.valid()) {
+        cpu::HostTensor& value = values_[static_cast<size_t>(t)];
+        if (value.dtype() != declared.dtype || value.shape() != declared.shape)
+            value = cpu::make_tensor_like(declared, declared.shape);
+        pixels_to_nchw(pixels, nhwc, c, h, w, codes.data(), value.data<int8_t>());
+    }
+    return true;
+}
+
+// A quantised output cube dequantised straight into the client's buffer.
+bool Context::get_float_fast(size_t index, rknn_output* out) const {
+    const std::vector<float>& table = dequant_tables_[index];
+    if (table.empty() || !out->want_float) return false;
+    const int32_t t = graph_.outputs[index];
+    int c = 0, h = 0, w = 0;
+    if (!native_cube_shape(graph_.tensors[static_cast<size_t>(t)], &c, &h, &w)) return false;
+    const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
+    cube_to_float_nchw(buffers_->host(home.buffer) + home.offset, c, h, w, table.data(), static_cast<float*>(out->buf));
+    return true;
+}
+
 Status Context::inputs_set(uint32_t count, const rknn_input* inputs) {
     std::lock_guard<std::mutex> lock(mutex_);
     const graph::Graph& g = graph_;
@@ -166,6 +226,7 @@ Status Context::inputs_set(uint32_t count, const rknn_input* inputs) {
     }
     for (uint32_t k = 0; k < count; ++k) {
         const rknn_input& in = inputs[k];
+        if (set_pixels_fast(in)) continue;
         const int32_t t = g.inputs[in.index];
         const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
         const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
@@ -239,7 +300,36 @@ Status Context::run() {
     ++runs_;
     perf_text_ = perf_table();
     if (log::level() >= 4) RKNN_LOG_AT(4, "%s", perf_text_.c_str());
+    if (log::level() >= 5) dump_layers();
     return Status::ok();
+}
+
+StatusOr<cpu::HostTensor> Context::current_value(int32_t tensor) const {
+    const DeviceHome& home = memory_.homes[static_cast<size_t>(tensor)];
+    const int32_t producer = producers_[static_cast<size_t>(tensor)];
+    const bool on_device = home.valid() && (producer < 0 || placements_[static_cast<size_t>(producer)].target == npu::Target::kNpu);
+    if (!on_device) return values_[static_cast<size_t>(tensor)];
+    return unpack_native(buffers_->host(home.buffer) + home.offset, home.bytes, graph_.tensors[static_cast<size_t>(tensor)]);
+}
+
+void Context::dump_layers() const {
+    static const LayerDumper dumper;
+    if (!dumper.active()) return;
+    int position = 0;
+    for (int32_t t : graph_.inputs) {
+        auto value = current_value(t);
+        if (value.is_ok()) dumper.dump(runs_, position, "InputOperator", graph_.tensors[static_cast<size_t>(t)].name, value.value());
+    }
+    for (int32_t op_index : order_) {
+        const graph::Op& op = graph_.ops[static_cast<size_t>(op_index)];
+        ++position;
+        for (int32_t t : op.outputs) {
+            auto value = current_value(t);
+            if (value.is_ok() && value.value().dtype() != graph::DType::kUndefined)
+                dumper.dump(runs_, position, graph::op_type_name(op.type), graph_.tensors[static_cast<size_t>(t)].name,
+                            value.value());
+        }
+    }
 }
 
 StatusOr<cpu::HostTensor> Context::output_value(size_t index) const {
@@ -266,7 +356,6 @@ Status Context::outputs_get(uint32_t count, rknn_output* outputs) {
     }
     for (uint32_t k = 0; k < count; ++k) {
         rknn_output& out = outputs[k];
-        RKNN_ASSIGN_OR_RETURN(cpu::HostTensor value, output_value(k));
         const graph::Tensor& declared = graph_.tensors[static_cast<size_t>(graph_.outputs[k])];
         const size_t bytes = output_bytes(declared, out.want_float != 0);
         out.index = k;
@@ -276,6 +365,8 @@ Status Context::outputs_get(uint32_t count, rknn_output* outputs) {
             owned_outputs_.insert(out.buf);
             out.size = static_cast<uint32_t>(bytes);
         }
+        if (get_float_fast(k, &out)) continue;
+        RKNN_ASSIGN_OR_RETURN(cpu::HostTensor value, output_value(k));
         RKNN_RETURN_IF_ERROR(convert_output(value, out.want_float != 0, out.buf, bytes));
     }
     return Status::ok();

@@ -53,6 +53,11 @@ private:
     Status run_cpu_step(const CpuStep& step);
     Status run_npu_segment(const SegmentProgram& segment);
     StatusOr<cpu::HostTensor> output_value(size_t index) const;
+    // The value of any tensor after a run: its device cube where the NPU
+    // holds it, else the CPU's value.
+    StatusOr<cpu::HostTensor> current_value(int32_t tensor) const;
+    void dump_layers() const;  // RKNN_LOG_LEVEL >= 5
+    std::string memory_table() const;  // RKNN_LOG_LEVEL >= 3
     Status query_tensor_attr(int cmd, rknn_tensor_attr* attr);
     std::string perf_table() const;
 
@@ -61,6 +66,7 @@ private:
     graph::Graph graph_;
     driver::OpenedDriver driver_;
     std::vector<int32_t> order_;
+    std::vector<int32_t> producers_;
     std::vector<npu::Placement> placements_;
     MemoryPlan memory_;
     Schedule schedule_;
@@ -80,6 +86,15 @@ private:
     std::string perf_text_;
 
     std::set<void*> owned_outputs_;  // buffers rknn_outputs_get allocated
+
+    // Table-driven conversions (fast_io.h), per input / output; empty where
+    // the generic path applies.
+    std::vector<std::vector<int8_t>> pixel_codes_;
+    std::vector<bool> input_read_on_cpu_;
+    std::vector<std::vector<float>> dequant_tables_;
+    void prepare_fast_io();
+    bool set_pixels_fast(const rknn_input& in);
+    bool get_float_fast(size_t index, rknn_output* out) const;
 };
 
 }  // namespace rknn::runtime

@@ -105,6 +105,44 @@ Status Context::query(int cmd, void* info, uint32_t size) {
     }
 }
 
+// Device buffers, then every tensor with a device home, then totals.
+std::string Context::memory_table() const {
+    std::string text = "memory plan (device buffers):\n";
+    char line[512];
+    std::snprintf(line, sizeof(line), "  %-10s %12s\n", "buffer", "bytes");
+    text += line;
+    const char* fixed[] = {"weights", "internal"};
+    for (int32_t id = 0; id < regcmd_buffer_; ++id) {
+        const std::string name = id < kFirstIoBuffer ? fixed[id] : "io" + std::to_string(id - kFirstIoBuffer);
+        std::snprintf(line, sizeof(line), "  %-10s %12llu\n", name.c_str(),
+                      static_cast<unsigned long long>(buffers_->size(id)));
+        text += line;
+    }
+    std::snprintf(line, sizeof(line), "  %-10s %12llu\n", "regcmd", static_cast<unsigned long long>(buffers_->size(regcmd_buffer_)));
+    text += line;
+    std::snprintf(line, sizeof(line), "  %-6s %-10s %10s %10s  %s\n", "tensor", "buffer", "offset", "bytes", "name");
+    text += line;
+    for (size_t t = 0; t < memory_.homes.size(); ++t) {
+        const DeviceHome& home = memory_.homes[t];
+        if (!home.valid()) continue;
+        const std::string buffer = home.buffer < kFirstIoBuffer ? fixed[home.buffer]
+                                                                : "io" + std::to_string(home.buffer - kFirstIoBuffer);
+        std::snprintf(line, sizeof(line), "  %-6zu %-10s %10llu %10llu  %s\n", t, buffer.c_str(),
+                      static_cast<unsigned long long>(home.offset), static_cast<unsigned long long>(home.bytes),
+                      graph_.tensors[t].name.c_str());
+        text += line;
+    }
+    std::snprintf(line, sizeof(line),
+                  "total: weights %llu, internal %llu (tensors %llu before sharing, scratch %llu), allocated %llu bytes\n",
+                  static_cast<unsigned long long>(memory_.buffer_bytes[kWeightBuffer]),
+                  static_cast<unsigned long long>(memory_.buffer_bytes[kInternalBuffer]),
+                  static_cast<unsigned long long>(memory_.internal_tensor_bytes),
+                  static_cast<unsigned long long>(memory_.scratch_bytes),
+                  static_cast<unsigned long long>(buffers_->total_allocated()));
+    text += line;
+    return text;
+}
+
 // One row per op in run order. Ops sharing a segment share its time, shown
 // on the segment's first op (RKNN_FLAG_COLLECT_PERF_MASK or
 // RKNN_LOG_LEVEL >= 4 give every NPU op a segment of its own).

@@ -42,6 +42,13 @@ CubeDims native_cube_dims(const graph::Tensor& t) {
             static_cast<uint32_t>(cube.w), static_cast<uint32_t>(c2)};
 }
 
+bool native_cube_shape(const graph::Tensor& t, int* c, int* h, int* w) {
+    npu::CubeShape cube;
+    if (!cube_of(t, &cube)) return false;
+    *c = cube.c, *h = cube.h, *w = cube.w;
+    return true;
+}
+
 Status pack_native(const cpu::HostTensor& value, uint8_t* dst, uint64_t dst_bytes) {
     graph::Tensor declared;
     declared.dtype = value.dtype();

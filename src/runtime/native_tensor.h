@@ -22,6 +22,8 @@ struct CubeDims {
     uint32_t c1 = 0, h = 0, w = 0, c2 = 0;
 };
 CubeDims native_cube_dims(const graph::Tensor& t);
+// C, H, W of the cube (false when there is none).
+bool native_cube_shape(const graph::Tensor& t, int* c, int* h, int* w);
 
 // Host tensor (NCHW, the tensor's dtype) -> cube bytes at `dst` (padding lanes zeroed).
 Status pack_native(const cpu::HostTensor& value, uint8_t* dst, uint64_t dst_bytes);

@@ -70,10 +70,7 @@ Status link_segments(const std::vector<SegmentProgram>& segments, const DeviceBu
     return buffers.flush(regcmd_buffer);
 }
 
-Status submit_segment(driver::KernelDriver* driver, const SegmentProgram& segment, const DeviceBuffers& buffers,
-                      int32_t regcmd_buffer, uint32_t timeout_ms) {
-    const npu::Program& program = segment.program;
-    const uint64_t stream = buffers.device_address(regcmd_buffer) + segment.regcmd_offset;
+driver::SubmitRequest make_submit(const npu::Program& program, uint64_t stream, uint32_t timeout_ms) {
     driver::SubmitRequest submit;
     submit.tasks.reserve(program.tasks.size());
     for (const npu::ProgramTask& t : program.tasks) {
@@ -91,7 +88,14 @@ Status submit_segment(driver::KernelDriver* driver, const SegmentProgram& segmen
         for (size_t c = 0; c < npu::kMaxProgramCores; ++c)
             submit.core_tasks[c] = {program.cores[c].start, program.cores[c].count};
     }
-    RKNN_ASSIGN_OR_RETURN(driver::SubmitResult result, driver->submit(submit));
+    return submit;
+}
+
+Status submit_segment(driver::KernelDriver* driver, const SegmentProgram& segment, const DeviceBuffers& buffers,
+                      int32_t regcmd_buffer, uint32_t timeout_ms) {
+    const npu::Program& program = segment.program;
+    const uint64_t stream = buffers.device_address(regcmd_buffer) + segment.regcmd_offset;
+    RKNN_ASSIGN_OR_RETURN(driver::SubmitResult result, driver->submit(make_submit(program, stream, timeout_ms)));
     if (result.task_counter != program.tasks.size())
         return make_status(StatusCode::kInternal, "the NPU completed %u of %zu tasks", result.task_counter,
                            program.tasks.size());

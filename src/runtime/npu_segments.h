@@ -39,6 +39,10 @@ Status write_constants(const std::vector<npu::Placement>& placements, const Memo
 Status link_segments(const std::vector<SegmentProgram>& segments, const DeviceBuffers& buffers,
                      int32_t regcmd_buffer);
 
+// The submit of `program` placed at device address `stream`: one task per
+// program task, the per-core ranges for multi-core masks, ping-pong mode.
+driver::SubmitRequest make_submit(const npu::Program& program, uint64_t stream, uint32_t timeout_ms);
+
 // Runs one segment; blocks until the NPU finished it.
 Status submit_segment(driver::KernelDriver* driver, const SegmentProgram& segment, const DeviceBuffers& buffers,
                       int32_t regcmd_buffer, uint32_t timeout_ms);

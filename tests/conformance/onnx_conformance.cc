@@ -16,13 +16,10 @@
 #include <set>
 #include <sstream>
 
-#include <onnx/onnx_pb.h>
-
 #include "converter.h"
-#include "cpu/convert.h"
 #include "cpu/graph_executor.h"
 #include "model/model_file.h"
-#include "onnx_tensor.h"
+#include "node_cases.h"
 
 namespace {
 
@@ -32,89 +29,8 @@ using rknn::StatusCode;
 using rknn::StatusOr;
 using rknn::cpu::HostTensor;
 
-// The operators issue #3 puts in scope (ONNX names).
-const std::set<std::string> kSupportedOps = {
-    "Conv", "ConvTranspose", "Gemm", "MatMul", "BatchNormalization", "Add", "Sub", "Mul", "Div", "Max", "Min", "Sum",
-    "Mean", "Pow", "Sqrt", "Reciprocal", "Abs", "Neg", "Exp", "Log", "Erf", "Floor", "Ceil", "Relu", "Clip",
-    "LeakyRelu", "PRelu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Elu", "Selu", "Softplus", "Gelu", "MaxPool",
-    "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "InstanceNormalization", "LayerNormalization", "Concat",
-    "Split", "Slice", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Pad", "Resize", "Upsample",
-    "Softmax", "LogSoftmax", "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ArgMax", "ArgMin", "Gather",
-    "DepthToSpace", "SpaceToDepth", "Tile", "Expand", "Where", "Equal", "Greater", "Less", "Cast", "Identity",
-    "Dropout", "Constant", "Shape", "ConstantOfShape", "QuantizeLinear", "DequantizeLinear"};
-
 constexpr double kRelTolerance = 1e-3;
 constexpr double kAbsTolerance = 1e-5;
-
-bool read_proto(const fs::path& path, google::protobuf::Message* message) {
-    std::ifstream in(path, std::ios::binary);
-    return in && message->ParseFromIstream(&in);
-}
-
-bool in_scope(const fs::path& model_path) {
-    onnx::ModelProto model;
-    if (!read_proto(model_path, &model)) return false;
-    if (model.graph().node_size() == 0) return false;
-    for (const auto& node : model.graph().node()) {
-        if (kSupportedOps.count(node.op_type()) == 0) return false;
-    }
-    return true;
-}
-
-StatusOr<HostTensor> read_tensor(const fs::path& path) {
-    onnx::TensorProto proto;
-    if (!read_proto(path, &proto)) return Status(StatusCode::kInvalidArgument, "cannot read " + path.string());
-    RKNN_ASSIGN_OR_RETURN(rknn::convert::DecodedTensor t, rknn::convert::decode_tensor(proto, path.parent_path()));
-    HostTensor tensor(t.dtype, t.shape);
-    if (!t.bytes.empty()) std::memcpy(tensor.raw(), t.bytes.data(), t.bytes.size());
-    return tensor;
-}
-
-std::vector<fs::path> numbered(const fs::path& dir, const std::string& prefix) {
-    std::vector<fs::path> files;
-    for (int i = 0;; ++i) {
-        const fs::path p = dir / (prefix + std::to_string(i) + ".pb");
-        if (!fs::exists(p)) break;
-        files.push_back(p);
-    }
-    return files;
-}
-
-// NumPy has no bfloat16, so the suite stores bfloat16 data as uint16 bits.
-HostTensor as_bfloat16_if_declared(const HostTensor& t, rknn::graph::DType declared) {
-    if (declared != rknn::graph::DType::kBFloat16 || t.dtype() != rknn::graph::DType::kUInt16) return t;
-    HostTensor bf(rknn::graph::DType::kBFloat16, t.shape());
-    std::memcpy(bf.raw(), t.raw(), t.byte_size());
-    return bf;
-}
-
-Status compare(const HostTensor& expected, const HostTensor& actual, size_t index) {
-    if (expected.shape() != actual.shape()) {
-        return Status(StatusCode::kInternal, "output " + std::to_string(index) + " shape " +
-                                                 rknn::graph::shape_to_string(actual.shape()) + ", expected " +
-                                                 rknn::graph::shape_to_string(expected.shape()));
-    }
-    if (expected.dtype() != actual.dtype()) {
-        return Status(StatusCode::kInternal, std::string("output ") + std::to_string(index) + " is " +
-                                                 rknn::graph::dtype_name(actual.dtype()) + ", expected " +
-                                                 rknn::graph::dtype_name(expected.dtype()));
-    }
-    const bool exact = !rknn::graph::is_float(expected.dtype());
-    for (int64_t i = 0; i < expected.numel(); ++i) {
-        const double e = rknn::cpu::element_as_double(expected, i);
-        const double a = rknn::cpu::element_as_double(actual, i);
-        if (std::isnan(e) && std::isnan(a)) continue;
-        if (std::isinf(e) && e == a) continue;
-        const double tolerance = exact ? 0.0 : kAbsTolerance + kRelTolerance * std::fabs(e);
-        if (!(std::fabs(e - a) <= tolerance)) {
-            char text[160];
-            std::snprintf(text, sizeof(text), "output %zu element %lld: %.7g, expected %.7g", index,
-                          static_cast<long long>(i), a, e);
-            return Status(StatusCode::kInternal, text);
-        }
-    }
-    return Status::ok();
-}
 
 Status run_case(const fs::path& dir) {
     rknn::convert::ConvertOptions options;
@@ -126,26 +42,20 @@ Status run_case(const fs::path& dir) {
     RKNN_ASSIGN_OR_RETURN(const rknn::graph::Graph graph,
                           rknn::model::load_model_from_memory(bytes.data(), bytes.size(), rknn::model::BufferOwnership::kCopy));
     RKNN_ASSIGN_OR_RETURN(auto exec, rknn::cpu::GraphExecutor::create(graph));
-    for (const auto& data_dir : fs::directory_iterator(dir)) {
-        if (!data_dir.is_directory() || data_dir.path().filename().string().rfind("test_data_set", 0) != 0) continue;
-        std::vector<HostTensor> inputs;
-        for (const fs::path& p : numbered(data_dir.path(), "input_")) {
-            RKNN_ASSIGN_OR_RETURN(HostTensor t, read_tensor(p));
-            const size_t i = inputs.size();
-            if (i < graph.inputs.size()) t = as_bfloat16_if_declared(t, graph.tensors[graph.inputs[i]].dtype);
-            inputs.push_back(std::move(t));
-        }
+    for (const fs::path& data_set : rknn::testing::data_sets(dir)) {
+        RKNN_ASSIGN_OR_RETURN(std::vector<HostTensor> inputs, rknn::testing::read_numbered(data_set, "input_"));
+        for (size_t i = 0; i < inputs.size() && i < graph.inputs.size(); ++i)
+            inputs[i] = rknn::testing::as_bfloat16_if_declared(inputs[i], graph.tensors[graph.inputs[i]].dtype);
         std::vector<HostTensor> outputs;
         RKNN_RETURN_IF_ERROR(exec->run(inputs, &outputs));
-        const std::vector<fs::path> expected_files = numbered(data_dir.path(), "output_");
-        if (expected_files.size() != outputs.size()) {
+        RKNN_ASSIGN_OR_RETURN(std::vector<HostTensor> expected, rknn::testing::read_numbered(data_set, "output_"));
+        if (expected.size() != outputs.size()) {
             return Status(StatusCode::kInternal, std::to_string(outputs.size()) + " outputs, expected " +
-                                                     std::to_string(expected_files.size()));
+                                                     std::to_string(expected.size()));
         }
         for (size_t k = 0; k < outputs.size(); ++k) {
-            RKNN_ASSIGN_OR_RETURN(HostTensor expected, read_tensor(expected_files[k]));
-            expected = as_bfloat16_if_declared(expected, outputs[k].dtype());
-            RKNN_RETURN_IF_ERROR(compare(expected, outputs[k], k));
+            const HostTensor e = rknn::testing::as_bfloat16_if_declared(expected[k], outputs[k].dtype());
+            RKNN_RETURN_IF_ERROR(rknn::testing::compare_outputs(e, outputs[k], k, kRelTolerance, kAbsTolerance));
         }
     }
     return Status::ok();
@@ -154,16 +64,6 @@ Status run_case(const fs::path& dir) {
 std::string one_line(std::string text) {
     std::replace(text.begin(), text.end(), '\n', ' ');
     return text;
-}
-
-std::set<std::string> read_expected_failures(const std::string& path) {
-    std::set<std::string> names;
-    std::ifstream in(path);
-    for (std::string line; std::getline(in, line);) {
-        if (line.empty() || line[0] == '#') continue;
-        names.insert(line.substr(0, line.find_first_of(" \t:")));
-    }
-    return names;
 }
 
 }  // namespace
@@ -178,13 +78,9 @@ int main(int argc, char** argv) {
         std::printf("SKIP: %s not found (install libonnx-testdata)\n", suite.c_str());
         return 77;
     }
-    const std::set<std::string> expected_failures = read_expected_failures(argv[2]);
+    const std::set<std::string> expected_failures = rknn::testing::read_expected_failures(argv[2]);
     const double min_rate = argc > 4 ? std::atof(argv[4]) : 0.95;
-    std::vector<fs::path> cases;
-    for (const auto& entry : fs::directory_iterator(suite)) {
-        if (entry.is_directory() && in_scope(entry.path() / "model.onnx")) cases.push_back(entry.path());
-    }
-    std::sort(cases.begin(), cases.end());
+    const std::vector<fs::path> cases = rknn::testing::cases_in_scope(suite);
     int passed = 0;
     int unexpected = 0;
     std::ofstream report(argv[3]);

@@ -8,6 +8,7 @@
 #include "hw/soc_profile.h"
 #include "npu/native_layout.h"
 #include "npu/prepared_op.h"
+#include "runtime/npu_segments.h"
 
 namespace rknn::npu::testing {
 
@@ -66,24 +67,8 @@ Status NpuRunner::run(const Program& program, uint32_t* tasks_done) {
         }
     }
     if (status.is_ok()) {
-        driver::SubmitRequest submit;
-        for (const ProgramTask& t : program.tasks) {
-            driver::Task task;
-            task.regcmd_addr = stream.dma_addr + uint64_t{t.first_word} * 8;
-            task.regcmd_words = t.body_words + hw::kTailWords;
-            task.enable_mask = t.enable_mask;
-            task.int_mask = t.int_mask;
-            submit.tasks.push_back(task);
-        }
-        submit.core_mask = program.core_mask;
-        submit.flags = driver::submit_flag::kPingPong;
         // Sanitizer builds run the emulator many times slower than a board.
-        submit.timeout_ms = 120000;
-        if (__builtin_popcount(program.core_mask) > 1) {
-            for (int c = 0; c < kMaxProgramCores; ++c)
-                submit.core_tasks[static_cast<size_t>(c)] = {program.cores[static_cast<size_t>(c)].start,
-                                                             program.cores[static_cast<size_t>(c)].count};
-        }
+        const driver::SubmitRequest submit = runtime::make_submit(program, stream.dma_addr, 120000);
         auto result = driver_->submit(submit);
         if (!result.is_ok()) {
             status = result.status();
