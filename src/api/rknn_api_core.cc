@@ -50,6 +50,11 @@ RKNN_EXPORT int rknn_init(rknn_context* context, void* model, uint32_t size, uin
                     RKNN_FLAG_MODEL_BUFFER_ZERO_COPY | RKNN_FLAG_COLLECT_MODEL_INFO_ONLY | RKNN_FLAG_ASYNC_MASK)) {
             return not_implemented("rknn_init with external memory, shared weights, async or info-only flags");
         }
+        // Hints the runtime accepts but does not act on yet: said once per init.
+        const uint32_t no_effect = flag & (RKNN_FLAG_ENABLE_SRAM | RKNN_FLAG_SHARE_SRAM |
+                                           RKNN_FLAG_EXECUTE_FALLBACK_PRIOR_DEVICE_GPU | RKNN_FLAG_FENCE_IN_OUTSIDE |
+                                           RKNN_FLAG_FENCE_OUT_OUTSIDE | RKNN_FLAG_PRIOR_MEDIUM | RKNN_FLAG_PRIOR_LOW);
+        if (no_effect != 0) RKNN_LOGW("rknn_init: flags 0x%x are accepted but have no effect yet", no_effect);
         RKNN_ASSIGN_OR_RETURN(std::shared_ptr<Context> created, Context::create(model, size, flag));
         *context = rknn::api::HandleTable::global().insert(std::make_shared<ContextHandle>(std::move(created)));
         return Status::ok();

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "base/half.h"
+#include "base/hot_loops.h"
 #include "emulator/cube.h"
 #include "emulator/fixed_point.h"
 
@@ -226,7 +227,7 @@ uint64_t input_offset(const ConvDesc& d, int c, int y, int x) {
 }
 
 // int8 input as a padded HWC image of values biased by +128 (uint8).
-void build_image_u8(const ConvDesc& d, const uint8_t* in, PaddedImage* img, std::vector<uint8_t>* out) {
+RKNN_HOT_LOOP void build_image_u8(const ConvDesc& d, const uint8_t* in, PaddedImage* img, std::vector<uint8_t>* out) {
     img->width = d.in_w + d.pad_left + d.pad_right;
     img->height = d.in_h + d.pad_top + d.pad_bottom;
     img->channels = d.in_c;
@@ -332,18 +333,48 @@ uint64_t expected_weight_bytes(const ConvDesc& d) {
     return taps * d.in_c * static_cast<uint64_t>(d.kernels) * d.esize;
 }
 
+// Largest total of cached weight bytes per core (then the cache starts over).
+constexpr size_t kWeightCacheBytes = size_t{64} << 20;
+
+// The packed weights of a direct int8 task, from the cache when the bytes
+// at the weight address are the ones packed before.
+const PackedWeightsS8& packed_int8_weights(const ConvDesc& d, const uint8_t* wp, ConvScratch* s) {
+    const uint64_t bytes = expected_weight_bytes(d);
+    const int k = d.kh * d.kw * d.in_c;
+    const int kernels = std::min(d.kernels, d.out_c);
+    PackedWeightCache& cache = s->weight_cache;
+    const auto key = std::make_tuple(d.weight_base, d.kh, d.kw, d.in_c, d.kernels, kernels);
+    auto hit = cache.entries.find(key);
+    if (hit != cache.entries.end() && hit->second.source.size() == bytes &&
+        std::memcmp(hit->second.source.data(), wp, bytes) == 0)
+        return hit->second.packed;
+    unpack_direct_weights(d, reinterpret_cast<const int8_t*>(wp), kWeightOcBlockInt8, &s->weights);
+    if (cache.bytes + 2 * bytes > kWeightCacheBytes) {
+        cache.entries.clear();
+        cache.bytes = 0;
+    }
+    if (2 * bytes > kWeightCacheBytes) {  // too large to keep: pack into the scratch
+        pack_weights(s->weights.data(), kernels, k, static_cast<size_t>(k), &s->packed);
+        return s->packed;
+    }
+    PackedWeightCache::Entry& entry = cache.entries[key];
+    cache.bytes -= entry.source.size() * 2;
+    entry.source.assign(wp, wp + bytes);
+    pack_weights(s->weights.data(), kernels, k, static_cast<size_t>(k), &entry.packed);
+    cache.bytes += bytes * 2;
+    return entry.packed;
+}
+
 Status direct_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bool want_sum, ConvScratch* s,
                    ConvOutput* out) {
     RKNN_ASSIGN_OR_RETURN(uint8_t * wp, ctx.map(d.weight_base, expected_weight_bytes(d), false, "CNA weights"));
-    unpack_direct_weights(d, reinterpret_cast<const int8_t*>(wp), kWeightOcBlockInt8, &s->weights);
     const int k = d.kh * d.kw * d.in_c;
-    const int kernels = std::min(d.kernels, d.out_c);
-    pack_weights(s->weights.data(), kernels, k, static_cast<size_t>(k), &s->packed);
+    const PackedWeightsS8& packed = packed_int8_weights(d, wp, s);
 
     PaddedImage img;
     std::vector<uint8_t> image;
     build_image_u8(d, in, &img, &image);
-    const size_t lda = static_cast<size_t>(s->packed.k_padded);
+    const size_t lda = static_cast<size_t>(packed.k_padded);
     const int pixels = d.out_w * d.out_h;
     const int batch = static_cast<int>(std::max<size_t>(1, std::min<size_t>(kPixelsPerBatch, kRowBatchBytes / lda)));
     s->rows.assign(static_cast<size_t>(batch) * lda, 128);
@@ -365,14 +396,14 @@ Status direct_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bool 
                 out->window_sum[static_cast<size_t>(p0 + i)] = sum - 128 * k;
             }
         }
-        gemm_u8s8(np, s->rows.data(), lda, s->packed, out->acc.data() + static_cast<size_t>(p0) * out->channels,
+        gemm_u8s8(np, s->rows.data(), lda, packed, out->acc.data() + static_cast<size_t>(p0) * out->channels,
                   static_cast<size_t>(out->channels));
     }
     return Status::ok();
 }
 
-Status depthwise_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bool want_sum, ConvScratch* s,
-                      ConvOutput* out) {
+RKNN_HOT_LOOP Status depthwise_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bool want_sum,
+                                    ConvScratch* s, ConvOutput* out) {
     RKNN_ASSIGN_OR_RETURN(uint8_t * wp, ctx.map(d.weight_base, expected_weight_bytes(d), false, "CNA weights"));
     unpack_depthwise_weights(d, reinterpret_cast<const int8_t*>(wp), &s->weights);
     PaddedImage img;

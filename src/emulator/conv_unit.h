@@ -17,6 +17,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <tuple>
 #include <vector>
 
 #include "base/status.h"
@@ -39,12 +41,26 @@ struct ConvOutput {
 };
 
 // Scratch memory reused from task to task on one core.
+// Packed int8 weights of earlier tasks, kept with a copy of the bytes they
+// were packed from: a task whose weights (same address, same layout) still
+// hold those bytes reuses the packing. Every use compares the bytes, so the
+// result is what unpacking again would give.
+struct PackedWeightCache {
+    struct Entry {
+        std::vector<uint8_t> source;
+        PackedWeightsS8 packed;
+    };
+    std::map<std::tuple<uint64_t, int, int, int, int, int>, Entry> entries;
+    size_t bytes = 0;
+};
+
 struct ConvScratch {
     std::vector<uint8_t> rows;      // im2col rows, biased by +128
     std::vector<float> frows;
     std::vector<int8_t> weights;    // weights unpacked to [kernel][k]
     std::vector<float> fweights;
     PackedWeightsS8 packed;
+    PackedWeightCache weight_cache;
 };
 
 Status run_conv_unit(TaskContext& ctx, bool want_window_sum, ConvScratch* scratch, ConvOutput* out);

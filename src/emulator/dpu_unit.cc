@@ -9,6 +9,7 @@
 #include "base/half.h"
 #include "emulator/cube.h"
 #include "emulator/fixed_point.h"
+#include "base/hot_loops.h"
 
 namespace rknn::emulator {
 
@@ -47,6 +48,7 @@ struct Ew {
     Rounding cvt_round = Rounding::kHalfEven;
     uint32_t relux_reg = 0;
     uint32_t value_reg = 0;
+    LutParams lut;  // when the LUT is used
     // Operand tensor (ERDMA).
     bool per_channel = false;
     int esize = 1;
@@ -145,6 +147,7 @@ Status decode_ew(TaskContext& ctx, const Dpu& dpu, Ew* e) {
     e->mul = f::DPU_EW_CFG_EW_OP_TYPE.get(cfg) != 0;
     e->from_tensor = f::DPU_EW_CFG_EW_OP_SRC.get(cfg) != 0;
     e->lut_bypass = f::DPU_EW_CFG_EW_LUT_BYPASS.get(cfg) != 0;
+    if (!e->lut_bypass) e->lut = read_lut_params(ctx.regs);
     e->cvt_bypass = f::DPU_EW_CFG_EW_OP_CVT_BYPASS.get(cfg) != 0;
     e->relu_bypass = f::DPU_EW_CFG_EW_RELU_BYPASS.get(cfg) != 0;
     e->relux = f::DPU_EW_CFG_EW_RELUX_EN.get(cfg) != 0;
@@ -328,7 +331,7 @@ IntStage resolve_int_stage(const Stage& s, bool alu_first, int channels) {
 // Values entering a stage are below 2^47 in magnitude (an int32 accumulator
 // plus the 16x32-bit weight-zero-point term, or a saturated earlier stage),
 // so products with 16-bit multipliers fit in int64.
-void apply_int_alu(const IntStage& s, int64_t* x, int n) {
+RKNN_HOT_LOOP void apply_int_alu(const IntStage& s, int64_t* x, int n) {
     const int64_t* op = s.alu_op.data();
     switch (s.algo) {
     case kAluAdd: for (int c = 0; c < n; ++c) x[c] = sat32(x[c] + op[c]); break;
@@ -339,7 +342,7 @@ void apply_int_alu(const IntStage& s, int64_t* x, int n) {
     }
 }
 
-void apply_int_mul(const IntStage& s, int64_t* x, int n) {
+RKNN_HOT_LOOP void apply_int_mul(const IntStage& s, int64_t* x, int n) {
     const int64_t* m = s.mul_op.data();
     if (!s.prelu && s.shift == s.shift_neg && s.shift >= 1 && s.shift <= 62) {  // the common requantisation
         for (int c = 0; c < n; ++c) x[c] = sat32(shift_round_even(x[c] * m[c], s.shift));
@@ -352,7 +355,7 @@ void apply_int_mul(const IntStage& s, int64_t* x, int n) {
     }
 }
 
-void apply_int_stage(const IntStage& s, int64_t* x, int n) {
+RKNN_HOT_LOOP void apply_int_stage(const IntStage& s, int64_t* x, int n) {
     if (!s.active) return;
     if (s.alu_first) {
         if (s.alu) apply_int_alu(s, x, n);
@@ -408,7 +411,7 @@ int64_t run_ew_int(const Ew& e, const TaskContext& ctx, int c, int y, int x, int
         if (!e.cvt_bypass) op = shift_round(mul_wide(op + e.cvt_offset, e.cvt_scale), e.cvt_shift, e.cvt_round);
         v = e.mul ? multiply(v, op, e.truncate, e.truncate_neg) : sat32(alu(e.algo, v, op));
     }
-    if (!e.lut_bypass) v = ctx.lut.evaluate(ctx.regs, v);
+    if (!e.lut_bypass) v = ctx.lut.evaluate(e.lut, v);
     if (!e.relu_bypass && v < 0) v = 0;
     if (e.relux) v = std::min<int64_t>(v, static_cast<int32_t>(e.relux_reg));
     return v;
@@ -585,7 +588,7 @@ void run_float_pipeline(const Dpu& d, const Source& src, const ConvOutput* conv)
 }
 
 // The integer pipeline, one pixel's channels at a time.
-void run_int_pipeline(const TaskContext& ctx, const Dpu& d, const Source& src, const ConvOutput* conv) {
+RKNN_HOT_LOOP void run_int_pipeline(const TaskContext& ctx, const Dpu& d, const Source& src, const ConvOutput* conv) {
     const int n = d.channels;
     const IntStage bs = resolve_int_stage(d.bs, true, n);
     const IntStage bn = resolve_int_stage(d.bn, false, n);

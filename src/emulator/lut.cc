@@ -25,32 +25,33 @@ void LutTables::write_access_data(uint32_t value) {
     tables_[table_][address_++] = static_cast<int16_t>(value & 0xffff);
 }
 
-int64_t LutTables::evaluate(const RegisterFile& regs, int64_t x) const {
-    const int64_t le_start = static_cast<int32_t>(regs.exec(hw::reg::DPU_LUT_LE_START));
-    const int64_t lo_start = static_cast<int32_t>(regs.exec(hw::reg::DPU_LUT_LO_START));
-    const int64_t lo_end = static_cast<int32_t>(regs.exec(hw::reg::DPU_LUT_LO_END));
-    const bool use_lo = x >= lo_start;
-    const int t = use_lo ? 1 : 0;
-    const int sel = static_cast<int>(use_lo ? regs.exec(f::DPU_LUT_INFO_LUT_LO_INDEX_SELECT)
-                                            : regs.exec(f::DPU_LUT_INFO_LUT_LE_INDEX_SELECT)) & 31;
-    const int64_t start = use_lo ? lo_start : le_start;
-    const auto& table = tables_[t];
-    if (x < start) {  // underflow of LE
-        const int64_t scale = static_cast<int16_t>(regs.exec(f::DPU_LUT_LE_SLOPE_SCALE_LUT_LE_SLOPE_UFLOW_SCALE));
-        const int shift = static_cast<int>(regs.exec(f::DPU_LUT_LE_SLOPE_SHIFT_LUT_LE_SLOPE_UFLOW_SHIFT));
-        return table[0] + shift_round(mul_wide(x - start, scale), shift);
-    }
+LutParams read_lut_params(const RegisterFile& regs) {
+    LutParams p;
+    p.le_start = static_cast<int32_t>(regs.exec(hw::reg::DPU_LUT_LE_START));
+    p.lo_start = static_cast<int32_t>(regs.exec(hw::reg::DPU_LUT_LO_START));
+    p.lo_end = static_cast<int32_t>(regs.exec(hw::reg::DPU_LUT_LO_END));
+    p.lo_select = static_cast<int>(regs.exec(f::DPU_LUT_INFO_LUT_LO_INDEX_SELECT)) & 31;
+    p.le_select = static_cast<int>(regs.exec(f::DPU_LUT_INFO_LUT_LE_INDEX_SELECT)) & 31;
+    p.le_uflow_scale = static_cast<int16_t>(regs.exec(f::DPU_LUT_LE_SLOPE_SCALE_LUT_LE_SLOPE_UFLOW_SCALE));
+    p.le_uflow_shift = static_cast<int>(regs.exec(f::DPU_LUT_LE_SLOPE_SHIFT_LUT_LE_SLOPE_UFLOW_SHIFT));
+    p.lo_oflow_scale = static_cast<int16_t>(regs.exec(f::DPU_LUT_LO_SLOPE_SCALE_LUT_LO_SLOPE_OFLOW_SCALE));
+    p.lo_oflow_shift = static_cast<int>(regs.exec(f::DPU_LUT_LO_SLOPE_SHIFT_LUT_LO_SLOPE_OFLOW_SHIFT));
+    return p;
+}
+
+int64_t LutTables::evaluate(const LutParams& p, int64_t x) const {
+    const bool use_lo = x >= p.lo_start;
+    const int sel = use_lo ? p.lo_select : p.le_select;
+    const int64_t start = use_lo ? p.lo_start : p.le_start;
+    const auto& table = tables_[use_lo ? 1 : 0];
+    if (x < start) return table[0] + shift_round(mul_wide(x - start, p.le_uflow_scale), p.le_uflow_shift);  // LE underflow
     const int64_t u = x - start;
     const int64_t i = u >> sel;
     if (i >= kEntries - 1) {  // at or beyond the table's last entry
         const int64_t last_x = start + (int64_t{kEntries - 1} << sel);
-        const int64_t end = use_lo ? lo_end : last_x;
+        const int64_t end = use_lo ? p.lo_end : last_x;
         int64_t y = table[kEntries - 1];
-        if (use_lo && x > end) {
-            const int64_t scale = static_cast<int16_t>(regs.exec(f::DPU_LUT_LO_SLOPE_SCALE_LUT_LO_SLOPE_OFLOW_SCALE));
-            const int shift = static_cast<int>(regs.exec(f::DPU_LUT_LO_SLOPE_SHIFT_LUT_LO_SLOPE_OFLOW_SHIFT));
-            y += shift_round(mul_wide(x - end, scale), shift);
-        }
+        if (use_lo && x > end) y += shift_round(mul_wide(x - end, p.lo_oflow_scale), p.lo_oflow_shift);
         return y;
     }
     const int64_t frac = u & ((int64_t{1} << sel) - 1);

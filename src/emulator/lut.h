@@ -19,6 +19,15 @@ namespace rknn::emulator {
 
 class RegisterFile;
 
+// The LUT registers of one task, read once (they cannot change while it runs).
+struct LutParams {
+    int64_t le_start = 0, lo_start = 0, lo_end = 0;
+    int le_select = 0, lo_select = 0;
+    int64_t le_uflow_scale = 0, lo_oflow_scale = 0;
+    int le_uflow_shift = 0, lo_oflow_shift = 0;
+};
+LutParams read_lut_params(const RegisterFile& regs);
+
 class LutTables {
 public:
     static constexpr int kEntries = 513;
@@ -30,7 +39,7 @@ public:
 
     int16_t entry(int table, int index) const { return tables_[table][index]; }
     // The stage's output for x, with the LUT registers of the executer group.
-    int64_t evaluate(const RegisterFile& regs, int64_t x) const;
+    int64_t evaluate(const LutParams& p, int64_t x) const;
 
 private:
     std::array<std::array<int16_t, kEntries>, 2> tables_{};

@@ -43,6 +43,21 @@ bool static_shapes(const graph::Graph& g) {
     return true;
 }
 
+// The runtime holds every tensor in memory: refuse what cannot be (a
+// malformed or hostile model must not overflow a size computation).
+constexpr int64_t kMaxTensorBytes = int64_t{1} << 31;
+
+Status check_tensor_sizes(const graph::Graph& g) {
+    for (const graph::Tensor& t : g.tensors) {
+        int64_t elems = 0;
+        if (!graph::checked_num_elements(t.shape, &elems) ||
+            elems > kMaxTensorBytes / static_cast<int64_t>(std::max<size_t>(1, graph::dtype_size(t.dtype))))
+            return make_status(StatusCode::kModelInvalid, "tensor %s of %s is larger than 2 GiB", t.name.c_str(),
+                               graph::shape_to_string(t.shape).c_str());
+    }
+    return Status::ok();
+}
+
 // The vendor runtime raises the process to nice -19 unless told not to; a
 // process without the permission simply keeps its priority.
 void raise_priority(uint32_t flags) {
@@ -77,6 +92,7 @@ Status Context::build() {
     const graph::Graph& g = graph_;
     if (!static_shapes(g))
         return Status(StatusCode::kUnimplemented, "dynamic-shape models (rknn_set_input_shapes): not implemented");
+    RKNN_RETURN_IF_ERROR(check_tensor_sizes(g));
     RKNN_ASSIGN_OR_RETURN(driver_, driver::open_kernel_driver());
     const hw::SocProfile& soc = *driver_.soc;
     if (!g.target_soc.empty() && g.target_soc != soc.name)
@@ -87,7 +103,8 @@ Status Context::build() {
     RKNN_ASSIGN_OR_RETURN(order_, graph::topological_order(g));
     producers_ = graph::producers(g);
     placements_ = npu::place_graph(g, soc);
-    RKNN_ASSIGN_OR_RETURN(memory_, plan_memory(g, order_, &placements_));
+    // Level 5 dumps every tensor after the run: give each its own bytes.
+    RKNN_ASSIGN_OR_RETURN(memory_, plan_memory(g, order_, &placements_, /*share_internal=*/log::level() < 5));
     for (int32_t op_index : order_) {
         const graph::Op& op = g.ops[static_cast<size_t>(op_index)];
         if (placements_[static_cast<size_t>(op_index)].target == npu::Target::kCpu && cpu::find_kernel(op.type) == nullptr)
@@ -129,10 +146,16 @@ Status Context::generate_programs(uint32_t core_mask) {
     Schedule schedule = build_schedule(graph_, order_, placements_, memory_, per_op);
     RKNN_ASSIGN_OR_RETURN(std::vector<SegmentProgram> programs,
                           lower_segments(graph_, schedule, placements_, memory_, *driver_.soc, core_mask));
+    // Linked into a new stream buffer, installed only when all went well.
     const uint64_t stream_bytes = regcmd_bytes(programs);
-    if (stream_bytes != buffers_->size(regcmd_buffer_))
-        RKNN_RETURN_IF_ERROR(buffers_->recreate(regcmd_buffer_, stream_bytes));
-    RKNN_RETURN_IF_ERROR(link_segments(programs, *buffers_, regcmd_buffer_));
+    RKNN_ASSIGN_OR_RETURN(driver::BufferObject streams, buffers_->create_detached(stream_bytes));
+    const Status linked = link_segments(&programs, buffers_->bases(), streams.dma_addr, streams.host, timeout_ms_);
+    if (!linked.is_ok()) {
+        buffers_->discard(&streams);
+        return linked;
+    }
+    buffers_->install(regcmd_buffer_, streams, stream_bytes);
+    RKNN_RETURN_IF_ERROR(buffers_->flush(regcmd_buffer_));
     schedule_ = std::move(schedule);
     programs_ = std::move(programs);
     core_mask_ = core_mask;
@@ -155,20 +178,24 @@ void Context::prepare_fast_io() {
     const graph::Graph& g = graph_;
     pixel_codes_.assign(g.inputs.size(), {});
     input_read_on_cpu_.assign(g.inputs.size(), false);
-    dequant_tables_.assign(g.outputs.size(), {});
+    dequant_rules_.assign(g.outputs.size(), std::nullopt);
     for (size_t k = 0; k < g.inputs.size(); ++k) {
         const int32_t t = g.inputs[k];
         for (const CpuStep& step : schedule_.cpu_steps) {
             const auto& reads = g.ops[static_cast<size_t>(step.op)].inputs;
             if (std::find(reads.begin(), reads.end(), t) != reads.end()) input_read_on_cpu_[k] = true;
         }
-        auto codes = make_pixel_codes(g.tensors[static_cast<size_t>(t)], k < g.preprocess.size() ? &g.preprocess[k] : nullptr);
+        const graph::InputPreprocess* pre = k < g.preprocess.size() ? &g.preprocess[k] : nullptr;
+        const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
+        // One image, channels in order: what the per-channel tables assume.
+        if ((pre != nullptr && pre->reverse_channels) || declared.shape.size() != 4 || declared.shape[0] != 1) continue;
+        auto codes = make_pixel_codes(declared, pre);
         if (codes.is_ok()) pixel_codes_[k] = std::move(codes).value();
     }
     for (size_t k = 0; k < g.outputs.size(); ++k) {
         if (!schedule_.output_on_device[k]) continue;
-        auto table = make_dequant_table(g.tensors[static_cast<size_t>(g.outputs[k])]);
-        if (table.is_ok()) dequant_tables_[k] = std::move(table).value();
+        auto rule = make_dequant(g.tensors[static_cast<size_t>(g.outputs[k])]);
+        if (rule.is_ok()) dequant_rules_[k] = rule.value();
     }
 }
 
@@ -204,13 +231,13 @@ bool Context::set_pixels_fast(const rknn_input& in) {
 
 // A quantised output cube dequantised straight into the client's buffer.
 bool Context::get_float_fast(size_t index, rknn_output* out) const {
-    const std::vector<float>& table = dequant_tables_[index];
-    if (table.empty() || !out->want_float) return false;
+    const std::optional<Dequant>& rule = dequant_rules_[index];
+    if (!rule.has_value() || !out->want_float) return false;
     const int32_t t = graph_.outputs[index];
     int c = 0, h = 0, w = 0;
     if (!native_cube_shape(graph_.tensors[static_cast<size_t>(t)], &c, &h, &w)) return false;
     const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
-    cube_to_float_nchw(buffers_->host(home.buffer) + home.offset, c, h, w, table.data(), static_cast<float*>(out->buf));
+    cube_to_float_nchw(buffers_->host(home.buffer) + home.offset, c, h, w, *rule, static_cast<float*>(out->buf));
     return true;
 }
 
@@ -262,7 +289,7 @@ Status Context::run_npu_segment(const SegmentProgram& segment) {
         for (int32_t id = kInternalBuffer; id < data_buffers; ++id) RKNN_RETURN_IF_ERROR(buffers_->flush(id));
         device_dirty_ = false;
     }
-    RKNN_RETURN_IF_ERROR(submit_segment(driver_.driver.get(), segment, *buffers_, regcmd_buffer_, timeout_ms_));
+    RKNN_RETURN_IF_ERROR(submit_segment(driver_.driver.get(), segment));
     for (int32_t id = kInternalBuffer; id < data_buffers; ++id) RKNN_RETURN_IF_ERROR(buffers_->invalidate(id));
     return Status::ok();
 }
@@ -298,13 +325,18 @@ Status Context::run() {
     }
     last_run_us_ = micros_since(start);
     ++runs_;
-    perf_text_ = perf_table();
-    if (log::level() >= 4) RKNN_LOG_AT(4, "%s", perf_text_.c_str());
+    if (log::level() >= 4) RKNN_LOG_AT(4, "%s", perf_table().c_str());
     if (log::level() >= 5) dump_layers();
     return Status::ok();
 }
 
 StatusOr<cpu::HostTensor> Context::current_value(int32_t tensor) const {
+    if (const graph::Buffer* constant = graph_.constant_buffer(tensor)) {
+        const graph::Tensor& t = graph_.tensors[static_cast<size_t>(tensor)];
+        cpu::HostTensor view = cpu::HostTensor::borrow(t.dtype, t.shape, constant->data);
+        view.quant = t.quant;
+        return view;
+    }
     const DeviceHome& home = memory_.homes[static_cast<size_t>(tensor)];
     const int32_t producer = producers_[static_cast<size_t>(tensor)];
     const bool on_device = home.valid() && (producer < 0 || placements_[static_cast<size_t>(producer)].target == npu::Target::kNpu);
@@ -333,10 +365,7 @@ void Context::dump_layers() const {
 }
 
 StatusOr<cpu::HostTensor> Context::output_value(size_t index) const {
-    const int32_t t = graph_.outputs[index];
-    if (!schedule_.output_on_device[index]) return values_[static_cast<size_t>(t)];
-    const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
-    return unpack_native(buffers_->host(home.buffer) + home.offset, home.bytes, graph_.tensors[static_cast<size_t>(t)]);
+    return current_value(graph_.outputs[index]);
 }
 
 Status Context::outputs_get(uint32_t count, rknn_output* outputs) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "npu/placement.h"
 #include "rknn_api.h"
 #include "runtime/device_buffers.h"
+#include "runtime/fast_io.h"
 #include "runtime/memory_plan.h"
 #include "runtime/npu_segments.h"
 #include "runtime/schedule.h"
@@ -83,7 +85,7 @@ private:
     uint64_t runs_ = 0;
     int64_t last_run_us_ = 0;
     std::vector<int64_t> step_us_;
-    std::string perf_text_;
+    std::string perf_text_;  // the last PERF_DETAIL answer (valid until the next query or destroy)
 
     std::set<void*> owned_outputs_;  // buffers rknn_outputs_get allocated
 
@@ -91,7 +93,7 @@ private:
     // the generic path applies.
     std::vector<std::vector<int8_t>> pixel_codes_;
     std::vector<bool> input_read_on_cpu_;
-    std::vector<std::vector<float>> dequant_tables_;
+    std::vector<std::optional<Dequant>> dequant_rules_;
     void prepare_fast_io();
     bool set_pixels_fast(const rknn_input& in);
     bool get_float_fast(size_t index, rknn_output* out) const;

@@ -96,6 +96,7 @@ Status Context::query(int cmd, void* info, uint32_t size) {
             RKNN_RETURN_IF_ERROR(expect_size(size, sizeof(rknn_perf_detail), "rknn_perf_detail"));
             if (runs_ == 0) return Status(StatusCode::kFailedPrecondition, "PERF_DETAIL needs a finished rknn_run");
             auto* detail = static_cast<rknn_perf_detail*>(info);
+            perf_text_ = perf_table();  // made on demand: runs do not pay for it
             detail->perf_data = perf_text_.data();
             detail->data_len = perf_text_.size();
             return Status::ok();

@@ -2,7 +2,7 @@
 
 namespace rknn::runtime {
 
-StatusOr<driver::BufferObject> DeviceBuffers::make(uint64_t bytes) const {
+StatusOr<driver::BufferObject> DeviceBuffers::create_detached(uint64_t bytes) const {
     driver::BufferObject bo;
     if (bytes == 0) return bo;
     driver::BufferRequest request;
@@ -21,20 +21,21 @@ StatusOr<std::unique_ptr<DeviceBuffers>> DeviceBuffers::create(driver::KernelDri
                                                                const std::vector<uint64_t>& bytes) {
     std::unique_ptr<DeviceBuffers> buffers(new DeviceBuffers(driver));
     for (uint64_t size : bytes) {
-        RKNN_ASSIGN_OR_RETURN(driver::BufferObject bo, buffers->make(size));
+        RKNN_ASSIGN_OR_RETURN(driver::BufferObject bo, buffers->create_detached(size));
         buffers->buffers_.push_back(bo);
         buffers->requested_.push_back(size);
     }
     return buffers;
 }
 
-Status DeviceBuffers::recreate(int32_t id, uint64_t bytes) {
-    RKNN_ASSIGN_OR_RETURN(driver::BufferObject bo, make(bytes));
-    driver::BufferObject& old = buffers_[static_cast<size_t>(id)];
-    if (old.size != 0) (void)driver_->destroy_buffer(&old);
-    old = bo;
+void DeviceBuffers::discard(driver::BufferObject* buffer) const {
+    if (buffer->size != 0) (void)driver_->destroy_buffer(buffer);
+}
+
+void DeviceBuffers::install(int32_t id, const driver::BufferObject& buffer, uint64_t bytes) {
+    discard(&buffers_[static_cast<size_t>(id)]);
+    buffers_[static_cast<size_t>(id)] = buffer;
     requested_[static_cast<size_t>(id)] = bytes;
-    return Status::ok();
 }
 
 DeviceBuffers::~DeviceBuffers() {

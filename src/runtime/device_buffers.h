@@ -31,16 +31,18 @@ public:
     std::vector<uint64_t> bases() const;
     uint64_t total_allocated() const;
 
-    // Replaces buffer `id` by a new zeroed one of `bytes` (the regcmd streams
-    // after a core-mask change); the old one stays when creation fails.
-    Status recreate(int32_t id, uint64_t bytes);
+    // A new zeroed, mapped buffer outside the table (empty for 0 bytes), to be
+    // filled and then installed, or discarded.
+    StatusOr<driver::BufferObject> create_detached(uint64_t bytes) const;
+    void discard(driver::BufferObject* buffer) const;
+    // Puts `buffer` (of `bytes` requested) in place of buffer `id`, releasing the old one.
+    void install(int32_t id, const driver::BufferObject& buffer, uint64_t bytes);
 
     Status flush(int32_t id) const;       // CPU writes -> device
     Status invalidate(int32_t id) const;  // device writes -> CPU
 
 private:
     explicit DeviceBuffers(driver::KernelDriver* driver) : driver_(driver) {}
-    StatusOr<driver::BufferObject> make(uint64_t bytes) const;
     driver::KernelDriver* driver_;
     std::vector<driver::BufferObject> buffers_;
     std::vector<uint64_t> requested_;

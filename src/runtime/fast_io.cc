@@ -1,7 +1,13 @@
 #include "runtime/fast_io.h"
 
+#include <algorithm>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "base/hot_loops.h"
 #include "cpu/convert.h"
 #include "cpu/graph_executor.h"
 #include "rknn_api.h"
@@ -32,15 +38,21 @@ StatusOr<std::vector<int8_t>> make_pixel_codes(const graph::Tensor& declared, co
     return std::vector<int8_t>(codes.data<int8_t>(), codes.data<int8_t>() + codes.numel());
 }
 
-StatusOr<std::vector<float>> make_dequant_table(const graph::Tensor& declared) {
-    if (declared.dtype != graph::DType::kInt8 || declared.quant.per_channel())
-        return RKNN_INVALID_ARGUMENT("dequantisation tables are for per-tensor int8 outputs");
+StatusOr<Dequant> make_dequant(const graph::Tensor& declared) {
+    if (declared.dtype != graph::DType::kInt8 || !declared.quant.is_quantized() || declared.quant.per_channel())
+        return RKNN_INVALID_ARGUMENT("the affine rule is for per-tensor int8 outputs");
     graph::Tensor probe = declared;
     probe.shape = {256};
     cpu::HostTensor codes = cpu::make_tensor_like(probe, probe.shape);
     for (int i = 0; i < 256; ++i) codes.data<int8_t>()[i] = static_cast<int8_t>(i - 128);
     const cpu::HostTensor floats = cpu::to_float32(codes);
-    return std::vector<float>(floats.data<float>(), floats.data<float>() + 256);
+    const Dequant rule{declared.quant.zero_point(), declared.quant.scale()};
+    for (int i = 0; i < 256; ++i) {
+        const float affine = static_cast<float>(i - 128 - rule.zero_point) * rule.scale;
+        if (std::memcmp(&affine, floats.data<float>() + i, sizeof(float)) != 0)
+            return RKNN_INTERNAL_ERROR("code %d: the affine rule differs from the generic dequantisation", i - 128);
+    }
+    return rule;
 }
 
 void pixels_to_cube(const uint8_t* pixels, bool nhwc, int c, int h, int w, const int8_t* codes, uint8_t* cube) {
@@ -49,13 +61,9 @@ void pixels_to_cube(const uint8_t* pixels, bool nhwc, int c, int h, int w, const
     for (int ch = 0; ch < c; ++ch) {
         const int8_t* table = codes + static_cast<size_t>(ch) * 256;
         uint8_t* lanes = cube + static_cast<size_t>(ch / kAtom) * surface + ch % kAtom;
-        if (nhwc) {
-            const uint8_t* src = pixels + ch;
-            for (size_t p = 0; p < plane; ++p) lanes[p * kAtom] = static_cast<uint8_t>(table[src[p * c]]);
-        } else {
-            const uint8_t* src = pixels + static_cast<size_t>(ch) * plane;
-            for (size_t p = 0; p < plane; ++p) lanes[p * kAtom] = static_cast<uint8_t>(table[src[p]]);
-        }
+        const uint8_t* src = nhwc ? pixels + ch : pixels + static_cast<size_t>(ch) * plane;
+        const size_t step = nhwc ? static_cast<size_t>(c) : 1;
+        for (size_t p = 0; p < plane; ++p) lanes[p * kAtom] = static_cast<uint8_t>(table[src[p * step]]);
     }
 }
 
@@ -70,14 +78,69 @@ void pixels_to_nchw(const uint8_t* pixels, bool nhwc, int c, int h, int w, const
     }
 }
 
-void cube_to_float_nchw(const uint8_t* cube, int c, int h, int w, const float* table, float* nchw) {
+namespace {
+
+// Sixteen int8 codes -> floats with the affine rule (vectorised by the compiler).
+RKNN_HOT_LOOP void dequantize16(const int8_t* __restrict codes, int32_t zero_point, float scale,
+                                float* __restrict dst) {
+    for (int i = 0; i < 16; ++i) dst[i] = static_cast<float>(codes[i] - zero_point) * scale;
+}
+
+// The 16 atoms of 16 consecutive pixels (256 contiguous bytes) -> 16 rows,
+// one per lane, of those 16 pixels' codes.
+void transpose_atoms(const uint8_t* atoms, uint8_t rows[16][16]) {
+#if defined(__SSE2__)
+    __m128i r[16], t[16];
+    for (int i = 0; i < 16; ++i) r[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(atoms + i * 16));
+    for (int k = 0; k < 8; ++k) {  // bytes of pixel pairs
+        t[2 * k] = _mm_unpacklo_epi8(r[2 * k], r[2 * k + 1]);
+        t[2 * k + 1] = _mm_unpackhi_epi8(r[2 * k], r[2 * k + 1]);
+    }
+    for (int m = 0; m < 4; ++m) {  // four pixels per lane
+        r[4 * m + 0] = _mm_unpacklo_epi16(t[4 * m + 0], t[4 * m + 2]);
+        r[4 * m + 1] = _mm_unpackhi_epi16(t[4 * m + 0], t[4 * m + 2]);
+        r[4 * m + 2] = _mm_unpacklo_epi16(t[4 * m + 1], t[4 * m + 3]);
+        r[4 * m + 3] = _mm_unpackhi_epi16(t[4 * m + 1], t[4 * m + 3]);
+    }
+    for (int n = 0; n < 2; ++n)  // eight pixels per lane, two lanes per register
+        for (int q = 0; q < 4; ++q) {
+            t[8 * n + 2 * q] = _mm_unpacklo_epi32(r[8 * n + q], r[8 * n + 4 + q]);
+            t[8 * n + 2 * q + 1] = _mm_unpackhi_epi32(r[8 * n + q], r[8 * n + 4 + q]);
+        }
+    for (int e = 0; e < 8; ++e) {  // all sixteen pixels of lanes 2e and 2e + 1
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(rows[2 * e]), _mm_unpacklo_epi64(t[e], t[8 + e]));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(rows[2 * e + 1]), _mm_unpackhi_epi64(t[e], t[8 + e]));
+    }
+#else
+    for (int p = 0; p < 16; ++p)
+        for (int l = 0; l < 16; ++l) rows[l][p] = atoms[p * 16 + l];
+#endif
+}
+
+// One surface: `lanes` channels of 16-byte atoms -> their float planes.
+void dequantize_surface(const uint8_t* atoms, size_t plane, int lanes, int32_t zero_point, float scale, float* planes) {
+    uint8_t rows[16][16];
+    size_t p = 0;
+    for (; p + 16 <= plane; p += 16) {
+        transpose_atoms(atoms + p * kAtom, rows);
+        for (int l = 0; l < lanes; ++l)
+            dequantize16(reinterpret_cast<const int8_t*>(rows[l]), zero_point, scale,
+                         planes + static_cast<size_t>(l) * plane + p);
+    }
+    for (; p < plane; ++p)
+        for (int l = 0; l < lanes; ++l)
+            planes[static_cast<size_t>(l) * plane + p] =
+                static_cast<float>(static_cast<int8_t>(atoms[p * kAtom + static_cast<size_t>(l)]) - zero_point) * scale;
+}
+
+}  // namespace
+
+void cube_to_float_nchw(const uint8_t* cube, int c, int h, int w, const Dequant& rule, float* nchw) {
     const size_t plane = static_cast<size_t>(h) * w;
     const size_t surface = plane * kAtom;
-    for (int ch = 0; ch < c; ++ch) {
-        const uint8_t* lanes = cube + static_cast<size_t>(ch / kAtom) * surface + ch % kAtom;
-        float* dst = nchw + static_cast<size_t>(ch) * plane;
-        for (size_t p = 0; p < plane; ++p) dst[p] = table[static_cast<uint8_t>(lanes[p * kAtom] ^ 0x80)];
-    }
+    for (int c0 = 0; c0 < c; c0 += kAtom)
+        dequantize_surface(cube + static_cast<size_t>(c0 / kAtom) * surface, plane, std::min(kAtom, c - c0),
+                           rule.zero_point, rule.scale, nchw + static_cast<size_t>(c0) * plane);
 }
 
 }  // namespace rknn::runtime

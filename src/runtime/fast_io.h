@@ -1,9 +1,10 @@
-// The general API's hot conversions, made table-driven: a uint8 pixel goes
-// through mean/std and quantisation to one int8 code per channel, and an int8
-// code dequantises to one float, so both are 256-entry tables built with the
-// generic conversions themselves (io_convert.h): the fast paths give the same
-// bytes by construction. Pixels go straight into the NC1HWC2 input cube, and
-// output cubes straight into the client's float NCHW buffer.
+// The general API's hot conversions. A uint8 pixel goes through mean/std and
+// quantisation to one int8 code per channel: a 256-entry table per channel,
+// built with the generic conversion itself (io_convert.h), so the fast path
+// gives the same bytes by construction. An int8 code dequantises with an
+// affine rule checked against the generic conversion for every code. Pixels
+// go straight into the NC1HWC2 input cube, output cubes straight into the
+// client's float NCHW buffer.
 #pragma once
 
 #include <cstdint>
@@ -16,15 +17,22 @@ namespace rknn::runtime {
 
 // [channel][pixel value] -> int8 code, for uint8 pixels fed to an int8 input.
 StatusOr<std::vector<int8_t>> make_pixel_codes(const graph::Tensor& declared, const graph::InputPreprocess* pre);
-// [code + 128] -> float, for an int8 output dequantised per tensor.
-StatusOr<std::vector<float>> make_dequant_table(const graph::Tensor& declared);
+// How an int8 output dequantised per tensor becomes float: (q - zp) * scale
+// in float arithmetic, which the generic conversion's double arithmetic
+// equals exactly (the double product is exact, so both round once); checked
+// against that conversion for all 256 codes when the rule is made.
+struct Dequant {
+    int32_t zero_point = 0;
+    float scale = 1.0f;
+};
+StatusOr<Dequant> make_dequant(const graph::Tensor& declared);
 
 // uint8 pixels (NHWC or NCHW) of [1, C, H, W] -> the int8 cube's lanes
 // (padding lanes are left as they are: zero from creation).
 void pixels_to_cube(const uint8_t* pixels, bool nhwc, int c, int h, int w, const int8_t* codes, uint8_t* cube);
 // The same pixels -> the int8 NCHW host tensor.
 void pixels_to_nchw(const uint8_t* pixels, bool nhwc, int c, int h, int w, const int8_t* codes, int8_t* nchw);
-// An int8 cube -> float NCHW through the table.
-void cube_to_float_nchw(const uint8_t* cube, int c, int h, int w, const float* table, float* nchw);
+// An int8 cube -> float NCHW with the affine rule, surface by surface.
+void cube_to_float_nchw(const uint8_t* cube, int c, int h, int w, const Dequant& rule, float* nchw);
 
 }  // namespace rknn::runtime

@@ -75,6 +75,8 @@ std::vector<bool> device_tensors(const graph::Graph& g, std::vector<npu::Placeme
         std::vector<int32_t> touched(op.outputs.begin(), op.outputs.begin() + 1);
         if (p.form == npu::NpuForm::kTasks) {
             for (int index : p.prepared->feature_inputs()) touched.push_back(op.inputs[static_cast<size_t>(index)]);
+        } else if (p.form == npu::NpuForm::kAlias) {
+            touched.push_back(op.inputs[0]);  // Reshape's shape, (Un)Squeeze's axes: constants, not features
         } else {
             touched.insert(touched.end(), op.inputs.begin(), op.inputs.end());
         }
@@ -101,7 +103,7 @@ struct Region {
 
 // Lowest offsets in the shared buffer for regions with overlapping lifetimes
 // kept apart: largest first, each into the first gap that fits.
-uint64_t share_internal(std::vector<Region*> regions) {
+uint64_t place_internal(std::vector<Region*> regions) {
     std::stable_sort(regions.begin(), regions.end(), [](const Region* a, const Region* b) { return a->bytes > b->bytes; });
     std::vector<const Region*> placed;
     uint64_t end = 0;
@@ -126,7 +128,7 @@ uint64_t share_internal(std::vector<Region*> regions) {
 }  // namespace
 
 StatusOr<MemoryPlan> plan_memory(const graph::Graph& g, const std::vector<int32_t>& order,
-                                 std::vector<npu::Placement>* placements) {
+                                 std::vector<npu::Placement>* placements, bool share_internal) {
     std::vector<Link> links(g.tensors.size());
     bind_in_place(g, order, placements, &links);
     std::vector<bool> on_device = device_tensors(g, placements);
@@ -178,7 +180,10 @@ StatusOr<MemoryPlan> plan_memory(const graph::Graph& g, const std::vector<int32_
             plan.internal_tensor_bytes += aligned(r.bytes);
         }
     }
-    plan.scratch_offset = share_internal(internal);
+    if (!share_internal) {
+        for (Region* r : internal) r->first = 0, r->last = static_cast<int32_t>(order.size());
+    }
+    plan.scratch_offset = place_internal(internal);
     for (const npu::Placement& p : *placements)
         if (p.prepared != nullptr) plan.scratch_bytes = std::max<uint64_t>(plan.scratch_bytes, p.prepared->scratch_bytes());
     plan.buffer_bytes[kInternalBuffer] = plan.scratch_offset + aligned(plan.scratch_bytes);

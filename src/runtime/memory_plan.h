@@ -45,7 +45,9 @@ struct MemoryPlan {
 // belong to another region (a tensor read by two in-place Concats, say) is
 // moved to the CPU in `placements`, with the reason.
 // `order` is a topological order of the ops.
+// `share_internal` false: every internal region gets bytes of its own (for
+// dumps that read every tensor after the run).
 StatusOr<MemoryPlan> plan_memory(const graph::Graph& g, const std::vector<int32_t>& order,
-                                 std::vector<npu::Placement>* placements);
+                                 std::vector<npu::Placement>* placements, bool share_internal = true);
 
 }  // namespace rknn::runtime

@@ -59,15 +59,15 @@ Status write_constants(const std::vector<npu::Placement>& placements, const Memo
     return buffers.flush(kWeightBuffer);
 }
 
-Status link_segments(const std::vector<SegmentProgram>& segments, const DeviceBuffers& buffers,
-                     int32_t regcmd_buffer) {
-    const std::vector<uint64_t> bases = buffers.bases();
-    for (const SegmentProgram& segment : segments) {
-        const uint64_t stream = buffers.device_address(regcmd_buffer) + segment.regcmd_offset;
+Status link_segments(std::vector<SegmentProgram>* segments, const std::vector<uint64_t>& bases, uint64_t stream_base,
+                     uint8_t* stream_host, uint32_t timeout_ms) {
+    for (SegmentProgram& segment : *segments) {
+        const uint64_t stream = stream_base + segment.regcmd_offset;
         RKNN_ASSIGN_OR_RETURN(std::vector<uint64_t> words, segment.program.link(stream, bases));
-        std::memcpy(buffers.host(regcmd_buffer) + segment.regcmd_offset, words.data(), words.size() * sizeof(uint64_t));
+        std::memcpy(stream_host + segment.regcmd_offset, words.data(), words.size() * sizeof(uint64_t));
+        segment.submit = make_submit(segment.program, stream, timeout_ms);
     }
-    return buffers.flush(regcmd_buffer);
+    return Status::ok();
 }
 
 driver::SubmitRequest make_submit(const npu::Program& program, uint64_t stream, uint32_t timeout_ms) {
@@ -91,11 +91,9 @@ driver::SubmitRequest make_submit(const npu::Program& program, uint64_t stream, 
     return submit;
 }
 
-Status submit_segment(driver::KernelDriver* driver, const SegmentProgram& segment, const DeviceBuffers& buffers,
-                      int32_t regcmd_buffer, uint32_t timeout_ms) {
+Status submit_segment(driver::KernelDriver* driver, const SegmentProgram& segment) {
     const npu::Program& program = segment.program;
-    const uint64_t stream = buffers.device_address(regcmd_buffer) + segment.regcmd_offset;
-    RKNN_ASSIGN_OR_RETURN(driver::SubmitResult result, driver->submit(make_submit(program, stream, timeout_ms)));
+    RKNN_ASSIGN_OR_RETURN(driver::SubmitResult result, driver->submit(segment.submit));
     if (result.task_counter != program.tasks.size())
         return make_status(StatusCode::kInternal, "the NPU completed %u of %zu tasks", result.task_counter,
                            program.tasks.size());

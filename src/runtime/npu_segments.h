@@ -21,7 +21,8 @@ namespace rknn::runtime {
 
 struct SegmentProgram {
     npu::Program program;
-    uint64_t regcmd_offset = 0;  // in the regcmd buffer
+    uint64_t regcmd_offset = 0;     // in the regcmd buffer
+    driver::SubmitRequest submit;   // made when linked: nothing to build per run
 };
 
 // Lowers every segment. `core_mask` 0: one core, chosen by the kernel.
@@ -35,16 +36,17 @@ uint64_t regcmd_bytes(const std::vector<SegmentProgram>& segments);
 // Writes the constants of every NPU op into the weight buffer.
 Status write_constants(const std::vector<npu::Placement>& placements, const MemoryPlan& memory,
                        const DeviceBuffers& buffers);
-// Links every program against the buffers and writes it into `regcmd_buffer`.
-Status link_segments(const std::vector<SegmentProgram>& segments, const DeviceBuffers& buffers,
-                     int32_t regcmd_buffer);
+// Links every program against `bases` (device address per buffer id) for
+// streams placed at `stream_base`, writes the words to `stream_host` and
+// makes each segment's submit.
+Status link_segments(std::vector<SegmentProgram>* segments, const std::vector<uint64_t>& bases, uint64_t stream_base,
+                     uint8_t* stream_host, uint32_t timeout_ms);
 
 // The submit of `program` placed at device address `stream`: one task per
 // program task, the per-core ranges for multi-core masks, ping-pong mode.
 driver::SubmitRequest make_submit(const npu::Program& program, uint64_t stream, uint32_t timeout_ms);
 
-// Runs one segment; blocks until the NPU finished it.
-Status submit_segment(driver::KernelDriver* driver, const SegmentProgram& segment, const DeviceBuffers& buffers,
-                      int32_t regcmd_buffer, uint32_t timeout_ms);
+// Runs one linked segment; blocks until the NPU finished it.
+Status submit_segment(driver::KernelDriver* driver, const SegmentProgram& segment);
 
 }  // namespace rknn::runtime

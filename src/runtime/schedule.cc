@@ -41,7 +41,11 @@ Schedule build_schedule(const graph::Graph& g, const std::vector<int32_t>& order
         s.cpu_steps.push_back(step);
         s.steps.push_back({false, static_cast<int32_t>(s.cpu_steps.size() - 1)});
     }
-    for (int32_t t : g.outputs) s.output_on_device.push_back(on_npu(producer[static_cast<size_t>(t)]) && has_home(t));
+    // A graph output that is also an input lives in its device home too.
+    for (int32_t t : g.outputs) {
+        const int32_t p = producer[static_cast<size_t>(t)];
+        s.output_on_device.push_back(has_home(t) && !g.is_constant(t) && (p < 0 || on_npu(p)));
+    }
     for (int32_t t : g.inputs) s.input_on_device.push_back(has_home(t));
     return s;
 }

@@ -61,7 +61,11 @@ void fill_tensor_attr(const graph::Tensor& t, bool is_input, AttrKind kind, bool
     attr->fmt = RKNN_TENSOR_UNDEFINED;
     attr->n_dims = static_cast<uint32_t>(t.shape.size() < RKNN_MAX_DIMS ? t.shape.size() : RKNN_MAX_DIMS);
     for (uint32_t d = 0; d < attr->n_dims; ++d) attr->dims[d] = static_cast<uint32_t>(t.shape[d]);
-    if (!four_d) return;
+    if (!four_d) {
+        // A row's cube holds its values first, padded to whole atoms.
+        if (kind == AttrKind::kNative && on_device) attr->size_with_stride = static_cast<uint32_t>(native_cube_bytes(t));
+        return;
+    }
 
     const int64_t n = t.shape[0], c = t.shape[1], h = t.shape[2], w = t.shape[3];
     const bool nhwc = kind == AttrKind::kNativeNhwc || (kind == AttrKind::kUser && is_input);

@@ -336,6 +336,101 @@ TEST_F(ApiContract, PerfQueriesAfterARun) {
     EXPECT_NE(table.find("Total"), std::string::npos) << table;
 }
 
+// The table-driven pixel path must agree with the generic one when the
+// model reverses the channel order, and an input listed as an output too
+// comes back as fed.
+TEST(ApiModels, ReversedChannelsAndAnInputThatIsAnOutput) {
+    graph::Graph g = quantized_cnn();
+    g.preprocess[0].reverse_channels = true;
+    g.outputs.push_back(g.inputs[0]);
+    auto bytes = rknn::model::serialize_model(g);
+    ASSERT_TRUE(bytes.is_ok());
+    rknn_context ctx = 0;
+    ASSERT_EQ(rknn_init(&ctx, bytes.value().data(), static_cast<uint32_t>(bytes.value().size()),
+                        RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, nullptr),
+              RKNN_SUCC);
+    std::vector<uint8_t> p = pixels(6);
+    HostTensor raw(graph::DType::kUInt8, {1, 8, 8, 3});
+    std::memcpy(raw.raw(), p.data(), p.size());
+    const graph::Tensor& in = g.tensors[static_cast<size_t>(g.inputs[0])];
+    auto normalised = rknn::layout::apply_preprocess(raw, g.preprocess[0], in.shape);
+    ASSERT_TRUE(normalised.is_ok());
+    HostTensor fed = rknn::cpu::make_tensor_like(in, in.shape);
+    ASSERT_TRUE(rknn::cpu::from_float32(normalised.value(), &fed).is_ok());
+    auto exec = rknn::cpu::GraphExecutor::create(g);
+    std::vector<HostTensor> expected;
+    ASSERT_TRUE(exec.value()->run({fed}, &expected).is_ok());
+
+    rknn_input input{};
+    input.buf = p.data();
+    input.size = 192;
+    input.type = RKNN_TENSOR_UINT8;
+    input.fmt = RKNN_TENSOR_NHWC;
+    ASSERT_EQ(rknn_inputs_set(ctx, 1, &input), RKNN_SUCC);
+    ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
+    rknn_output outs[2] = {};
+    ASSERT_EQ(rknn_outputs_get(ctx, 2, outs, nullptr), RKNN_SUCC);
+    ASSERT_EQ(outs[0].size, 10u);
+    ASSERT_EQ(outs[1].size, 192u);
+    EXPECT_EQ(std::memcmp(outs[0].buf, expected[0].raw(), 10), 0);
+    EXPECT_EQ(std::memcmp(outs[1].buf, fed.raw(), 192), 0);  // the normalised, quantised input
+    EXPECT_EQ(rknn_outputs_release(ctx, 2, outs), RKNN_SUCC);
+    EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+}
+
+// An fp16 model: FLOAT16 attributes, raw outputs in fp16, want_float the
+// same values widened, results close to the CPU fp16 reference.
+TEST(ApiModels, Fp16ModelThroughTheApi) {
+    graph::Graph g = rknn::testing::small_cnn();
+    ASSERT_TRUE(rknn::convert::convert_to_fp16(&g).is_ok());
+    auto bytes = rknn::model::serialize_model(g);
+    ASSERT_TRUE(bytes.is_ok());
+    rknn_context ctx = 0;
+    ASSERT_EQ(rknn_init(&ctx, bytes.value().data(), static_cast<uint32_t>(bytes.value().size()),
+                        RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, nullptr),
+              RKNN_SUCC);
+    rknn_tensor_attr attr{};
+    ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_INPUT_ATTR, &attr, sizeof(attr)), RKNN_SUCC);
+    EXPECT_EQ(attr.type, RKNN_TENSOR_FLOAT16);
+    EXPECT_EQ(attr.qnt_type, RKNN_TENSOR_QNT_NONE);
+    EXPECT_EQ(attr.size, 192u * 2u);
+    attr = {};
+    ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_OUTPUT_ATTR, &attr, sizeof(attr)), RKNN_SUCC);
+    EXPECT_EQ(attr.type, RKNN_TENSOR_FLOAT16);
+
+    std::vector<float> x(192);
+    std::mt19937 rng(9);
+    for (float& v : x) v = static_cast<float>(rng() % 200) / 50.0f - 2.0f;
+    rknn_input in{};
+    in.buf = x.data();
+    in.size = 192 * 4;
+    in.type = RKNN_TENSOR_FLOAT32;
+    in.fmt = RKNN_TENSOR_NCHW;
+    ASSERT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC);
+    ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
+    rknn_output outs[2] = {};
+    outs[1].want_float = 1;
+    ASSERT_EQ(rknn_outputs_get(ctx, 1, &outs[0], nullptr), RKNN_SUCC);
+    ASSERT_EQ(rknn_outputs_get(ctx, 1, &outs[1], nullptr), RKNN_SUCC);
+    ASSERT_EQ(outs[0].size, 20u);
+    ASSERT_EQ(outs[1].size, 40u);
+
+    HostTensor fed(graph::DType::kFloat16, {1, 3, 8, 8});
+    for (int i = 0; i < 192; ++i) fed.data<uint16_t>()[i] = rknn::float_to_half(x[static_cast<size_t>(i)]);
+    auto exec = rknn::cpu::GraphExecutor::create(g);
+    std::vector<HostTensor> expected;
+    ASSERT_TRUE(exec.value()->run({fed}, &expected).is_ok());
+    for (int i = 0; i < 10; ++i) {
+        const float raw = rknn::half_to_float(static_cast<const uint16_t*>(outs[0].buf)[i]);
+        EXPECT_EQ(static_cast<const float*>(outs[1].buf)[i], raw) << i;
+        const float want = rknn::half_to_float(expected[0].data<uint16_t>()[i]);
+        EXPECT_NEAR(raw, want, 1e-2f + 1e-2f * std::fabs(want)) << i;
+    }
+    EXPECT_EQ(rknn_outputs_release(ctx, 1, &outs[0]), RKNN_SUCC);
+    EXPECT_EQ(rknn_outputs_release(ctx, 1, &outs[1]), RKNN_SUCC);
+    EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+}
+
 TEST(ApiInit, BadModelsAreRefusedWithAClearCode) {
     rknn_context ctx = 0;
     std::vector<uint8_t> junk(256, 0x5a);

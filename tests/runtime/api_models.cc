@@ -4,8 +4,9 @@
 // memory), fed the exporter's raw NHWC uint8 pixels with rknn_inputs_set,
 // run, and read back with rknn_outputs_get.
 //
-// Checks: int8 outputs are bit-identical to the CPU int8 reference of the
-// same graph (the NPU ops run on the emulator, the rest on the CPU kernels);
+// Checks: int8 outputs (raw, and dequantised with want_float) are
+// bit-identical to the CPU int8 reference of the same graph (the NPU ops run
+// on the emulator, the rest on the CPU kernels);
 // fp16 outputs agree with the reference (cosine >= 0.99999); both agree with
 // PyTorch on the same pixels (int8 cosine >= 0.98, fp16 >= 0.999). Prints
 // the figures with init and run times.
@@ -128,6 +129,8 @@ StatusOr<Result> evaluate(const fs::path& dir, const ModelCase& m, rknn::convert
         result.bit_exact = result.bit_exact && std::memcmp(raw[static_cast<size_t>(k)].buf, ref.raw(), ref.byte_size()) == 0;
         const HostTensor ref_float = rknn::cpu::to_float32(ref);
         const std::vector<float> ours = floats_of(as_float[static_cast<size_t>(k)].buf, static_cast<size_t>(ref.numel()));
+        // want_float gives the reference's dequantised values bit for bit too.
+        result.bit_exact = result.bit_exact && std::memcmp(ours.data(), ref_float.raw(), ref_float.byte_size()) == 0;
         result.worst_reference = std::min(result.worst_reference, rknn::convert::cosine_similarity(
             ours, std::vector<float>(ref_float.data<float>(), ref_float.data<float>() + ref_float.numel())));
         auto torch = rknn::npy::read_file((dir / (std::string(m.name) + "_output" + std::to_string(k) + ".npy")).string());

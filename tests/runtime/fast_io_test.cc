@@ -1,0 +1,83 @@
+// The runtime's table-driven and SIMD conversions against the generic ones
+// they replace, on cube shapes with partial atoms and pixel counts that are
+// not multiples of the 16-pixel blocks.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "cpu/convert.h"
+#include "cpu/graph_executor.h"
+#include "rknn_api.h"
+#include "runtime/fast_io.h"
+#include "runtime/io_convert.h"
+#include "runtime/native_tensor.h"
+
+namespace {
+
+namespace graph = rknn::graph;
+namespace runtime = rknn::runtime;
+
+graph::Tensor int8_tensor(int c, int h, int w, float scale, int32_t zp) {
+    graph::Tensor t;
+    t.name = "t";
+    t.dtype = graph::DType::kInt8;
+    t.shape = {1, c, h, w};
+    t.quant.scales = {scale};
+    t.quant.zero_points = {zp};
+    return t;
+}
+
+TEST(FastIo, CubeToFloatEqualsTheGenericDequantisation) {
+    std::mt19937 rng(3);
+    for (int c : {1, 5, 16, 17, 40}) {
+        for (int hw : {1, 3, 5, 7, 13}) {
+            const graph::Tensor t = int8_tensor(c, hw, hw + 2, 0.0173f, static_cast<int32_t>(rng() % 41) - 20);
+            std::vector<uint8_t> cube(runtime::native_cube_bytes(t));
+            for (uint8_t& b : cube) b = static_cast<uint8_t>(rng());
+            auto value = runtime::unpack_native(cube.data(), cube.size(), t);
+            ASSERT_TRUE(value.is_ok());
+            const rknn::cpu::HostTensor expected = rknn::cpu::to_float32(value.value());
+            auto rule = runtime::make_dequant(t);
+            ASSERT_TRUE(rule.is_ok());
+            std::vector<float> out(static_cast<size_t>(expected.numel()));
+            runtime::cube_to_float_nchw(cube.data(), c, hw, hw + 2, rule.value(), out.data());
+            EXPECT_EQ(std::memcmp(out.data(), expected.raw(), expected.byte_size()), 0) << c << " " << hw;
+        }
+    }
+}
+
+TEST(FastIo, PixelTablesEqualTheGenericInputConversion) {
+    std::mt19937 rng(4);
+    graph::InputPreprocess pre;
+    pre.mean = {120.0f, 99.5f, 7.0f, 64.0f};
+    pre.std = {58.0f, 60.5f, 3.0f, 127.0f};
+    for (int c : {1, 3, 4}) {
+        for (bool nhwc : {true, false}) {
+            const graph::Tensor t = int8_tensor(c, 5, 19, 0.02f, -7);
+            std::vector<uint8_t> pixels(static_cast<size_t>(c) * 5 * 19);
+            for (uint8_t& p : pixels) p = static_cast<uint8_t>(rng());
+            rknn_input in{};
+            in.buf = pixels.data();
+            in.size = static_cast<uint32_t>(pixels.size());
+            in.type = RKNN_TENSOR_UINT8;
+            in.fmt = nhwc ? RKNN_TENSOR_NHWC : RKNN_TENSOR_NCHW;
+            auto generic = runtime::convert_input(in, t, &pre);
+            ASSERT_TRUE(generic.is_ok());
+            std::vector<uint8_t> expected(runtime::native_cube_bytes(t), 0);
+            ASSERT_TRUE(runtime::pack_native(generic.value(), expected.data(), expected.size()).is_ok());
+
+            auto codes = runtime::make_pixel_codes(t, &pre);
+            ASSERT_TRUE(codes.is_ok());
+            std::vector<uint8_t> cube(expected.size(), 0);
+            runtime::pixels_to_cube(pixels.data(), nhwc, c, 5, 19, codes.value().data(), cube.data());
+            EXPECT_EQ(cube, expected) << c << (nhwc ? " NHWC" : " NCHW");
+            std::vector<int8_t> nchw(pixels.size());
+            runtime::pixels_to_nchw(pixels.data(), nhwc, c, 5, 19, codes.value().data(), nchw.data());
+            EXPECT_EQ(std::memcmp(nchw.data(), generic.value().raw(), nchw.size()), 0);
+        }
+    }
+}
+
+}  // namespace
