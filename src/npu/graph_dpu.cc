@@ -55,6 +55,37 @@ StatusOr<Cube> fp16_cube_of(const graph::Tensor& t) {
     return Cube{static_cast<int>(t.shape[1]), static_cast<int>(t.shape[2]), static_cast<int>(t.shape[3])};
 }
 
+// The second operand's cube. A constant holding one value (a scalar of any
+// rank) stands for that value in every channel: a per-channel operand, or a
+// one-pixel cube when the output is one pixel.
+struct Operand {
+    Cube cube;
+    bool scalar = false;
+};
+
+StatusOr<Operand> operand_of(const graph::Graph& g, int32_t id, const Cube& out, bool fp16) {
+    const graph::Tensor& t = g.tensors[static_cast<size_t>(id)];
+    int64_t elems = 0;
+    const bool scalar = g.is_constant(id) && graph::checked_num_elements(t.shape, &elems) && elems == 1;
+    if (!scalar) {
+        RKNN_ASSIGN_OR_RETURN(const Cube cube, fp16 ? fp16_cube_of(t) : cube_of(t));
+        return Operand{cube, false};
+    }
+    if (fp16 ? t.dtype != DType::kFloat16
+             : t.dtype != DType::kInt8 || !t.quant.is_quantized() || t.quant.per_channel())
+        return unsupported("scalar " + t.name + " is not of the output's type");
+    return Operand{Cube{out.c, 1, 1}, true};
+}
+
+// The operand constant's bytes as a [1, C, h, w] NCHW tensor: a scalar's one
+// value repeated in every channel, otherwise as stored.
+std::vector<uint8_t> operand_values(const graph::Buffer& constant, const Operand& b, size_t elem_bytes) {
+    if (!b.scalar) return std::vector<uint8_t>(constant.data, constant.data + constant.size);
+    std::vector<uint8_t> values(static_cast<size_t>(b.cube.c) * elem_bytes);
+    for (size_t i = 0; i < values.size(); i += elem_bytes) std::memcpy(values.data() + i, constant.data, elem_bytes);
+    return values;
+}
+
 uint32_t algo_of(OpType type) {
     switch (type) {
     case OpType::kMax: return 0;
@@ -174,10 +205,12 @@ StatusOr<std::unique_ptr<PreparedOp>> prepare_binary_fp16(const graph::Graph& g,
     const graph::Tensor& b = g.tensors[static_cast<size_t>(op.inputs[static_cast<size_t>(b_index)])];
     const graph::Tensor& y = g.tensors[static_cast<size_t>(op.outputs[0])];
     RKNN_ASSIGN_OR_RETURN(const Cube ca, fp16_cube_of(a));
-    RKNN_ASSIGN_OR_RETURN(const Cube cb, fp16_cube_of(b));
+    RKNN_ASSIGN_OR_RETURN(const Operand ob, operand_of(g, op.inputs[static_cast<size_t>(b_index)], ca, true));
+    const Cube& cb = ob.cube;
     if (a.shape != y.shape) return unsupported("broadcast of both operands");
     const bool per_channel = cb.c == ca.c && cb.h == 1 && cb.w == 1 && (ca.h != 1 || ca.w != 1);
-    if (b.shape != y.shape && !per_channel) return unsupported("broadcasts other than per channel are not lowered yet");
+    if (b.shape != y.shape && !per_channel && !ob.scalar)
+        return unsupported("broadcasts other than per channel or scalar are not lowered yet");
     DpuTask t;
     t.fp16 = true;
     t.c = ca.c;
@@ -193,10 +226,11 @@ StatusOr<std::unique_ptr<PreparedOp>> prepare_binary_fp16(const graph::Graph& g,
     if (constant != nullptr) {
         const size_t n = static_cast<size_t>(graph::num_elements(b.shape));
         if (constant->size != n * 2) return RKNN_INVALID_ARGUMENT("constant %s has %zu bytes", b.name.c_str(), constant->size);
-        std::vector<float> values(n);
-        for (size_t i = 0; i < n; ++i) {
+        const std::vector<uint8_t> bytes = operand_values(*constant, ob, 2);
+        std::vector<float> values(bytes.size() / 2);
+        for (size_t i = 0; i < values.size(); ++i) {
             uint16_t h;
-            std::memcpy(&h, constant->data + i * 2, 2);
+            std::memcpy(&h, bytes.data() + i * 2, 2);
             values[i] = half_to_float(h);
         }
         prepared->set_bindings({a_index}, {pack_fp16_cube(values.data(), cb.c, cb.h, cb.w, align_up(cb.c, 8))});
@@ -223,9 +257,11 @@ StatusOr<std::unique_ptr<PreparedOp>> prepare_binary(const graph::Graph& g, cons
     if (y.dtype == DType::kFloat16) return prepare_binary_fp16(g, op, a_index, b_index);
     RKNN_ASSIGN_OR_RETURN(const Cube ca, cube_of(a));
     if (a.shape != y.shape) return unsupported("broadcast of both operands");
-    RKNN_ASSIGN_OR_RETURN(const Cube cb, cube_of(b));
+    RKNN_ASSIGN_OR_RETURN(const Operand ob, operand_of(g, op.inputs[static_cast<size_t>(b_index)], cy, false));
+    const Cube& cb = ob.cube;
     const bool per_channel = cb.c == cy.c && cb.h == 1 && cb.w == 1 && (cy.h != 1 || cy.w != 1);
-    if (b.shape != y.shape && !per_channel) return unsupported("broadcasts other than per channel are not lowered yet");
+    if (b.shape != y.shape && !per_channel && !ob.scalar)
+        return unsupported("broadcasts other than per channel or scalar are not lowered yet");
 
     const double sa = a.quant.scale(), sb = b.quant.scale(), sy = y.quant.scale();
     DpuTask t;
@@ -256,7 +292,8 @@ StatusOr<std::unique_ptr<PreparedOp>> prepare_binary(const graph::Graph& g, cons
     if (constant != nullptr) {
         if (constant->size != static_cast<size_t>(graph::num_elements(b.shape)))
             return RKNN_INVALID_ARGUMENT("constant %s has %zu bytes", b.name.c_str(), constant->size);
-        prepared->set_bindings({a_index}, {pack_int8_cube(reinterpret_cast<const int8_t*>(constant->data), cb.c, cb.h,
+        const std::vector<uint8_t> values = operand_values(*constant, ob, 1);
+        prepared->set_bindings({a_index}, {pack_int8_cube(reinterpret_cast<const int8_t*>(values.data()), cb.c, cb.h,
                                                           cb.w, align_up(cb.c, 16), 0)});
     } else {
         prepared->set_bindings({a_index, b_index}, {});

@@ -5,6 +5,8 @@
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
 #endif
 
 #include "base/hot_loops.h"
@@ -86,30 +88,60 @@ RKNN_HOT_LOOP void dequantize16(const int8_t* __restrict codes, int32_t zero_poi
     for (int i = 0; i < 16; ++i) dst[i] = static_cast<float>(codes[i] - zero_point) * scale;
 }
 
+// 128-bit interleaves: SSE2's unpack lo/hi and AArch64's zip1/zip2 are the
+// same operations, so one transpose serves both.
+#if defined(__SSE2__)
+using Vec = __m128i;
+inline Vec load16(const uint8_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
+inline void store16(uint8_t* p, Vec v) { _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v); }
+inline Vec lo8(Vec a, Vec b) { return _mm_unpacklo_epi8(a, b); }
+inline Vec hi8(Vec a, Vec b) { return _mm_unpackhi_epi8(a, b); }
+inline Vec lo16(Vec a, Vec b) { return _mm_unpacklo_epi16(a, b); }
+inline Vec hi16(Vec a, Vec b) { return _mm_unpackhi_epi16(a, b); }
+inline Vec lo32(Vec a, Vec b) { return _mm_unpacklo_epi32(a, b); }
+inline Vec hi32(Vec a, Vec b) { return _mm_unpackhi_epi32(a, b); }
+inline Vec lo64(Vec a, Vec b) { return _mm_unpacklo_epi64(a, b); }
+inline Vec hi64(Vec a, Vec b) { return _mm_unpackhi_epi64(a, b); }
+#define RKNN_HAVE_VEC128 1
+#elif defined(__aarch64__)
+using Vec = uint8x16_t;
+inline Vec load16(const uint8_t* p) { return vld1q_u8(p); }
+inline void store16(uint8_t* p, Vec v) { vst1q_u8(p, v); }
+inline Vec lo8(Vec a, Vec b) { return vzip1q_u8(a, b); }
+inline Vec hi8(Vec a, Vec b) { return vzip2q_u8(a, b); }
+inline Vec lo16(Vec a, Vec b) { return vreinterpretq_u8_u16(vzip1q_u16(vreinterpretq_u16_u8(a), vreinterpretq_u16_u8(b))); }
+inline Vec hi16(Vec a, Vec b) { return vreinterpretq_u8_u16(vzip2q_u16(vreinterpretq_u16_u8(a), vreinterpretq_u16_u8(b))); }
+inline Vec lo32(Vec a, Vec b) { return vreinterpretq_u8_u32(vzip1q_u32(vreinterpretq_u32_u8(a), vreinterpretq_u32_u8(b))); }
+inline Vec hi32(Vec a, Vec b) { return vreinterpretq_u8_u32(vzip2q_u32(vreinterpretq_u32_u8(a), vreinterpretq_u32_u8(b))); }
+inline Vec lo64(Vec a, Vec b) { return vreinterpretq_u8_u64(vzip1q_u64(vreinterpretq_u64_u8(a), vreinterpretq_u64_u8(b))); }
+inline Vec hi64(Vec a, Vec b) { return vreinterpretq_u8_u64(vzip2q_u64(vreinterpretq_u64_u8(a), vreinterpretq_u64_u8(b))); }
+#define RKNN_HAVE_VEC128 1
+#endif
+
 // The 16 atoms of 16 consecutive pixels (256 contiguous bytes) -> 16 rows,
 // one per lane, of those 16 pixels' codes.
 void transpose_atoms(const uint8_t* atoms, uint8_t rows[16][16]) {
-#if defined(__SSE2__)
-    __m128i r[16], t[16];
-    for (int i = 0; i < 16; ++i) r[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(atoms + i * 16));
+#if defined(RKNN_HAVE_VEC128)
+    Vec r[16], t[16];
+    for (int i = 0; i < 16; ++i) r[i] = load16(atoms + i * 16);
     for (int k = 0; k < 8; ++k) {  // bytes of pixel pairs
-        t[2 * k] = _mm_unpacklo_epi8(r[2 * k], r[2 * k + 1]);
-        t[2 * k + 1] = _mm_unpackhi_epi8(r[2 * k], r[2 * k + 1]);
+        t[2 * k] = lo8(r[2 * k], r[2 * k + 1]);
+        t[2 * k + 1] = hi8(r[2 * k], r[2 * k + 1]);
     }
     for (int m = 0; m < 4; ++m) {  // four pixels per lane
-        r[4 * m + 0] = _mm_unpacklo_epi16(t[4 * m + 0], t[4 * m + 2]);
-        r[4 * m + 1] = _mm_unpackhi_epi16(t[4 * m + 0], t[4 * m + 2]);
-        r[4 * m + 2] = _mm_unpacklo_epi16(t[4 * m + 1], t[4 * m + 3]);
-        r[4 * m + 3] = _mm_unpackhi_epi16(t[4 * m + 1], t[4 * m + 3]);
+        r[4 * m + 0] = lo16(t[4 * m + 0], t[4 * m + 2]);
+        r[4 * m + 1] = hi16(t[4 * m + 0], t[4 * m + 2]);
+        r[4 * m + 2] = lo16(t[4 * m + 1], t[4 * m + 3]);
+        r[4 * m + 3] = hi16(t[4 * m + 1], t[4 * m + 3]);
     }
     for (int n = 0; n < 2; ++n)  // eight pixels per lane, two lanes per register
         for (int q = 0; q < 4; ++q) {
-            t[8 * n + 2 * q] = _mm_unpacklo_epi32(r[8 * n + q], r[8 * n + 4 + q]);
-            t[8 * n + 2 * q + 1] = _mm_unpackhi_epi32(r[8 * n + q], r[8 * n + 4 + q]);
+            t[8 * n + 2 * q] = lo32(r[8 * n + q], r[8 * n + 4 + q]);
+            t[8 * n + 2 * q + 1] = hi32(r[8 * n + q], r[8 * n + 4 + q]);
         }
     for (int e = 0; e < 8; ++e) {  // all sixteen pixels of lanes 2e and 2e + 1
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(rows[2 * e]), _mm_unpacklo_epi64(t[e], t[8 + e]));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(rows[2 * e + 1]), _mm_unpackhi_epi64(t[e], t[8 + e]));
+        store16(rows[2 * e], lo64(t[e], t[8 + e]));
+        store16(rows[2 * e + 1], hi64(t[e], t[8 + e]));
     }
 #else
     for (int p = 0; p < 16; ++p)

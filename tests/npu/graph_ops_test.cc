@@ -119,6 +119,10 @@ TEST(NpuGraphOps, BinaryElementwiseOpsAreBitExact) {
             << "per-channel constant operand";
         EXPECT_TRUE(npu_matches(make_op(type, {{kCube, kQa}, {kCube, kQb, true}}, kCube, kQy, {}, 13)))
             << "full-size constant operand";
+        EXPECT_TRUE(npu_matches(make_op(type, {{kCube, kQa}, {{}, kQb, true}}, kCube, kQy, {}, 17)))
+            << "scalar constant operand";
+        EXPECT_TRUE(npu_matches(make_op(type, {{{1, 40, 1, 1}, kQa}, {{1}, kQb, true}}, {1, 40, 1, 1}, kQy, {}, 19)))
+            << "scalar constant operand of a one-pixel cube";
     }
     // The broadcast operand first: swapped for the commutative ops.
     EXPECT_TRUE(npu_matches(make_op(OpType::kAdd, {{{1, 40, 1, 1}, kQb}, {kCube, kQa}}, kCube, kQy)));
@@ -135,6 +139,8 @@ TEST(NpuGraphOps, Fp16ElementwiseOpsAreBitExact) {
         EXPECT_TRUE(npu_matches(make_op(type, {{kCube, none}, {kCube, none}}, kCube, none)));
         EXPECT_TRUE(npu_matches(make_op(type, {{kCube, none}, {{1, 40, 1, 1}, none, true}}, kCube, none, {}, 3)))
             << "per-channel constant operand";
+        EXPECT_TRUE(npu_matches(make_op(type, {{kCube, none}, {{1, 1, 1, 1}, none, true}}, kCube, none, {}, 7)))
+            << "scalar constant operand";
     }
 }
 
