@@ -174,19 +174,21 @@ StatusOr<GemmParts> gemm_parts(const graph::Graph& g, const graph::Op& op, DType
     const graph::Tensor& y = *p.y;
     if (a.dtype != dtype || w.dtype != dtype || y.dtype != dtype)
         return unsupported(std::string("this path takes ") + graph::dtype_name(dtype) + " matrix products");
-    // One row (batch 1): the NPU sees a one-pixel cube of K channels.
-    if (a.shape.size() != 2 || a.shape[0] != 1 || w.shape.size() != 2 || y.shape.size() != 2 || !static_shape(a.shape) ||
+    // M rows: the NPU sees M one-pixel rows of K channels (a 1x1 convolution).
+    if (a.shape.size() != 2 || w.shape.size() != 2 || y.shape.size() != 2 || !static_shape(a.shape) ||
         !static_shape(w.shape))
-        return unsupported("only [1, K] x [K, N] products (one row) are lowered yet");
+        return unsupported("only [M, K] x [K, N] products are lowered");
     if (op.type == OpType::kGemm && (op.attrs.get_int("transA", 0) != 0 || op.attrs.get_float("alpha", 1.0f) != 1.0f ||
                                      op.attrs.get_float("beta", 1.0f) != 1.0f))
         return unsupported("Gemm with transA or alpha/beta other than 1");
     p.trans_b = op.type == OpType::kGemm && op.attrs.get_int("transB", 0) != 0;
+    p.m = a.shape[0];
     p.k = a.shape[1];
     p.n = p.trans_b ? w.shape[0] : w.shape[1];
-    if ((p.trans_b ? w.shape[1] : w.shape[0]) != p.k || y.shape[0] != 1 || y.shape[1] != p.n)
+    if ((p.trans_b ? w.shape[1] : w.shape[0]) != p.k || y.shape[0] != p.m || y.shape[1] != p.n)
         return RKNN_INVALID_ARGUMENT("%s: shapes do not multiply", op.name.c_str());
     if (p.k > 8192 || p.n > 8192) return unsupported("a product wider than the CNA's channel fields");
+    if (p.m > 8192) return unsupported("more rows than the cube's height field holds");
     p.weights = g.constant_buffer(op.inputs[1]);
     if (p.weights == nullptr || p.weights->size != static_cast<size_t>(p.k * p.n) * graph::dtype_size(dtype))
         return unsupported("the weights are not a constant");
@@ -208,7 +210,8 @@ StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_gemm(const graph::Graph& g,
     auto prepared = std::make_unique<PreparedConv>();
     ConvGeometry& geo = prepared->geometry;
     geo.in_c = static_cast<int>(k);
-    geo.in_h = geo.in_w = 1;
+    geo.in_h = static_cast<int>(parts.m);
+    geo.in_w = 1;
     geo.out_c = static_cast<int>(n);
     const cpu::Fusion fusion = cpu::fusion_of(op);
     const graph::Tensor* residual = nullptr;

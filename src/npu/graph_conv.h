@@ -52,7 +52,7 @@ struct GemmParts {
     const graph::Tensor* a = nullptr;
     const graph::Tensor* w = nullptr;
     const graph::Tensor* y = nullptr;
-    int64_t k = 0, n = 0;
+    int64_t m = 1, k = 0, n = 0;  // [M, K] x [K, N]
     bool trans_b = false;
     const graph::Buffer* weights = nullptr;
     int32_t bias_id = -1;

@@ -143,7 +143,8 @@ StatusOr<std::unique_ptr<PreparedOp>> prepare_fp16_gemm_op(const graph::Graph& g
     ConvGeometry geo;
     geo.fp16 = true;
     geo.in_c = static_cast<int>(k);
-    geo.in_h = geo.in_w = 1;
+    geo.in_h = static_cast<int>(parts.m);
+    geo.in_w = 1;
     geo.out_c = static_cast<int>(n);
     // Weights as [N][K] rows: the 1x1 convolution's kernels.
     std::vector<float> rows(static_cast<size_t>(k * n));

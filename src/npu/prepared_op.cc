@@ -57,11 +57,37 @@ bool cube_of_shape(const graph::Shape& shape, CubeShape* cube) {
         *cube = {static_cast<int>(shape[1]), static_cast<int>(shape[2]), static_cast<int>(shape[3])};
         return true;
     }
-    if (shape.size() == 2 && shape[0] == 1) {
-        *cube = {static_cast<int>(shape[1]), 1, 1};
+    if (shape.size() == 2) {
+        *cube = {static_cast<int>(shape[1]), static_cast<int>(shape[0]), 1};
         return true;
     }
     return false;
+}
+
+namespace {
+
+// [rows][cols] -> [cols][rows] of `elem`-byte values.
+std::vector<uint8_t> transposed(const void* data, int64_t rows, int64_t cols, size_t elem) {
+    const auto* src = static_cast<const uint8_t*>(data);
+    std::vector<uint8_t> out(static_cast<size_t>(rows * cols) * elem);
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c)
+            std::memcpy(&out[static_cast<size_t>(c * rows + r) * elem], src + static_cast<size_t>(r * cols + c) * elem, elem);
+    return out;
+}
+
+}  // namespace
+
+std::vector<uint8_t> to_cube_order(const void* data, const graph::Shape& shape, size_t elem_bytes) {
+    if (shape.size() == 2 && shape[0] > 1) return transposed(data, shape[0], shape[1], elem_bytes);
+    const auto* src = static_cast<const uint8_t*>(data);
+    return std::vector<uint8_t>(src, src + static_cast<size_t>(graph::num_elements(shape)) * elem_bytes);
+}
+
+std::vector<uint8_t> from_cube_order(const void* data, const graph::Shape& shape, size_t elem_bytes) {
+    if (shape.size() == 2 && shape[0] > 1) return transposed(data, shape[1], shape[0], elem_bytes);
+    const auto* src = static_cast<const uint8_t*>(data);
+    return std::vector<uint8_t>(src, src + static_cast<size_t>(graph::num_elements(shape)) * elem_bytes);
 }
 
 StatusOr<std::unique_ptr<PreparedOp>> prepare_conv_op(const graph::Graph& g, const graph::Op& op) {

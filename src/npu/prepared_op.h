@@ -2,8 +2,8 @@
 // the constant data it needs in device memory (already in the NPU's layouts)
 // and how to lower it once those buffers are bound. Every feature tensor (and
 // the output) is an NC1HWC2 cube of its dtype (int8: C2 = 16, fp16: C2 = 8)
-// in the shape cube_of_shape() gives: [1, C, H, W] as it is, a [1, K] row as
-// a one-pixel K-channel cube.
+// in the shape cube_of_shape() gives: [1, C, H, W] as it is, an [M, K]
+// matrix as M one-pixel rows of K channels (C = K, H = M, W = 1).
 #pragma once
 
 #include <cstdint>
@@ -22,8 +22,13 @@ namespace rknn::npu {
 struct CubeShape {
     int c = 0, h = 0, w = 0;
 };
-// false for shapes that are neither [1, C, H, W] nor [1, K].
+// false for shapes that are neither [1, C, H, W] nor [M, K].
 bool cube_of_shape(const graph::Shape& shape, CubeShape* cube);
+// A matrix's values are row-major [M][K] while a cube's NCHW order is
+// channel-major [K][M]: the values in the cube's NCHW order (and back), for
+// elements of `elem_bytes`. Other shapes are already in cube order.
+std::vector<uint8_t> to_cube_order(const void* data, const graph::Shape& shape, size_t elem_bytes);
+std::vector<uint8_t> from_cube_order(const void* data, const graph::Shape& shape, size_t elem_bytes);
 
 struct OpBuffers {
     std::vector<BufferRef> features;   // one per feature_inputs() entry

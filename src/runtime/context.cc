@@ -234,8 +234,10 @@ bool Context::get_float_fast(size_t index, rknn_output* out) const {
     const std::optional<Dequant>& rule = dequant_rules_[index];
     if (!rule.has_value() || !out->want_float) return false;
     const int32_t t = graph_.outputs[index];
+    const graph::Tensor& declared = graph_.tensors[static_cast<size_t>(t)];
     int c = 0, h = 0, w = 0;
-    if (!native_cube_shape(graph_.tensors[static_cast<size_t>(t)], &c, &h, &w)) return false;
+    // A matrix of several rows orders its values unlike its cube: the generic path.
+    if (!native_cube_shape(declared, &c, &h, &w) || (declared.shape.size() == 2 && declared.shape[0] > 1)) return false;
     const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
     cube_to_float_nchw(buffers_->host(home.buffer) + home.offset, c, h, w, *rule, static_cast<float*>(out->buf));
     return true;

@@ -57,13 +57,19 @@ Status pack_native(const cpu::HostTensor& value, uint8_t* dst, uint64_t dst_byte
     if (!cube_of(declared, &cube)) return RKNN_INTERNAL_ERROR("tensor of %s has no native cube",
                                                               graph::shape_to_string(value.shape()).c_str());
     const int c2 = channels_per_atom(value.dtype());
+    const std::vector<uint8_t> ordered = npu::to_cube_order(value.raw(), value.shape(), graph::dtype_size(value.dtype()));
     std::vector<uint8_t> bytes;
     if (value.dtype() == graph::DType::kFloat16) {
         std::vector<float> widened(static_cast<size_t>(value.numel()));
-        for (size_t i = 0; i < widened.size(); ++i) widened[i] = half_to_float(value.data<uint16_t>()[i]);
+        for (size_t i = 0; i < widened.size(); ++i) {
+            uint16_t h;
+            std::memcpy(&h, ordered.data() + i * 2, 2);
+            widened[i] = half_to_float(h);
+        }
         bytes = npu::pack_fp16_cube(widened.data(), cube.c, cube.h, cube.w, npu::align_up(cube.c, c2));
     } else {
-        bytes = npu::pack_int8_cube(value.data<int8_t>(), cube.c, cube.h, cube.w, npu::align_up(cube.c, c2), 0);
+        bytes = npu::pack_int8_cube(reinterpret_cast<const int8_t*>(ordered.data()), cube.c, cube.h, cube.w,
+                                    npu::align_up(cube.c, c2), 0);
     }
     if (bytes.size() > dst_bytes) return RKNN_INTERNAL_ERROR("native cube of %zu bytes exceeds its %llu-byte home",
                                                              bytes.size(), static_cast<unsigned long long>(dst_bytes));
@@ -78,13 +84,20 @@ StatusOr<cpu::HostTensor> unpack_native(const uint8_t* src, uint64_t src_bytes, 
                                                                             declared.name.c_str());
     const uint64_t surface = static_cast<uint64_t>(cube.h) * static_cast<uint64_t>(cube.w) * kAtomBytes;
     cpu::HostTensor out = cpu::make_tensor_like(declared, declared.shape);
+    std::vector<uint8_t> ordered;  // the cube's NCHW order
     if (declared.dtype == graph::DType::kFloat16) {
         const std::vector<float> values = npu::unpack_fp16_cube(src, cube.c, cube.h, cube.w, surface);
-        for (size_t i = 0; i < values.size(); ++i) out.data<uint16_t>()[i] = float_to_half(values[i]);
+        ordered.resize(values.size() * 2);
+        for (size_t i = 0; i < values.size(); ++i) {
+            const uint16_t h = float_to_half(values[i]);
+            std::memcpy(ordered.data() + i * 2, &h, 2);
+        }
     } else {
         const std::vector<int8_t> codes = npu::unpack_int8_cube(src, cube.c, cube.h, cube.w, surface);
-        std::memcpy(out.raw(), codes.data(), codes.size());
+        ordered.assign(reinterpret_cast<const uint8_t*>(codes.data()), reinterpret_cast<const uint8_t*>(codes.data()) + codes.size());
     }
+    const std::vector<uint8_t> logical = npu::from_cube_order(ordered.data(), declared.shape, graph::dtype_size(declared.dtype));
+    std::memcpy(out.raw(), logical.data(), logical.size());
     return out;
 }
 

@@ -62,9 +62,16 @@ void fill_tensor_attr(const graph::Tensor& t, bool is_input, AttrKind kind, bool
     attr->n_dims = static_cast<uint32_t>(t.shape.size() < RKNN_MAX_DIMS ? t.shape.size() : RKNN_MAX_DIMS);
     for (uint32_t d = 0; d < attr->n_dims; ++d) attr->dims[d] = static_cast<uint32_t>(t.shape[d]);
     if (!four_d) {
-        // A row's cube holds its values first, padded to whole atoms.
-        if (kind == AttrKind::kNative && on_device) attr->size_with_stride = static_cast<uint32_t>(native_cube_bytes(t));
-        return;
+        if (kind != AttrKind::kNative || !on_device) return;
+        attr->size_with_stride = static_cast<uint32_t>(native_cube_bytes(t));
+        if (t.shape.size() == 2 && t.shape[0] > 1) {  // M rows of one pixel each: a real cube
+            const CubeDims cube = native_cube_dims(t);
+            attr->n_dims = 0;
+            for (uint32_t d : {1u, cube.c1, cube.h, cube.w, cube.c2}) attr->dims[attr->n_dims++] = d;
+            attr->fmt = RKNN_TENSOR_NC1HWC2;
+            attr->w_stride = cube.w;
+        }
+        return;  // a row's cube holds its values first, padded to whole atoms
     }
 
     const int64_t n = t.shape[0], c = t.shape[1], h = t.shape[2], w = t.shape[3];

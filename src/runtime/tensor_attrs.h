@@ -7,8 +7,9 @@
 // affine zero point and scale for quantised tensors, FLOAT16 with scale 1).
 // NATIVE_*: what the runtime stores. Inputs and outputs the NPU reads or
 // writes are NC1HWC2 cubes ([1, C1, H, W, C2], size_with_stride = the cube's
-// bytes) when 4-D; a [1, K] row's cube holds its K values first, so it stays
-// UNDEFINED (size_with_stride: the cube's bytes, padded to 16-byte atoms).
+// bytes) when 4-D, and for [M, K] matrices of several rows (M one-pixel rows:
+// [1, C1, M, 1, C2]); a [1, K] row's cube holds its K values first, so it
+// stays UNDEFINED (size_with_stride: the cube's bytes, padded to 16-byte atoms).
 // Tensors kept on the CPU are NCHW / UNDEFINED.
 #pragma once
 

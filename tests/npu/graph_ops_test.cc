@@ -196,6 +196,56 @@ TEST(NpuGraphOps, PoolsRunOnThePpu) {
               std::string::npos);
 }
 
+// An int8 [M, K] x [K, N] product (Gemm with transB and a bias, or MatMul)
+// with per-channel symmetric weights: the NPU runs it as a 1x1 convolution
+// over M one-pixel rows.
+OneOp make_matrix_product(bool matmul, int m, int k, int n, uint32_t seed) {
+    OneOp o;
+    std::mt19937 rng(seed);
+    const int32_t a = add_tensor(&o.g, "a", DType::kInt8, {m, k}, per_tensor(0.05f, 3));
+    o.g.inputs = {a};
+    const Shape w_shape = matmul ? Shape{k, n} : Shape{n, k};
+    QuantParams qw;
+    for (int i = 0; i < n; ++i) {
+        qw.scales.push_back(0.002f + 0.0001f * static_cast<float>(rng() % 50));
+        qw.zero_points.push_back(0);
+    }
+    qw.axis = matmul ? 1 : 0;
+    const HostTensor w = random_int8(w_shape, qw, seed + 1);
+    const int32_t wid = o.g.add_constant("w", DType::kInt8, w_shape, rknn::graph::Buffer::copy_of(w.raw(), w.byte_size()));
+    o.g.tensors[static_cast<size_t>(wid)].quant = qw;
+    rknn::graph::Op op{matmul ? OpType::kMatMul : OpType::kGemm, "op", "", {a, wid}, {}, {}};
+    if (!matmul) {
+        std::vector<int32_t> bias(static_cast<size_t>(n));
+        for (int32_t& b : bias) b = static_cast<int32_t>(rng() % 2001) - 1000;
+        const int32_t bid = o.g.add_constant("b", DType::kInt32, {n}, rknn::graph::Buffer::copy_of(bias.data(), bias.size() * 4));
+        op.inputs.push_back(bid);
+        op.attrs.set_int("transB", 1);
+    }
+    const int32_t y = add_tensor(&o.g, "y", DType::kInt8, {m, n}, per_tensor(0.08f, -5));
+    op.outputs = {y};
+    o.g.add_op(op);
+    o.g.outputs = {y};
+    const HostTensor x = random_int8({m, k}, per_tensor(0.05f, 3), seed + 2);
+    o.values[a] = x;
+    auto exec = rknn::cpu::GraphExecutor::create(o.g);
+    std::vector<HostTensor> out;
+    rknn::cpu::GraphExecutor::RunStats stats;
+    EXPECT_TRUE(exec.is_ok() && exec.value()->run({x}, &out, nullptr, &stats).is_ok());
+    EXPECT_EQ(stats.int8_ops, 1);
+    o.reference = out[0];
+    return o;
+}
+
+TEST(NpuGraphOps, MultiRowMatrixProductsAreBitExact) {
+    for (bool matmul : {false, true}) {
+        for (int m : {1, 2, 7, 33, 300}) {
+            SCOPED_TRACE((matmul ? "MatMul M=" : "Gemm M=") + std::to_string(m));
+            EXPECT_TRUE(npu_matches(make_matrix_product(matmul, m, 40 + m % 7, 24 + m % 5, static_cast<uint32_t>(m))));
+        }
+    }
+}
+
 TEST(NpuGraphOps, ShapeOnlyOpsOnTheSameCubeAreAliases) {
     const QuantParams q = per_tensor(0.05f, 2);
     const OneOp flat = make_op(OpType::kFlatten, {{{1, 40, 1, 1}, q}}, {1, 40}, q);

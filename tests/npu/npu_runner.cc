@@ -108,12 +108,17 @@ StatusOr<OpRun> run_graph_op(const graph::Graph& g, const graph::Op& op,
         CubeShape c;
         if (!cube_of_shape(t.shape(), &c)) return RKNN_INVALID_ARGUMENT("feature input is not a cube");
         std::vector<uint8_t> cube;
+        const std::vector<uint8_t> ordered = to_cube_order(t.raw(), t.shape(), graph::dtype_size(t.dtype()));
         if (t.dtype() == graph::DType::kFloat16) {
             std::vector<float> values(static_cast<size_t>(t.numel()));
-            for (size_t i = 0; i < values.size(); ++i) values[i] = half_to_float(t.data<uint16_t>()[i]);
+            for (size_t i = 0; i < values.size(); ++i) {
+                uint16_t h;
+                std::memcpy(&h, ordered.data() + i * 2, 2);
+                values[i] = half_to_float(h);
+            }
             cube = pack_fp16_cube(values.data(), c.c, c.h, c.w, align_up(c.c, 8));
         } else {
-            cube = pack_int8_cube(t.data<int8_t>(), c.c, c.h, c.w, align_up(c.c, 16), 0);
+            cube = pack_int8_cube(reinterpret_cast<const int8_t*>(ordered.data()), c.c, c.h, c.w, align_up(c.c, 16), 0);
         }
         if (runner.add(cube.data(), cube.size()) < 0) return RKNN_INTERNAL_ERROR("buffer creation failed");
     }
@@ -130,18 +135,21 @@ StatusOr<OpRun> run_graph_op(const graph::Graph& g, const graph::Op& op,
         return RKNN_INTERNAL_ERROR("buffer creation failed");
     RKNN_RETURN_IF_ERROR(runner.run(program));
     const uint64_t surface = static_cast<uint64_t>(oh) * ow * 16;
+    std::vector<uint8_t> ordered;
     if (fp16) {
         const std::vector<float> values = unpack_fp16_cube(runner.data(next), oc, oh, ow, surface);
-        run.output.resize(values.size() * 2);
+        ordered.resize(values.size() * 2);
         for (size_t i = 0; i < values.size(); ++i) {
             const uint16_t h = float_to_half(values[i]);
-            std::memcpy(&run.output[i * 2], &h, 2);
+            std::memcpy(&ordered[i * 2], &h, 2);
         }
     } else {
         const std::vector<int8_t> codes = unpack_int8_cube(runner.data(next), oc, oh, ow, surface);
-        run.output.assign(reinterpret_cast<const uint8_t*>(codes.data()),
-                          reinterpret_cast<const uint8_t*>(codes.data()) + codes.size());
+        ordered.assign(reinterpret_cast<const uint8_t*>(codes.data()),
+                       reinterpret_cast<const uint8_t*>(codes.data()) + codes.size());
     }
+    const graph::Tensor& y = g.tensors[static_cast<size_t>(op.outputs[0])];
+    run.output = from_cube_order(ordered.data(), y.shape, fp16 ? 2 : 1);
     return run;
 }
 

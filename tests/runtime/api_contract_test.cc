@@ -431,6 +431,59 @@ TEST(ApiModels, Fp16ModelThroughTheApi) {
     EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
 }
 
+// A matrix of several rows through the API: an [M, K] input is packed into
+// M one-pixel rows of the NPU's cube and the [M, N] output comes back in
+// row-major order (UNDEFINED layout, FLOAT32 values).
+TEST(ApiModels, MultiRowGemmThroughTheApi) {
+    graph::Graph g;
+    const int32_t a = rknn::testing::add_tensor(&g, "a", graph::DType::kFloat32, {5, 16});
+    g.inputs = {a};
+    const int32_t w = rknn::testing::random_constant(&g, "w", {8, 16}, 21);
+    const int32_t b = rknn::testing::random_constant(&g, "b", {8}, 22);
+    const int32_t y = rknn::testing::add_tensor(&g, "y", graph::DType::kFloat32, {5, 8});
+    graph::Op op{graph::OpType::kGemm, "fc", "", {a, w, b}, {y}, {}};
+    op.attrs.set_int("transB", 1);
+    g.add_op(op);
+    g.outputs = {y};
+    g.target_soc = "rk3588";
+    std::mt19937 rng(23);
+    HostTensor x(graph::DType::kFloat32, {5, 16});
+    for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(rng() % 200) / 50.0f - 2.0f;
+    auto ranges = rknn::convert::calibrate(g, {{x}}, rknn::convert::CalibMethod::kMinMax);
+    ASSERT_TRUE(ranges.is_ok());
+    ASSERT_TRUE(rknn::convert::quantize_int8(&g, ranges.value(), {}).is_ok());
+    auto bytes = rknn::model::serialize_model(g);
+    ASSERT_TRUE(bytes.is_ok());
+    rknn_context ctx = 0;
+    ASSERT_EQ(rknn_init(&ctx, bytes.value().data(), static_cast<uint32_t>(bytes.value().size()),
+                        RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, nullptr),
+              RKNN_SUCC);
+    rknn_input in{};
+    in.buf = x.raw();
+    in.size = static_cast<uint32_t>(x.byte_size());
+    in.type = RKNN_TENSOR_FLOAT32;
+    in.fmt = RKNN_TENSOR_UNDEFINED;
+    ASSERT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC);
+    ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
+    rknn_output out{};
+    ASSERT_EQ(rknn_outputs_get(ctx, 1, &out, nullptr), RKNN_SUCC);
+    ASSERT_EQ(out.size, 40u);
+
+    const graph::Tensor& ta = g.tensors[static_cast<size_t>(a)];
+    HostTensor fed = rknn::cpu::make_tensor_like(ta, ta.shape);
+    ASSERT_TRUE(rknn::cpu::from_float32(x, &fed).is_ok());
+    auto exec = rknn::cpu::GraphExecutor::create(g);
+    std::vector<HostTensor> expected;
+    ASSERT_TRUE(exec.value()->run({fed}, &expected).is_ok());
+    EXPECT_EQ(std::memcmp(out.buf, expected[0].raw(), 40), 0);
+    rknn_tensor_attr attr{};
+    ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_NATIVE_OUTPUT_ATTR, &attr, sizeof(attr)), RKNN_SUCC);
+    EXPECT_EQ(attr.fmt, RKNN_TENSOR_NC1HWC2);
+    EXPECT_EQ(std::vector<uint32_t>(attr.dims, attr.dims + 5), (std::vector<uint32_t>{1, 1, 5, 1, 16}));
+    EXPECT_EQ(rknn_outputs_release(ctx, 1, &out), RKNN_SUCC);
+    EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+}
+
 TEST(ApiInit, BadModelsAreRefusedWithAClearCode) {
     rknn_context ctx = 0;
     std::vector<uint8_t> junk(256, 0x5a);
