@@ -1,13 +1,21 @@
 // libFuzzer target: arbitrary bytes as a model file. Loading must never crash;
-// whatever loads must describe itself and, when small, run on the CPU
-// reference without crashing either.
+// whatever loads must describe itself and, when small, go through what
+// rknn_init does before it touches a device (placement with code generation,
+// the memory plan, the schedule, lowering every NPU segment) and run on the
+// CPU reference without crashing either.
 #include <cstddef>
 #include <cstdint>
 #include <new>
 
 #include "cpu/graph_executor.h"
+#include "graph/topology.h"
+#include "hw/soc_profile.h"
 #include "model/model_file.h"
 #include "model/summary.h"
+#include "npu/placement.h"
+#include "runtime/memory_plan.h"
+#include "runtime/npu_segments.h"
+#include "runtime/schedule.h"
 
 namespace {
 
@@ -22,6 +30,22 @@ bool small_enough_to_run(const rknn::graph::Graph& g) {
     return true;
 }
 
+// The device-free part of rknn_init: every status is fine, a crash is not.
+void plan_for_the_npu(const rknn::graph::Graph& g) {
+    for (const rknn::graph::Tensor& t : g.tensors)
+        for (int64_t d : t.shape)
+            if (d < 0) return;  // dynamic shapes: refused by rknn_init
+    auto order = rknn::graph::topological_order(g);
+    if (!order.is_ok()) return;
+    const rknn::hw::SocProfile& soc = rknn::hw::default_soc();
+    std::vector<rknn::npu::Placement> placements = rknn::npu::place_graph(g, soc);
+    auto memory = rknn::runtime::plan_memory(g, order.value(), &placements);
+    if (!memory.is_ok()) return;
+    const rknn::runtime::Schedule schedule =
+        rknn::runtime::build_schedule(g, order.value(), placements, memory.value(), false);
+    (void)rknn::runtime::lower_segments(g, schedule, placements, memory.value(), soc, 0);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -30,6 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const rknn::graph::Graph& g = loaded.value();
     (void)rknn::model::summarize(g);
     if (!small_enough_to_run(g)) return 0;
+    plan_for_the_npu(g);
     auto exec = rknn::cpu::GraphExecutor::create(g);
     if (!exec.is_ok()) return 0;
     std::vector<rknn::cpu::HostTensor> inputs;
