@@ -100,6 +100,9 @@ public:
     DpuOp(DpuTask task, std::vector<int16_t> lut, bool operand_is_constant)
         : task_(std::move(task)), lut_(std::move(lut)), operand_is_constant_(operand_is_constant) {}
 
+    // The BN stage reads its per-channel records from constants[0].
+    void set_bn_records_constant() { bn_records_constant_ = true; }
+
     void set_bindings(std::vector<int> features, std::vector<std::vector<uint8_t>> constants) {
         feature_inputs_ = std::move(features);
         constants_ = std::move(constants);
@@ -113,6 +116,7 @@ public:
         t.src = buffers.features[0];
         t.dst = buffers.output;
         if (t.ew.tensor) t.ew.operand_addr = operand_is_constant_ ? buffers.constants[0] : buffers.features[1];
+        if (bn_records_constant_) t.bn.records = buffers.constants[0];
         TaskEmitter e;
         if (!lut_.empty()) {
             // The table holds the 256 results from code -128 on; the LO table repeats the last one.
@@ -133,6 +137,7 @@ private:
     DpuTask task_;
     std::vector<int16_t> lut_;
     bool operand_is_constant_;
+    bool bn_records_constant_ = false;
 };
 
 // The reference's output for every int8 input code: a 1-op graph over a
@@ -193,6 +198,58 @@ StatusOr<std::unique_ptr<PreparedOp>> prepare_unary(const graph::Graph& g, const
     t.ew.enabled = t.ew.lut = true;
     auto prepared = std::make_unique<DpuOp>(t, std::move(table), false);
     prepared->set_bindings({0}, {});
+    return std::unique_ptr<PreparedOp>(std::move(prepared));
+}
+
+// PRelu with one slope per channel, as the int8 reference computes it:
+// v = round((a - za) * M >> S), negatives then round(v * M_c >> S_c), then
+// + zy. BS: ALU adds -za, MUL by M with shift S; BN: per-channel PRELU
+// multipliers (records) with their shared shift, applied to negatives only;
+// OUT_CVT adds zy. (One slope for all channels goes through the LUT.)
+StatusOr<std::unique_ptr<PreparedOp>> prepare_prelu(const graph::Graph& g, const graph::Op& op) {
+    if (op.inputs.size() != 2 || op.inputs[1] < 0) return unsupported("PRelu without a slope");
+    const graph::Tensor& x = g.tensors[static_cast<size_t>(op.inputs[0])];
+    const graph::Tensor& slope = g.tensors[static_cast<size_t>(op.inputs[1])];
+    const graph::Tensor& y = g.tensors[static_cast<size_t>(op.outputs[0])];
+    RKNN_ASSIGN_OR_RETURN(const Cube cx, cube_of(x));
+    RKNN_ASSIGN_OR_RETURN(const Cube cy, cube_of(y));
+    if (cx.c != cy.c || cx.h != cy.h || cx.w != cy.w) return unsupported("the output's shape differs from the input's");
+    const graph::Buffer* values = g.constant_buffer(op.inputs[1]);
+    int64_t n = 0;
+    if (values == nullptr || slope.dtype != DType::kFloat32 || slope.quant.is_quantized() ||
+        !graph::checked_num_elements(slope.shape, &n) || n != cx.c || values->size != static_cast<size_t>(n) * 4)
+        return unsupported("the slope is not one float32 constant per channel");
+    // [C, 1, 1] or [1, C, 1, 1]: one value per channel along axis 1 of the
+    // input (a [C] slope would broadcast along the width).
+    const bool per_channel_shape = (slope.shape.size() == 3 && slope.shape[1] == 1 && slope.shape[2] == 1) ||
+                                   (slope.shape.size() == 4 && slope.shape[0] == 1 && slope.shape[2] == 1 &&
+                                    slope.shape[3] == 1);
+    if (!per_channel_shape) return unsupported("the slope does not vary along the channels only");
+    std::vector<double> slopes(static_cast<size_t>(n));
+    for (size_t c = 0; c < slopes.size(); ++c) {
+        float v;
+        std::memcpy(&v, values->data + c * 4, 4);
+        slopes[c] = v;
+    }
+    const cpu::int8::Requant slope_rq = cpu::int8::make_requant(slopes);
+    const cpu::int8::Requant rq = cpu::int8::make_requant(x.quant.scale() / y.quant.scale());
+    DpuTask t;
+    t.c = cx.c;
+    t.h = cx.h;
+    t.w = cx.w;
+    t.bs.enabled = t.bs.alu = t.bs.mul = true;
+    t.bs.alu_value = -x.quant.zero_point();
+    t.bs.mul_value = static_cast<int16_t>(rq.multiplier(0));
+    t.bs.shift = rq.shift;
+    t.bn.enabled = t.bn.mul = t.bn.mul_per_channel = t.bn.prelu = true;
+    t.bn.shift = slope_rq.shift;
+    t.out.offset = y.quant.zero_point();
+    EpilogueRegs records;
+    records.bias.assign(static_cast<size_t>(n), 0);
+    for (int64_t c = 0; c < n; ++c) records.mult.push_back(static_cast<int16_t>(slope_rq.multiplier(static_cast<size_t>(c))));
+    auto prepared = std::make_unique<DpuOp>(t, std::vector<int16_t>{}, false);
+    prepared->set_bn_records_constant();
+    prepared->set_bindings({0}, {bs_records(records, align_up(cx.c, 16))});
     return std::unique_ptr<PreparedOp>(std::move(prepared));
 }
 
@@ -316,6 +373,13 @@ StatusOr<std::unique_ptr<PreparedOp>> prepare_dpu_op(const graph::Graph& g, cons
     case OpType::kMax:
     case OpType::kMin:
         return prepare_binary(g, op);
+    case OpType::kPRelu: {
+        const int32_t slope = op.inputs.size() > 1 ? op.inputs[1] : -1;
+        int64_t n = 0;
+        const bool one_slope = slope >= 0 && graph::checked_num_elements(g.tensors[static_cast<size_t>(slope)].shape, &n) && n == 1;
+        if (!one_slope) return prepare_prelu(g, op);
+        return prepare_unary(g, op);
+    }
     default:
         return prepare_unary(g, op);
     }

@@ -111,6 +111,7 @@ StatusOr<std::unique_ptr<PreparedOp>> prepare_op(const graph::Graph& g, const gr
     case OpType::kMul:
     case OpType::kMax:
     case OpType::kMin:
+    case OpType::kPRelu:
         return prepare_dpu_op(g, op);
     case OpType::kMaxPool:
     case OpType::kAveragePool:

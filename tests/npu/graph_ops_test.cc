@@ -246,6 +246,39 @@ TEST(NpuGraphOps, MultiRowMatrixProductsAreBitExact) {
     }
 }
 
+// int8 PRelu with a float32 slope per channel ([C, 1, 1] as ONNX exports it,
+// or [1, C, 1, 1]) or one slope for all: bit-exact with the reference.
+OneOp make_prelu(const Shape& slope_shape, uint32_t seed) {
+    OneOp o;
+    std::mt19937 rng(seed);
+    const int32_t x = add_tensor(&o.g, "x", DType::kInt8, kCube, kQa);
+    o.g.inputs = {x};
+    std::vector<float> slopes(static_cast<size_t>(rknn::graph::num_elements(slope_shape)));
+    for (float& v : slopes) v = static_cast<float>(static_cast<int>(rng() % 200) - 60) / 100.0f;  // -0.6 .. 1.4
+    const int32_t sid = o.g.add_constant("slope", DType::kFloat32, slope_shape,
+                                         rknn::graph::Buffer::copy_of(slopes.data(), slopes.size() * 4));
+    const int32_t y = add_tensor(&o.g, "y", DType::kInt8, kCube, kQy);
+    o.g.add_op({OpType::kPRelu, "op", "", {x, sid}, {y}, {}});
+    o.g.outputs = {y};
+    const HostTensor data = random_int8(kCube, kQa, seed + 1);
+    o.values[x] = data;
+    auto exec = rknn::cpu::GraphExecutor::create(o.g);
+    std::vector<HostTensor> out;
+    rknn::cpu::GraphExecutor::RunStats stats;
+    const rknn::Status ran = exec.is_ok() ? exec.value()->run({data}, &out, nullptr, &stats) : exec.status();
+    EXPECT_TRUE(ran.is_ok()) << ran.message();
+    EXPECT_EQ(stats.int8_ops, 1);
+    if (!out.empty()) o.reference = out[0];
+    return o;
+}
+
+TEST(NpuGraphOps, PReluWithPerChannelSlopesIsBitExact) {
+    EXPECT_TRUE(npu_matches(make_prelu({40, 1, 1}, 3))) << "[C, 1, 1] slopes";
+    EXPECT_TRUE(npu_matches(make_prelu({1, 40, 1, 1}, 7))) << "[1, C, 1, 1] slopes";
+    EXPECT_TRUE(npu_matches(make_prelu({1}, 9))) << "one slope (through the LUT)";
+    EXPECT_NE(cpu_reason(make_prelu({1, 1, 6, 9}, 11)), "") << "slopes over space stay on the CPU";
+}
+
 TEST(NpuGraphOps, ShapeOnlyOpsOnTheSameCubeAreAliases) {
     const QuantParams q = per_tensor(0.05f, 2);
     const OneOp flat = make_op(OpType::kFlatten, {{{1, 40, 1, 1}, q}}, {1, 40}, q);
