@@ -597,6 +597,7 @@ RKNN_HOT_LOOP void run_int_pipeline(const TaskContext& ctx, const Dpu& d, const 
         for (size_t c = 0; c < ow.size(); ++c) ow[c] = static_cast<int16_t>(d.bs.ow[c]);
     }
     std::vector<int64_t> v(static_cast<size_t>(n));
+    std::vector<int8_t> codes(static_cast<size_t>(n));  // int8 output of one pixel
     const int out_bytes = d.dst.elem_bytes;
     const int out_c2 = d.dst.c2();
     // Common shapes of the pipeline get straight loops: an EW stage that is
@@ -630,15 +631,21 @@ RKNN_HOT_LOOP void run_int_pipeline(const TaskContext& ctx, const Dpu& d, const 
             }
             uint8_t* out = d.dst_bytes + d.dst.offset(0, y, x);
             if (int8_fast) {
-                for (int c0 = 0; c0 < n; c0 += out_c2) {
-                    uint8_t* atom = out + static_cast<uint64_t>(c0 / out_c2) * d.dst.surf_stride;
-                    const int lanes = std::min(out_c2, n - c0);
-                    for (int l = 0; l < lanes; ++l) {
-                        const int64_t p = v[static_cast<size_t>(c0 + l)] * d.out_scale;
-                        const int64_t r = (d.out_shift ? shift_round_even(p, d.out_shift) : p) + d.out_offset;
-                        atom[l] = c0 + l < d.real_channels ? static_cast<uint8_t>(static_cast<int8_t>(saturate(r, -128, 127))) : 0;
-                    }
+                // All channels at once (vectorisable), then one copy per atom.
+                const int64_t* vv = v.data();
+                const int64_t scale = d.out_scale, offset = d.out_offset;
+                if (d.out_shift != 0) {
+                    for (int c = 0; c < n; ++c)
+                        codes[static_cast<size_t>(c)] = static_cast<int8_t>(
+                            saturate(shift_round_even(vv[c] * scale, d.out_shift) + offset, -128, 127));
+                } else {
+                    for (int c = 0; c < n; ++c)
+                        codes[static_cast<size_t>(c)] = static_cast<int8_t>(saturate(vv[c] * scale + offset, -128, 127));
                 }
+                for (int c = std::max(0, d.real_channels); c < n; ++c) codes[static_cast<size_t>(c)] = 0;
+                uint8_t* atom = out;
+                for (int c0 = 0; c0 < n; c0 += out_c2, atom += d.dst.surf_stride)
+                    std::memcpy(atom, codes.data() + c0, static_cast<size_t>(std::min(out_c2, n - c0)));
                 continue;
             }
             for (int c = 0; c < n; ++c) {
