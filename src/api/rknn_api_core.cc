@@ -65,8 +65,10 @@ RKNN_EXPORT int rknn_dup_context(rknn_context* context_in, rknn_context* context
     return guard("rknn_dup_context", [&]() -> Status {
         RKNN_RETURN_IF_ERROR(check_arg(context_in != nullptr, "context_in is NULL"));
         RKNN_RETURN_IF_ERROR(check_arg(context_out != nullptr, "context_out is NULL"));
-        RKNN_RETURN_IF_ERROR(check_handle(*context_in, HandleKind::kContext));
-        return not_implemented("rknn_dup_context");
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<Context> original, context_of(*context_in));
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<Context> copy, original->duplicate());
+        *context_out = rknn::api::HandleTable::global().insert(std::make_shared<ContextHandle>(std::move(copy)));
+        return Status::ok();
     });
 }
 

@@ -83,6 +83,16 @@ StatusOr<std::shared_ptr<Context>> Context::create(const void* model, uint32_t s
     return context;
 }
 
+StatusOr<std::shared_ptr<Context>> Context::duplicate() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::shared_ptr<Context> copy(new Context());
+    copy->flags_ = flags_;
+    copy->graph_ = graph_;  // constant bytes are shared, not copied
+    RKNN_RETURN_IF_ERROR(copy->build());
+    if (core_mask_ != 0) RKNN_RETURN_IF_ERROR(copy->generate_programs(core_mask_));
+    return copy;
+}
+
 Context::~Context() {
     for (void* p : owned_outputs_) std::free(p);
     buffers_.reset();

@@ -43,6 +43,11 @@ public:
     Status outputs_release(uint32_t count, rknn_output* outputs);
     // RKNN_NPU_CORE_AUTO, a mask of cores the SoC runs together, or _ALL.
     Status set_core_mask(uint32_t mask);
+    // A second context for the same model (rknn_dup_context), with its own
+    // device memory, so that two threads can run the model at once. The graph
+    // and its constant bytes are shared; the device copy of the weights is
+    // not yet (each context packs and uploads its own).
+    StatusOr<std::shared_ptr<Context>> duplicate();
 
     const graph::Graph& graph() const { return graph_; }
 

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "base/half.h"
@@ -319,6 +320,39 @@ TEST_F(ApiContract, CoreMasksGiveTheSameResult) {
     std::memcpy(&bad, &eight, sizeof(bad));
     EXPECT_EQ(rknn_set_core_mask(ctx_, bad), RKNN_ERR_PARAM_INVALID);
     EXPECT_EQ(run_raw(input_of(p.data(), 192, RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC)), expected);
+}
+
+// A duplicate runs the same model with its own memory, concurrently with
+// the original, and outlives it.
+TEST_F(ApiContract, DuplicatedContextsRunIndependently) {
+    ASSERT_EQ(rknn_set_core_mask(ctx_, RKNN_NPU_CORE_1), RKNN_SUCC);
+    rknn_context dup = 0;
+    ASSERT_EQ(rknn_dup_context(&ctx_, &dup), RKNN_SUCC);
+    ASSERT_NE(dup, 0u);
+    ASSERT_NE(dup, ctx_);
+    std::vector<uint8_t> p1 = pixels(7), p2 = pixels(8);
+    const std::vector<int8_t> e1 = reference(p1), e2 = reference(p2);
+    std::vector<int8_t> r1, r2;
+    std::thread other([&] {
+        rknn_input in = input_of(p2.data(), 192, RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
+        for (int i = 0; i < 5; ++i) {
+            EXPECT_EQ(rknn_inputs_set(dup, 1, &in), RKNN_SUCC);
+            EXPECT_EQ(rknn_run(dup, nullptr), RKNN_SUCC);
+        }
+        rknn_output out{};
+        EXPECT_EQ(rknn_outputs_get(dup, 1, &out, nullptr), RKNN_SUCC);
+        if (out.buf != nullptr) r2.assign(static_cast<int8_t*>(out.buf), static_cast<int8_t*>(out.buf) + out.size);
+        EXPECT_EQ(rknn_outputs_release(dup, 1, &out), RKNN_SUCC);
+    });
+    for (int i = 0; i < 5; ++i) r1 = run_raw(input_of(p1.data(), 192, RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC));
+    other.join();
+    EXPECT_EQ(r1, e1);
+    EXPECT_EQ(r2, e2);
+    ASSERT_EQ(rknn_destroy(ctx_), RKNN_SUCC);
+    ctx_ = dup;  // destroyed by TearDown
+    EXPECT_EQ(run_raw(input_of(p2.data(), 192, RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC)), e2);
+    rknn_context none = 0;
+    EXPECT_EQ(rknn_dup_context(&none, &dup), RKNN_ERR_CTX_INVALID);
 }
 
 TEST_F(ApiContract, PerfQueriesAfterARun) {
