@@ -55,6 +55,14 @@ graph::Graph quantized_cnn() {
     return g;
 }
 
+// rknn_init on the serialised graph, whose bytes are freed right after (as
+// clients do); -1000 when the graph does not serialise.
+int init_graph(const graph::Graph& g, uint32_t flags, rknn_context* ctx) {
+    auto bytes = rknn::model::serialize_model(g);
+    if (!bytes.is_ok()) return -1000;
+    return rknn_init(ctx, bytes.value().data(), static_cast<uint32_t>(bytes.value().size()), flags, nullptr);
+}
+
 std::vector<uint8_t> pixels(uint32_t seed) {
     std::mt19937 rng(seed);
     std::vector<uint8_t> p(8 * 8 * 3);
@@ -66,12 +74,7 @@ class ApiContract : public ::testing::Test {
 protected:
     void SetUp() override {
         graph_ = quantized_cnn();
-        auto bytes = rknn::model::serialize_model(graph_);
-        ASSERT_TRUE(bytes.is_ok());
-        model_ = bytes.value();
-        ASSERT_EQ(rknn_init(&ctx_, model_.data(), static_cast<uint32_t>(model_.size()),
-                            RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, nullptr),
-                  RKNN_SUCC);
+        ASSERT_EQ(init_graph(graph_, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &ctx_), RKNN_SUCC);
     }
     void TearDown() override {
         if (ctx_ != 0) {
@@ -114,7 +117,6 @@ protected:
     }
 
     graph::Graph graph_;
-    std::vector<uint8_t> model_;
     rknn_context ctx_ = 0;
 };
 
@@ -377,12 +379,8 @@ TEST(ApiModels, ReversedChannelsAndAnInputThatIsAnOutput) {
     graph::Graph g = quantized_cnn();
     g.preprocess[0].reverse_channels = true;
     g.outputs.push_back(g.inputs[0]);
-    auto bytes = rknn::model::serialize_model(g);
-    ASSERT_TRUE(bytes.is_ok());
     rknn_context ctx = 0;
-    ASSERT_EQ(rknn_init(&ctx, bytes.value().data(), static_cast<uint32_t>(bytes.value().size()),
-                        RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, nullptr),
-              RKNN_SUCC);
+    ASSERT_EQ(init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &ctx), RKNN_SUCC);
     std::vector<uint8_t> p = pixels(6);
     HostTensor raw(graph::DType::kUInt8, {1, 8, 8, 3});
     std::memcpy(raw.raw(), p.data(), p.size());
@@ -417,12 +415,8 @@ TEST(ApiModels, ReversedChannelsAndAnInputThatIsAnOutput) {
 TEST(ApiModels, Fp16ModelThroughTheApi) {
     graph::Graph g = rknn::testing::small_cnn();
     ASSERT_TRUE(rknn::convert::convert_to_fp16(&g).is_ok());
-    auto bytes = rknn::model::serialize_model(g);
-    ASSERT_TRUE(bytes.is_ok());
     rknn_context ctx = 0;
-    ASSERT_EQ(rknn_init(&ctx, bytes.value().data(), static_cast<uint32_t>(bytes.value().size()),
-                        RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, nullptr),
-              RKNN_SUCC);
+    ASSERT_EQ(init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &ctx), RKNN_SUCC);
     rknn_tensor_attr attr{};
     ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_INPUT_ATTR, &attr, sizeof(attr)), RKNN_SUCC);
     EXPECT_EQ(attr.type, RKNN_TENSOR_FLOAT16);
@@ -486,12 +480,8 @@ TEST(ApiModels, MultiRowGemmThroughTheApi) {
     auto ranges = rknn::convert::calibrate(g, {{x}}, rknn::convert::CalibMethod::kMinMax);
     ASSERT_TRUE(ranges.is_ok());
     ASSERT_TRUE(rknn::convert::quantize_int8(&g, ranges.value(), {}).is_ok());
-    auto bytes = rknn::model::serialize_model(g);
-    ASSERT_TRUE(bytes.is_ok());
     rknn_context ctx = 0;
-    ASSERT_EQ(rknn_init(&ctx, bytes.value().data(), static_cast<uint32_t>(bytes.value().size()),
-                        RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, nullptr),
-              RKNN_SUCC);
+    ASSERT_EQ(init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &ctx), RKNN_SUCC);
     rknn_input in{};
     in.buf = x.raw();
     in.size = static_cast<uint32_t>(x.byte_size());
@@ -528,28 +518,19 @@ TEST(ApiInit, BadModelsAreRefusedWithAClearCode) {
     EXPECT_EQ(ctx, 0u);
     graph::Graph g = quantized_cnn();
     g.target_soc = "rk3568";
-    auto bytes = rknn::model::serialize_model(g);
-    ASSERT_TRUE(bytes.is_ok());
-    EXPECT_EQ(rknn_init(&ctx, bytes.value().data(), static_cast<uint32_t>(bytes.value().size()),
-                        RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, nullptr),
-              RKNN_ERR_TARGET_PLATFORM_UNMATCH);
+    EXPECT_EQ(init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &ctx), RKNN_ERR_TARGET_PLATFORM_UNMATCH);
 }
 
 TEST(ApiInit, PriorityIsRaisedUnlessDisabled) {
     errno = 0;
     const int before = getpriority(PRIO_PROCESS, 0);
     graph::Graph g = quantized_cnn();
-    auto bytes = rknn::model::serialize_model(g);
-    ASSERT_TRUE(bytes.is_ok());
     rknn_context ctx = 0;
-    ASSERT_EQ(rknn_init(&ctx, bytes.value().data(), static_cast<uint32_t>(bytes.value().size()),
-                        RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, nullptr),
-              RKNN_SUCC);
+    ASSERT_EQ(init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &ctx), RKNN_SUCC);
     EXPECT_EQ(getpriority(PRIO_PROCESS, 0), before);
     EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
     // Without the flag: nice -19 when permitted, and init succeeds either way.
-    ASSERT_EQ(rknn_init(&ctx, bytes.value().data(), static_cast<uint32_t>(bytes.value().size()), 0, nullptr),
-              RKNN_SUCC);
+    ASSERT_EQ(init_graph(g, 0, &ctx), RKNN_SUCC);
     if (geteuid() == 0) {
         EXPECT_EQ(getpriority(PRIO_PROCESS, 0), -19);
     }
