@@ -11,8 +11,6 @@
 #include "cpu/kernel_registry.h"
 #include "graph/topology.h"
 #include "model/model_file.h"
-#include "runtime/fast_io.h"
-#include "runtime/io_convert.h"
 #include "runtime/layer_dump.h"
 #include "runtime/native_tensor.h"
 
@@ -30,10 +28,6 @@ StatusOr<graph::Graph> load_graph(const void* model, uint32_t size) {
     const char* path = static_cast<const char*>(model);
     if (std::strlen(path) == 0) return RKNN_INVALID_ARGUMENT("size is 0 and the model path is empty");
     return model::load_model_from_file(path);
-}
-
-uint64_t declared_bytes(const graph::Tensor& t) {
-    return static_cast<uint64_t>(graph::num_elements(t.shape)) * graph::dtype_size(t.dtype);
 }
 
 bool static_shapes(const graph::Graph& g) {
@@ -184,117 +178,6 @@ Status Context::set_core_mask(uint32_t mask) {
     return generate_programs(mask);
 }
 
-void Context::prepare_fast_io() {
-    const graph::Graph& g = graph_;
-    pixel_codes_.assign(g.inputs.size(), {});
-    input_read_on_cpu_.assign(g.inputs.size(), false);
-    dequant_rules_.assign(g.outputs.size(), std::nullopt);
-    for (size_t k = 0; k < g.inputs.size(); ++k) {
-        const int32_t t = g.inputs[k];
-        for (const CpuStep& step : schedule_.cpu_steps) {
-            const auto& reads = g.ops[static_cast<size_t>(step.op)].inputs;
-            if (std::find(reads.begin(), reads.end(), t) != reads.end()) input_read_on_cpu_[k] = true;
-        }
-        const graph::InputPreprocess* pre = k < g.preprocess.size() ? &g.preprocess[k] : nullptr;
-        const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
-        // One image, channels in order: what the per-channel tables assume.
-        if ((pre != nullptr && pre->reverse_channels) || declared.shape.size() != 4 || declared.shape[0] != 1) continue;
-        auto codes = make_pixel_codes(declared, pre);
-        if (codes.is_ok()) pixel_codes_[k] = std::move(codes).value();
-    }
-    for (size_t k = 0; k < g.outputs.size(); ++k) {
-        if (!schedule_.output_on_device[k]) continue;
-        auto rule = make_dequant(g.tensors[static_cast<size_t>(g.outputs[k])]);
-        if (rule.is_ok()) dequant_rules_[k] = rule.value();
-    }
-}
-
-// uint8 NHWC/NCHW pixels into an int8 input: table lookups straight into
-// the cube the NPU reads (and the NCHW value CPU ops read). False when the
-// generic path must run.
-bool Context::set_pixels_fast(const rknn_input& in) {
-    const std::vector<int8_t>& codes = pixel_codes_[in.index];
-    const int raw_fmt = static_cast<int>(in.fmt);
-    if (codes.empty() || in.pass_through || static_cast<int>(in.type) != RKNN_TENSOR_UINT8 ||
-        (raw_fmt != RKNN_TENSOR_NHWC && raw_fmt != RKNN_TENSOR_NCHW))
-        return false;
-    const int32_t t = graph_.inputs[in.index];
-    const graph::Tensor& declared = graph_.tensors[static_cast<size_t>(t)];
-    if (in.size != static_cast<uint64_t>(graph::num_elements(declared.shape))) return false;
-    const int c = static_cast<int>(declared.shape[1]), h = static_cast<int>(declared.shape[2]);
-    const int w = static_cast<int>(declared.shape[3]);
-    const bool nhwc = raw_fmt == RKNN_TENSOR_NHWC;
-    const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
-    const auto* pixels = static_cast<const uint8_t*>(in.buf);
-    if (home.valid()) {
-        pixels_to_cube(pixels, nhwc, c, h, w, codes.data(), buffers_->host(home.buffer) + home.offset);
-        device_dirty_ = true;
-    }
-    if (input_read_on_cpu_[in.index] || !home.valid()) {
-        cpu::HostTensor& value = values_[static_cast<size_t>(t)];
-        if (value.dtype() != declared.dtype || value.shape() != declared.shape)
-            value = cpu::make_tensor_like(declared, declared.shape);
-        pixels_to_nchw(pixels, nhwc, c, h, w, codes.data(), value.data<int8_t>());
-    }
-    return true;
-}
-
-// A quantised output cube dequantised straight into the client's buffer.
-bool Context::get_float_fast(size_t index, rknn_output* out) const {
-    const std::optional<Dequant>& rule = dequant_rules_[index];
-    if (!rule.has_value() || !out->want_float) return false;
-    const int32_t t = graph_.outputs[index];
-    const graph::Tensor& declared = graph_.tensors[static_cast<size_t>(t)];
-    int c = 0, h = 0, w = 0;
-    // A matrix of several rows orders its values unlike its cube: the generic path.
-    if (!native_cube_shape(declared, &c, &h, &w) || (declared.shape.size() == 2 && declared.shape[0] > 1)) return false;
-    const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
-    cube_to_float_nchw(buffers_->host(home.buffer) + home.offset, c, h, w, *rule, static_cast<float*>(out->buf));
-    return true;
-}
-
-Status Context::inputs_set(uint32_t count, const rknn_input* inputs) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    const graph::Graph& g = graph_;
-    for (uint32_t k = 0; k < count; ++k) {
-        const rknn_input& in = inputs[k];
-        if (in.index >= g.inputs.size())
-            return make_status(StatusCode::kInvalidArgument, "inputs[%u].index %u: the model has %zu input(s)", k,
-                               in.index, g.inputs.size());
-        if (in.buf == nullptr) return make_status(StatusCode::kInvalidArgument, "inputs[%u].buf is NULL", k);
-    }
-    for (uint32_t k = 0; k < count; ++k) {
-        const rknn_input& in = inputs[k];
-        if (set_pixels_fast(in)) continue;
-        const int32_t t = g.inputs[in.index];
-        const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
-        const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
-        cpu::HostTensor value;
-        if (in.pass_through) {
-            // Already in the native form: the device cube, or the model's NCHW values.
-            const uint64_t native = home.valid() ? home.bytes : declared_bytes(declared);
-            if (in.size < native)
-                return make_status(StatusCode::kInputInvalid, "input %u: pass_through needs %llu bytes, got %u",
-                                   in.index, static_cast<unsigned long long>(native), in.size);
-            if (home.valid()) {
-                RKNN_ASSIGN_OR_RETURN(value, unpack_native(static_cast<const uint8_t*>(in.buf), in.size, declared));
-            } else {
-                value = cpu::make_tensor_like(declared, declared.shape);
-                std::memcpy(value.raw(), in.buf, value.byte_size());
-            }
-        } else {
-            const graph::InputPreprocess* pre = in.index < g.preprocess.size() ? &g.preprocess[in.index] : nullptr;
-            RKNN_ASSIGN_OR_RETURN(value, convert_input(in, declared, pre));
-        }
-        if (home.valid()) {
-            RKNN_RETURN_IF_ERROR(pack_native(value, buffers_->host(home.buffer) + home.offset, home.bytes));
-            device_dirty_ = true;
-        }
-        values_[static_cast<size_t>(t)] = std::move(value);
-    }
-    return Status::ok();
-}
-
 Status Context::run_npu_segment(const SegmentProgram& segment) {
     const int32_t data_buffers = regcmd_buffer_;
     if (device_dirty_) {
@@ -374,62 +257,6 @@ void Context::dump_layers() const {
                             value.value());
         }
     }
-}
-
-StatusOr<cpu::HostTensor> Context::output_value(size_t index) const {
-    return current_value(graph_.outputs[index]);
-}
-
-Status Context::outputs_get(uint32_t count, rknn_output* outputs) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (count > graph_.outputs.size())
-        return make_status(StatusCode::kInvalidArgument, "n_outputs %u: the model has %zu output(s)", count,
-                           graph_.outputs.size());
-    if (runs_ == 0) return Status(StatusCode::kFailedPrecondition, "rknn_run has not been called yet");
-    // Outputs are filled by position, as clients rely on.
-    for (uint32_t k = 0; k < count; ++k) {
-        rknn_output& out = outputs[k];
-        const graph::Tensor& declared = graph_.tensors[static_cast<size_t>(graph_.outputs[k])];
-        const size_t bytes = output_bytes(declared, out.want_float != 0);
-        if (out.is_prealloc && (out.buf == nullptr || out.size < bytes))
-            return make_status(StatusCode::kOutputInvalid, "outputs[%u]: preallocated buffer of %u bytes, %zu needed",
-                               k, out.buf == nullptr ? 0u : out.size, bytes);
-    }
-    for (uint32_t k = 0; k < count; ++k) {
-        rknn_output& out = outputs[k];
-        const graph::Tensor& declared = graph_.tensors[static_cast<size_t>(graph_.outputs[k])];
-        const size_t bytes = output_bytes(declared, out.want_float != 0);
-        out.index = k;
-        if (!out.is_prealloc) {
-            out.buf = std::malloc(bytes == 0 ? 1 : bytes);
-            if (out.buf == nullptr) return Status(StatusCode::kResourceExhausted, "output buffer");
-            owned_outputs_.insert(out.buf);
-            out.size = static_cast<uint32_t>(bytes);
-        }
-        if (get_float_fast(k, &out)) continue;
-        RKNN_ASSIGN_OR_RETURN(cpu::HostTensor value, output_value(k));
-        RKNN_RETURN_IF_ERROR(convert_output(value, out.want_float != 0, out.buf, bytes));
-    }
-    return Status::ok();
-}
-
-Status Context::outputs_release(uint32_t count, rknn_output* outputs) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    Status status;
-    for (uint32_t k = 0; k < count; ++k) {
-        rknn_output& out = outputs[k];
-        if (out.is_prealloc || out.buf == nullptr) continue;
-        auto owned = owned_outputs_.find(out.buf);
-        if (owned == owned_outputs_.end()) {
-            status = make_status(StatusCode::kInvalidArgument,
-                                 "outputs[%u].buf was not allocated by rknn_outputs_get (or is released already)", k);
-            continue;
-        }
-        std::free(out.buf);
-        owned_outputs_.erase(owned);
-        out.buf = nullptr;
-    }
-    return status;
 }
 
 }  // namespace rknn::runtime
