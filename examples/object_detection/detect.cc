@@ -1,6 +1,6 @@
 // Object detection demo (the SDK's rknn_yolov5_demo, rewritten): runs a
 // YOLOv5-style detector on an image, decodes the three heads, applies NMS,
-// prints the detections and writes the image with the boxes as a PNG.
+// prints the detections and writes the image with the 20 best boxes as a PNG.
 // Written against include/ only.
 //
 // usage: detect MODEL.rknn IMAGE OUT.png [LOOPS]
@@ -19,7 +19,7 @@ namespace {
 
 constexpr float kScoreThreshold = 0.25f;
 constexpr float kIouThreshold = 0.45f;
-constexpr size_t kMaxPrinted = 20;
+constexpr size_t kMaxShown = 20;  // printed and drawn: the highest scores
 
 }  // namespace
 
@@ -100,13 +100,14 @@ int main(int argc, char** argv) {
 
     std::printf("%s on %s (%dx%d), %d classes: %zu detections (score >= %.2f, NMS IoU %.2f)\n", argv[1], argv[2], width,
                 height, classes, detections.size(), kScoreThreshold, kIouThreshold);
-    for (size_t i = 0; i < detections.size() && i < kMaxPrinted; ++i) {
+    for (size_t i = 0; i < detections.size() && i < kMaxShown; ++i) {
         const examples::Detection& d = detections[i];
         std::printf("  class %2d  score %.3f  box (%4.0f, %4.0f) - (%4.0f, %4.0f)\n", d.label, d.score, d.x0, d.y0,
                     d.x1, d.y1);
     }
-    if (detections.size() > kMaxPrinted) std::printf("  ... %zu more\n", detections.size() - kMaxPrinted);
-    for (const examples::Detection& d : detections) {
+    if (detections.size() > kMaxShown) std::printf("  ... %zu more (not drawn)\n", detections.size() - kMaxShown);
+    for (size_t i = 0; i < detections.size() && i < kMaxShown; ++i) {
+        const examples::Detection& d = detections[i];
         const uint8_t colour[3] = {static_cast<uint8_t>(60 + 37 * d.label % 196), static_cast<uint8_t>(255 - 53 * d.label % 200),
                                    static_cast<uint8_t>(90 + 71 * d.label % 166)};
         examples::draw_box(&image, static_cast<int>(d.x0), static_cast<int>(d.y0), static_cast<int>(d.x1),
