@@ -4,6 +4,7 @@
 // hands the rest to the runtime. Features that have not landed yet return
 // RKNN_ERR_FAIL after those checks, so misuse is already caught.
 #include "api/api_guard.h"
+#include "api/context_handle.h"
 #include "api/init_flags.h"
 #include "base/version.h"
 #include "runtime/context.h"
@@ -27,15 +28,18 @@ public:
     std::shared_ptr<Context> context;
 };
 
-// The runtime context behind a handle, or kContextInvalid.
 rknn::StatusOr<std::shared_ptr<Context>> context_of(rknn_context handle) {
-    RKNN_RETURN_IF_ERROR(check_handle(handle, HandleKind::kContext));
-    std::shared_ptr<ContextHandle> object = rknn::api::find_handle<ContextHandle>(handle);
-    if (object == nullptr) return Status(rknn::StatusCode::kContextInvalid, "not a model context");
-    return object->context;
+    return rknn::api::runtime_context(handle);
 }
 
 }  // namespace
+
+rknn::StatusOr<std::shared_ptr<Context>> rknn::api::runtime_context(rknn_context handle) {
+    RKNN_RETURN_IF_ERROR(check_handle(handle, HandleKind::kContext));
+    std::shared_ptr<ContextHandle> object = find_handle<ContextHandle>(handle);
+    if (object == nullptr) return Status(StatusCode::kContextInvalid, "not a model context");
+    return object->context;
+}
 
 RKNN_EXPORT int rknn_init(rknn_context* context, void* model, uint32_t size, uint32_t flag,
                           rknn_init_extend* extend) {

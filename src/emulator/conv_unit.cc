@@ -139,7 +139,10 @@ Status decode(TaskContext& ctx, ConvDesc* d) {
     const uint64_t surf = g.exec(f::CNA_DMA_CON2_SURF_STRIDE);
     if (line == 0) return ctx.bad_program("CNA DMA_CON1 line stride is 0");
     if (d->channel_packed) {
-        d->row_stride = line * static_cast<uint64_t>(d->esize);
+        // LINE_STRIDE counts pixels of in_c_real elements: the phhusson
+        // one-channel fp16 dumps (88 for an 85-wide image) and the vendor's
+        // three-channel fp16 stream (224 for a 224-wide image) both fit.
+        d->row_stride = line * static_cast<uint64_t>(d->in_c_real) * static_cast<uint64_t>(d->esize);
         d->surf_stride = 0;
     } else {
         d->row_stride = line * 4;

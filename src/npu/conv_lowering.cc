@@ -11,6 +11,7 @@ namespace {
 constexpr uint32_t kConvWithRecords = 0x1d;  // CNA | CORE | DPU | DPU_RDMA
 constexpr uint32_t kConvPlain = 0x0d;        // CNA | CORE | DPU
 constexpr uint32_t kDpuInterrupts = 0x300;   // DPU group 0 and 1 done
+constexpr int kMaxDataEntries = (1 << 14) - 1;  // CNA CBUF_CON1.DATA_ENTRIES
 
 int banks_for(uint64_t bytes, uint32_t bank_bytes) { return static_cast<int>((bytes + bank_bytes - 1) / bank_bytes); }
 
@@ -32,6 +33,9 @@ Status check_geometry(const ConvGeometry& g) {
         return RKNN_INVALID_ARGUMENT("convolution output would be %dx%d", g.out_h(), g.out_w());
     if (g.depthwise && g.in_c != g.out_c)
         return RKNN_INVALID_ARGUMENT("depthwise convolution with %d inputs and %d outputs", g.in_c, g.out_c);
+    if (g.packed_row_pixels > 0 && (!can_read_packed_input(g) || g.packed_row_pixels < g.in_w))
+        return RKNN_INVALID_ARGUMENT("a channel-packed input with %d channels, rows of %d pixels for a width of %d%s",
+                                     g.in_c, g.packed_row_pixels, g.in_w, g.depthwise ? ", depthwise" : "");
     return Status::ok();
 }
 
@@ -64,6 +68,10 @@ size_t ConvPlan::task_count() const {
     return n;
 }
 
+bool can_read_packed_input(const ConvGeometry& g) {
+    return !g.depthwise && (g.in_c == 1 || g.in_c == 3 || g.in_c == 4);
+}
+
 StatusOr<ConvPlan> plan_conv(const ConvGeometry& g, const hw::SocProfile& soc, uint32_t core_mask) {
     const Status valid = check_geometry(g);
     if (!valid.is_ok()) return valid;
@@ -84,11 +92,16 @@ StatusOr<ConvPlan> plan_conv(const ConvGeometry& g, const hw::SocProfile& soc, u
         return make_status(StatusCode::kUnimplemented,
                            "the %d input rows one output row needs (%llu bytes) do not fit the %d x %u byte CBUF", g.kh,
                            static_cast<unsigned long long>(row_bytes * g.kh), banks, bank);
+    // A packed band's DATA_ENTRIES is W x rows (conv_regs.cc) in a 14-bit field.
+    const int max_band_rows = g.packed_row_pixels > 0 ? kMaxDataEntries / g.in_w : g.in_h;
+    if (max_band_rows < std::min(g.kh, g.in_h))
+        return make_status(StatusCode::kUnimplemented, "a packed %d-pixel-wide band of %d rows exceeds DATA_ENTRIES",
+                           g.in_w, g.kh);
 
     ConvPlan plan;
     const uint64_t per_kernel = weight_bytes_per_kernel(g);
     const int whole_input_banks = banks_for(row_bytes * g.in_h, bank) + slack;
-    if (whole_input_banks < banks) {
+    if (whole_input_banks < banks && g.in_h <= max_band_rows) {
         // The whole input stays resident: one band, every kernel in one task,
         // the weights streaming through the other banks (the vendor and Mesa
         // both do this, hw-facts 3.9 and the vendor captures).
@@ -116,7 +129,8 @@ StatusOr<ConvPlan> plan_conv(const ConvGeometry& g, const hw::SocProfile& soc, u
         }
         plan.data_banks = banks - plan.weight_banks;
     }
-    plan.input_rows_per_task = static_cast<int>(static_cast<uint64_t>(plan.data_banks - slack) * bank / row_bytes);
+    plan.input_rows_per_task = std::min<int>(
+        max_band_rows, static_cast<int>(static_cast<uint64_t>(plan.data_banks - slack) * bank / row_bytes));
     const std::vector<int>& core_list = cores.value();
     const int used_cores = std::min<int>(static_cast<int>(core_list.size()), g.out_h());
     const bool name_cores = core_list.size() > 1;

@@ -32,6 +32,10 @@ struct ConvPlan {
     size_t task_count() const;
 };
 
+// Whether the layer may read a channel-packed NHWC input
+// (ConvGeometry::packed_row_pixels): direct convolutions of 1, 3 or 4 channels.
+bool can_read_packed_input(const ConvGeometry& g);
+
 // kUnimplemented (with the reason) when the layer cannot be tiled for the
 // SoC: an input row band for one output row, or one kernel group, does not fit.
 StatusOr<ConvPlan> plan_conv(const ConvGeometry& g, const hw::SocProfile& soc, uint32_t core_mask);

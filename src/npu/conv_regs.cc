@@ -42,9 +42,15 @@ void emit_input_side(TaskEmitter* b, const ConvGeometry& g, const ConvAddresses&
     b->write_fields(r::CNA_CBUF_CON0, {{f::CNA_CBUF_CON0_DATA_BANK, static_cast<uint32_t>(t.data_banks)},
                                        {f::CNA_CBUF_CON0_WEIGHT_BANK, static_cast<uint32_t>(t.weight_banks)},
                                        {f::CNA_CBUF_CON0_WEIGHT_REUSE, t.reuse_weights ? 1u : 0u}});
+    const bool packed = g.packed_row_pixels > 0;
+    // Channel-packed input: ARGB_IN is 8 for one channel (Mesa) and 10 for
+    // three (the vendor's stream), read here as 8 + channels - 1.
     b->write_fields(r::CNA_CONV_CON1, {{f::CNA_CONV_CON1_CONV_MODE, g.depthwise ? 3u : 0u},
                                        {f::CNA_CONV_CON1_IN_PRECISION, prec},
-                                       {f::CNA_CONV_CON1_PROC_PRECISION, prec}});
+                                       {f::CNA_CONV_CON1_PROC_PRECISION, prec},
+                                       {f::CNA_CONV_CON1_ARGB_IN, packed ? 8u + static_cast<uint32_t>(g.in_c - 1) : 0u},
+                                       {f::CNA_CONV_CON1_GROUP_LINE_OFF, packed ? 1u : 0u},
+                                       {f::CNA_CONV_CON1_NONALIGN_DMA, packed ? 1u : 0u}});
     if (t.core >= 0) {
         const uint32_t s_pointer = hw::s_pointer::kPingPong | (static_cast<uint32_t>(t.core) << hw::s_pointer::kCoreIndexShift);
         b->write(r::CNA_S_POINTER, s_pointer);
@@ -70,20 +76,27 @@ void emit_input_side(TaskEmitter* b, const ConvGeometry& g, const ConvAddresses&
                                           {f::CNA_WEIGHT_SIZE2_WEIGHT_KERNELS, kernels}});
     // DATA_ENTRIES: one input row in 64-byte units, as Mesa and the vendor's
     // fp16 streams write it (W x atoms / 4).
+    // A packed band: W x rows, as the vendor's three-channel stream writes it.
     const uint32_t row_bytes = static_cast<uint32_t>(g.in_w * c_aligned * element_bytes(g));
-    b->write_fields(r::CNA_CBUF_CON1, {{f::CNA_CBUF_CON1_DATA_ENTRIES, (row_bytes + 63) / 64}});
+    const uint32_t entries = packed ? static_cast<uint32_t>(g.in_w * rt.band.count) : (row_bytes + 63) / 64;
+    b->write_fields(r::CNA_CBUF_CON1, {{f::CNA_CBUF_CON1_DATA_ENTRIES, entries}});
     b->write_fields(r::CNA_CVT_CON0, {{f::CNA_CVT_CON0_CVT_BYPASS, 1},
                                       {f::CNA_CVT_CON0_CVT_TYPE, 1},
                                       {f::CNA_CVT_CON0_DATA_SIGN, 1}});
     for (uint16_t reg : {r::CNA_CVT_CON1, r::CNA_CVT_CON2, r::CNA_CVT_CON3, r::CNA_CVT_CON4}) b->write(reg, 1u << 16);
     b->write_fields(r::CNA_PAD_CON0, {{f::CNA_PAD_CON0_PAD_TOP, static_cast<uint32_t>(rt.band.pad_top)},
                                       {f::CNA_PAD_CON0_PAD_LEFT, static_cast<uint32_t>(g.pad_left)}});
-    b->address(r::CNA_FEATURE_DATA_ADDR, a.input.plus(static_cast<uint64_t>(rt.band.first) * g.in_w * kAtomBytes));
+    const uint64_t input_row_bytes = packed ? static_cast<uint64_t>(g.packed_row_pixels) * g.in_c * element_bytes(g)
+                                            : static_cast<uint64_t>(g.in_w) * kAtomBytes;
+    b->address(r::CNA_FEATURE_DATA_ADDR, a.input.plus(static_cast<uint64_t>(rt.band.first) * input_row_bytes));
     b->write_fields(r::CNA_DMA_CON0, {{f::CNA_DMA_CON0_DATA_BURST_LEN, 15}, {f::CNA_DMA_CON0_WEIGHT_BURST_LEN, 15}});
     // Vendor captures: LINE_STRIDE = 4 W, SURF_STRIDE = W (H - 4) over the whole
     // cube (wrapping in 28 bits for H < 4), so a band keeps the cube's surfaces.
-    const uint32_t line = static_cast<uint32_t>(4 * g.in_w);
-    const uint32_t surf = static_cast<uint32_t>(g.in_w * g.in_h - 4 * g.in_w) & 0x0fffffffu;
+    // A packed image: LINE_STRIDE = its row pitch in pixels, SURF_STRIDE = that
+    // pitch x (H - 1) (the vendor's three-channel stream).
+    const uint32_t line = static_cast<uint32_t>(packed ? g.packed_row_pixels : 4 * g.in_w);
+    const uint32_t surf = packed ? static_cast<uint32_t>(g.packed_row_pixels * (g.in_h - 1))
+                                 : static_cast<uint32_t>(g.in_w * g.in_h - 4 * g.in_w) & 0x0fffffffu;
     b->write(r::CNA_DMA_CON1, line);
     b->write(r::CNA_DMA_CON2, surf);
     b->write_fields(r::CNA_FC_DATA_SIZE0, {{f::CNA_FC_DATA_SIZE0_DMA_WIDTH, static_cast<uint32_t>(g.in_w)},
@@ -91,7 +104,10 @@ void emit_input_side(TaskEmitter* b, const ConvGeometry& g, const ConvAddresses&
     b->write_fields(r::CNA_FC_DATA_SIZE1, {{f::CNA_FC_DATA_SIZE1_DMA_CHANNEL, static_cast<uint32_t>(c_aligned)}});
     b->write(r::CNA_DCOMP_CTRL, 0);
     b->address(r::CNA_DCOMP_ADDR0, a.weights.plus(g.depthwise ? 0 : static_cast<uint64_t>(rt.kernel) * per_kernel));
-    b->write(r::CNA_CVT_CON5, 0);
+    // Per-channel converter enables: Mesa writes 0xffff for its one-channel
+    // input, the vendor 0xfff for three channels; with the converter bypassed
+    // the emulator gives them no meaning.
+    b->write(r::CNA_CVT_CON5, packed ? (g.in_c == 1 ? 0xffffu : 0xfffu) : 0u);
     b->write(r::CNA_PAD_CON1, pad_value);
     b->write_fields(r::CORE_MISC_CFG, {{f::CORE_MISC_CFG_QD_EN, g.fp16 ? 0u : 1u},
                                        {f::CORE_MISC_CFG_DW_EN, g.depthwise ? 1u : 0u},

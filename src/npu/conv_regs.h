@@ -26,6 +26,10 @@ struct ConvGeometry {
     int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
     bool depthwise = false;
     bool fp16 = false;
+    // > 0: the input is not a cube but a channel-packed NHWC image (1, 3 or 4
+    // channels, direct convolutions only) whose rows are this many pixels
+    // apart, read with NONALIGN_DMA as the vendor reads its native inputs.
+    int packed_row_pixels = 0;
 
     int sy() const { return stride_h > 0 ? stride_h : stride; }
     int sx() const { return stride_w > 0 ? stride_w : stride; }

@@ -42,8 +42,12 @@ public:
         const ConvAddresses a{buffers.features[0], buffers.constants[0], buffers.constants[1], buffers.output};
         FloatEpilogue e = epilogue_;
         if (e.residual) e.residual_addr = buffers.features[1];
-        return lower_conv_fp16(geometry_, a, false, soc, core_mask, program, e);
+        ConvGeometry g = geometry_;
+        g.packed_row_pixels = buffers.packed_row_pixels;
+        return lower_conv_fp16(g, a, false, soc, core_mask, program, e);
     }
+
+    bool reads_packed_input() const override { return can_read_packed_input(geometry_); }
 
     std::string describe(const hw::SocProfile& soc, uint32_t core_mask) const override {
         auto plan = plan_conv(geometry_, soc, core_mask);

@@ -9,6 +9,31 @@ namespace rknn::npu {
 
 int align_up(int v, int a) { return (v + a - 1) / a * a; }
 
+int packed_row_pixels(int width, bool fp16) { return align_up(width, fp16 ? 8 : 16); }
+
+std::vector<uint8_t> pack_nhwc_image(const void* nchw, int c, int h, int w, int row_pixels, size_t elem_bytes) {
+    const auto* src = static_cast<const uint8_t*>(nchw);
+    const size_t plane = static_cast<size_t>(h) * w;
+    std::vector<uint8_t> out(static_cast<size_t>(h) * row_pixels * c * elem_bytes, 0);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            for (int ch = 0; ch < c; ++ch)
+                std::memcpy(&out[((static_cast<size_t>(y) * row_pixels + x) * c + ch) * elem_bytes],
+                            src + (static_cast<size_t>(ch) * plane + static_cast<size_t>(y) * w + x) * elem_bytes, elem_bytes);
+    return out;
+}
+
+std::vector<uint8_t> unpack_nhwc_image(const uint8_t* image, int c, int h, int w, int row_pixels, size_t elem_bytes) {
+    const size_t plane = static_cast<size_t>(h) * w;
+    std::vector<uint8_t> out(plane * c * elem_bytes);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            for (int ch = 0; ch < c; ++ch)
+                std::memcpy(&out[(static_cast<size_t>(ch) * plane + static_cast<size_t>(y) * w + x) * elem_bytes],
+                            image + ((static_cast<size_t>(y) * row_pixels + x) * c + ch) * elem_bytes, elem_bytes);
+    return out;
+}
+
 std::vector<uint8_t> pack_int8_cube(const int8_t* nchw, int c, int h, int w, int channels, int8_t fill) {
     const int surfaces = align_up(channels, 16) / 16;
     std::vector<uint8_t> out(static_cast<size_t>(surfaces) * h * w * 16, static_cast<uint8_t>(fill));

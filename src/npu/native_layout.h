@@ -3,12 +3,22 @@
 // and convolution weights in the kernel blocks the CNA reads.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
 namespace rknn::npu {
 
 int align_up(int v, int a);
+// Row pitch in pixels of a channel-packed NHWC image (1, 3 or 4 channels, the
+// vendor's native input form): the width aligned to one atom's channels (16
+// int8, 8 fp16), which fits the guide's "width aligned to 16" for RK3588 and
+// the 88-pixel rows of an 85-wide fp16 image in the phhusson dumps.
+int packed_row_pixels(int width, bool fp16);
+// NCHW (N = 1) <-> such an image with rows `row_pixels` apart (the pixels
+// past the width zero), for elements of `elem_bytes` (1 int8, 2 fp16).
+std::vector<uint8_t> pack_nhwc_image(const void* nchw, int c, int h, int w, int row_pixels, size_t elem_bytes);
+std::vector<uint8_t> unpack_nhwc_image(const uint8_t* image, int c, int h, int w, int row_pixels, size_t elem_bytes);
 // NCHW (N = 1) int8 -> NC1HWC2 bytes with C2 = 16; `channels` >= C lanes
 // (extra lanes filled with `fill`).
 std::vector<uint8_t> pack_int8_cube(const int8_t* nchw, int c, int h, int w, int channels, int8_t fill);

@@ -29,10 +29,13 @@ public:
             return RKNN_INVALID_ARGUMENT("convolution bound to %zu features and %zu constants", buffers.features.size(),
                                          buffers.constants.size());
         Int8ConvLayer layer = conv_->layer;
+        layer.geometry.packed_row_pixels = buffers.packed_row_pixels;
         layer.addresses = {buffers.features[0], buffers.constants[0], buffers.constants[1], buffers.output};
         if (conv_->residual_input >= 0) layer.epilogue.residual_addr = buffers.features[1];
         return lower_conv_int8(layer, soc, core_mask, program);
     }
+
+    bool reads_packed_input() const override { return can_read_packed_input(conv_->geometry); }
 
     std::string describe(const hw::SocProfile& soc, uint32_t core_mask) const override {
         auto plan = plan_conv(conv_->geometry, soc, core_mask);

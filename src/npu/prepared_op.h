@@ -3,7 +3,9 @@
 // and how to lower it once those buffers are bound. Every feature tensor (and
 // the output) is an NC1HWC2 cube of its dtype (int8: C2 = 16, fp16: C2 = 8)
 // in the shape cube_of_shape() gives: [1, C, H, W] as it is, an [M, K]
-// matrix as M one-pixel rows of K channels (C = K, H = M, W = 1).
+// matrix as M one-pixel rows of K channels (C = K, H = M, W = 1). The one
+// exception: a convolution's input image may be channel-packed NHWC
+// (reads_packed_input()), the form of the vendor's native inputs.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +37,9 @@ struct OpBuffers {
     std::vector<BufferRef> constants;  // one per constants() entry
     BufferRef output;
     BufferRef scratch;  // scratch_bytes() of device memory, when the op asks for any
+    // > 0: features[0] is a channel-packed NHWC image with rows this many
+    // pixels apart (npu/native_layout.h), for ops that reads_packed_input().
+    int packed_row_pixels = 0;
 };
 
 class PreparedOp {
@@ -44,6 +49,9 @@ public:
     const std::vector<int>& feature_inputs() const { return feature_inputs_; }
     // Bytes the op needs in device memory besides its features, in binding order.
     const std::vector<std::vector<uint8_t>>& constants() const { return constants_; }
+    // Whether feature 0 may be a channel-packed NHWC image instead of a cube
+    // (OpBuffers::packed_row_pixels): direct convolutions of 1, 3 or 4 channels.
+    virtual bool reads_packed_input() const { return false; }
     // Device memory the op's tasks pass data through (0: none).
     virtual size_t scratch_bytes() const { return 0; }
     // Appends the op's tasks to `program`.

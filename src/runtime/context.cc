@@ -184,7 +184,7 @@ Status Context::run_npu_segment(const SegmentProgram& segment) {
         for (int32_t id = kInternalBuffer; id < data_buffers; ++id) RKNN_RETURN_IF_ERROR(buffers_->flush(id));
         device_dirty_ = false;
     }
-    RKNN_RETURN_IF_ERROR(submit_segment(driver_.driver.get(), segment));
+    RKNN_RETURN_IF_ERROR(submit_segment(driver_.driver.get(), segment, &run_npu_ns_));
     for (int32_t id = kInternalBuffer; id < data_buffers; ++id) RKNN_RETURN_IF_ERROR(buffers_->invalidate(id));
     return Status::ok();
 }
@@ -195,21 +195,27 @@ Status Context::run_cpu_step(const CpuStep& step) {
         const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
         RKNN_ASSIGN_OR_RETURN(values_[static_cast<size_t>(t)],
                               unpack_native(buffers_->host(home.buffer) + home.offset, home.bytes,
-                                            g.tensors[static_cast<size_t>(t)]));
+                                            g.tensors[static_cast<size_t>(t)], home.packed_row_pixels));
     }
     RKNN_RETURN_IF_ERROR(executor_->run_op(step.op, values_));
     for (int32_t t : step.pack_after) {
         const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
         RKNN_RETURN_IF_ERROR(pack_native(values_[static_cast<size_t>(t)], buffers_->host(home.buffer) + home.offset,
-                                         home.bytes));
+                                         home.bytes, home.packed_row_pixels));
         device_dirty_ = true;
     }
     return Status::ok();
 }
 
+int64_t Context::last_run_npu_ns() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return last_run_npu_ns_;
+}
+
 Status Context::run() {
     std::lock_guard<std::mutex> lock(mutex_);
     const Clock::time_point start = Clock::now();
+    run_npu_ns_ = 0;
     for (size_t i = 0; i < schedule_.steps.size(); ++i) {
         const Step& step = schedule_.steps[i];
         const Clock::time_point step_start = Clock::now();
@@ -219,6 +225,7 @@ Status Context::run() {
         step_us_[i] = micros_since(step_start);
     }
     last_run_us_ = micros_since(start);
+    last_run_npu_ns_ = run_npu_ns_;
     ++runs_;
     if (log::level() >= 4) RKNN_LOG_AT(4, "%s", perf_table().c_str());
     if (log::level() >= 5) dump_layers();
@@ -236,7 +243,8 @@ StatusOr<cpu::HostTensor> Context::current_value(int32_t tensor) const {
     const int32_t producer = producers_[static_cast<size_t>(tensor)];
     const bool on_device = home.valid() && (producer < 0 || placements_[static_cast<size_t>(producer)].target == npu::Target::kNpu);
     if (!on_device) return values_[static_cast<size_t>(tensor)];
-    return unpack_native(buffers_->host(home.buffer) + home.offset, home.bytes, graph_.tensors[static_cast<size_t>(tensor)]);
+    return unpack_native(buffers_->host(home.buffer) + home.offset, home.bytes, graph_.tensors[static_cast<size_t>(tensor)],
+                         home.packed_row_pixels);
 }
 
 void Context::dump_layers() const {

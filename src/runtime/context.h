@@ -50,6 +50,9 @@ public:
     StatusOr<std::shared_ptr<Context>> duplicate();
 
     const graph::Graph& graph() const { return graph_; }
+    // Of the last finished rknn_run: the NPU time the kernel driver reported,
+    // summed over its submits (0 where the driver reports none).
+    int64_t last_run_npu_ns();
 
 private:
     Context() = default;
@@ -89,6 +92,8 @@ private:
     // Run statistics (PERF_RUN, PERF_DETAIL, RKNN_LOG_LEVEL=4).
     uint64_t runs_ = 0;
     int64_t last_run_us_ = 0;
+    int64_t run_npu_ns_ = 0;       // driver-reported NPU time, summed over the run in progress
+    int64_t last_run_npu_ns_ = 0;  // the same for the last finished run
     std::vector<int64_t> step_us_;
     std::string perf_text_;  // the last PERF_DETAIL answer (valid until the next query or destroy)
 
@@ -97,6 +102,7 @@ private:
     // Table-driven conversions (fast_io.h), per input / output; empty where
     // the generic path applies.
     std::vector<std::vector<int8_t>> pixel_codes_;
+    std::vector<std::optional<PixelRule>> pixel_rules_;  // the same tables as arithmetic, where they are
     std::vector<bool> input_read_on_cpu_;
     std::vector<std::optional<Dequant>> dequant_rules_;
     void prepare_fast_io();

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/log.h"
 #include "runtime/context.h"
 #include "runtime/fast_io.h"
 #include "runtime/io_convert.h"
@@ -21,6 +22,7 @@ uint64_t declared_bytes(const graph::Tensor& t) {
 void Context::prepare_fast_io() {
     const graph::Graph& g = graph_;
     pixel_codes_.assign(g.inputs.size(), {});
+    pixel_rules_.assign(g.inputs.size(), std::nullopt);
     input_read_on_cpu_.assign(g.inputs.size(), false);
     dequant_rules_.assign(g.outputs.size(), std::nullopt);
     for (size_t k = 0; k < g.inputs.size(); ++k) {
@@ -34,7 +36,14 @@ void Context::prepare_fast_io() {
         // One image, channels in order: what the per-channel tables assume.
         if ((pre != nullptr && pre->reverse_channels) || declared.shape.size() != 4 || declared.shape[0] != 1) continue;
         auto codes = make_pixel_codes(declared, pre);
-        if (codes.is_ok()) pixel_codes_[k] = std::move(codes).value();
+        if (!codes.is_ok()) continue;
+        pixel_codes_[k] = std::move(codes).value();
+        auto rule = fit_pixel_rule(pixel_codes_[k], static_cast<int>(declared.shape[1]));
+        if (rule.is_ok()) {
+            pixel_rules_[k] = std::move(rule).value();
+        } else {
+            RKNN_LOG_AT(4, "input %zu: uint8 pixels through tables (%s)", k, rule.status().message().c_str());
+        }
     }
     for (size_t k = 0; k < g.outputs.size(); ++k) {
         if (!schedule_.output_on_device[k]) continue;
@@ -61,7 +70,14 @@ bool Context::set_pixels_fast(const rknn_input& in) {
     const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
     const auto* pixels = static_cast<const uint8_t*>(in.buf);
     if (home.valid()) {
-        pixels_to_cube(pixels, nhwc, c, h, w, codes.data(), buffers_->host(home.buffer) + home.offset);
+        uint8_t* dst = buffers_->host(home.buffer) + home.offset;
+        if (home.packed_row_pixels > 0) {
+            const std::optional<PixelRule>& rule = pixel_rules_[in.index];
+            pixels_to_packed(pixels, nhwc, c, h, w, static_cast<int>(home.packed_row_pixels), codes.data(),
+                             rule.has_value() ? &*rule : nullptr, dst);
+        } else {
+            pixels_to_cube(pixels, nhwc, c, h, w, codes.data(), dst);
+        }
         device_dirty_ = true;
     }
     if (input_read_on_cpu_[in.index] || !home.valid()) {
@@ -111,7 +127,8 @@ Status Context::inputs_set(uint32_t count, const rknn_input* inputs) {
                 return make_status(StatusCode::kInputInvalid, "input %u: pass_through needs %llu bytes, got %u",
                                    in.index, static_cast<unsigned long long>(native), in.size);
             if (home.valid()) {
-                RKNN_ASSIGN_OR_RETURN(value, unpack_native(static_cast<const uint8_t*>(in.buf), in.size, declared));
+                RKNN_ASSIGN_OR_RETURN(value, unpack_native(static_cast<const uint8_t*>(in.buf), in.size, declared,
+                                                           home.packed_row_pixels));
             } else {
                 value = cpu::make_tensor_like(declared, declared.shape);
                 std::memcpy(value.raw(), in.buf, value.byte_size());
@@ -121,7 +138,8 @@ Status Context::inputs_set(uint32_t count, const rknn_input* inputs) {
             RKNN_ASSIGN_OR_RETURN(value, convert_input(in, declared, pre));
         }
         if (home.valid()) {
-            RKNN_RETURN_IF_ERROR(pack_native(value, buffers_->host(home.buffer) + home.offset, home.bytes));
+            RKNN_RETURN_IF_ERROR(
+                pack_native(value, buffers_->host(home.buffer) + home.offset, home.bytes, home.packed_row_pixels));
             device_dirty_ = true;
         }
         values_[static_cast<size_t>(t)] = std::move(value);

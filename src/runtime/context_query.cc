@@ -38,7 +38,9 @@ Status Context::query_tensor_attr(int cmd, rknn_tensor_attr* attr) {
     if (cmd == RKNN_QUERY_NATIVE_INPUT_ATTR || cmd == RKNN_QUERY_NATIVE_OUTPUT_ATTR) kind = AttrKind::kNative;
     if (cmd == RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR || cmd == RKNN_QUERY_NATIVE_NHWC_OUTPUT_ATTR) kind = AttrKind::kNativeNhwc;
     const bool on_device = input ? schedule_.input_on_device[attr->index] : schedule_.output_on_device[attr->index];
-    fill_tensor_attr(graph_.tensors[static_cast<size_t>(list[attr->index])], input, kind, on_device, attr);
+    const int32_t t = list[attr->index];
+    fill_tensor_attr(graph_.tensors[static_cast<size_t>(t)], input, kind, on_device,
+                     memory_.homes[static_cast<size_t>(t)].packed_row_pixels, attr);
     return Status::ok();
 }
 
@@ -183,6 +185,8 @@ std::string Context::perf_table() const {
     std::snprintf(line, sizeof(line), "Total Operator Elapsed Per Frame Time(us): %" PRId64 "\n", total);
     text += line;
     std::snprintf(line, sizeof(line), "Total Run Time(us): %" PRId64 "\n", last_run_us_);
+    text += line;
+    std::snprintf(line, sizeof(line), "Total NPU Time(us), driver-reported: %" PRId64 "\n", last_run_npu_ns_ / 1000);
     text += line;
     return text;
 }

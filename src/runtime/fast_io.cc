@@ -1,9 +1,12 @@
 #include "runtime/fast_io.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
-#if defined(__SSE2__)
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#elif defined(__SSE2__)
 #include <emmintrin.h>
 #elif defined(__aarch64__)
 #include <arm_neon.h>
@@ -66,6 +69,139 @@ void pixels_to_cube(const uint8_t* pixels, bool nhwc, int c, int h, int w, const
         const uint8_t* src = nhwc ? pixels + ch : pixels + static_cast<size_t>(ch) * plane;
         const size_t step = nhwc ? static_cast<size_t>(c) : 1;
         for (size_t p = 0; p < plane; ++p) lanes[p * kAtom] = static_cast<uint8_t>(table[src[p * step]]);
+    }
+}
+
+namespace {
+
+constexpr int kRuleShift = 15;  // fraction bits of the multipliers
+// Coefficient lanes: a common multiple of 1, 3 and 4 channels and of the
+// 32-byte SIMD step, so every step reads its lanes without wrapping.
+constexpr int kRuleBlock = 96;
+
+inline int8_t apply_rule(uint8_t p, int32_t mult, int32_t offset, int shift) {
+    const int32_t v = (static_cast<int32_t>(p) * mult + offset) >> shift;
+    return static_cast<int8_t>(std::min(127, std::max(-128, v)));
+}
+
+// One channel: the offsets that reproduce `codes` with multiplier `mult`, as
+// [lo, hi]; empty when lo > hi. Each pixel value bounds p * mult + offset.
+void offset_range(const int8_t* codes, int64_t mult, int64_t* lo, int64_t* hi) {
+    const int64_t unit = int64_t{1} << kRuleShift;
+    *lo = INT64_MIN / 4, *hi = INT64_MAX / 4;
+    for (int p = 0; p < 256; ++p) {
+        const int64_t q = codes[p], base = p * mult;
+        if (q > -128) *lo = std::max(*lo, q * unit - base);          // at least q before the shift
+        if (q < 127) *hi = std::min(*hi, (q + 1) * unit - 1 - base);  // below q + 1
+    }
+}
+
+// NHWC bytes of one row through the rule; mult/offset repeat the channels'
+// coefficients over kRuleBlock lanes (n is a whole number of pixels).
+void rule_row_scalar(const uint8_t* src, int8_t* dst, size_t n, const int32_t* mult, const int32_t* offset, int shift) {
+    for (size_t i = 0, k = 0; i < n; ++i, k = k + 1 == kRuleBlock ? 0 : k + 1)
+        dst[i] = apply_rule(src[i], mult[k], offset[k], shift);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// 32 bytes per step: four groups of eight int32 lanes, packed back to bytes
+// with saturation (exactly sat8), lanes restored to order by one permute.
+__attribute__((target("avx2"))) void rule_row_avx2(const uint8_t* src, int8_t* dst, size_t n, const int32_t* mult,
+                                                  const int32_t* offset, int shift) {
+    const __m128i count = _mm_cvtsi32_si128(shift);
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    size_t i = 0;
+    int pos = 0;  // i modulo kRuleBlock
+    for (; i + 32 <= n; i += 32, pos = (pos + 32) % kRuleBlock) {
+        __m256i v[4];
+        for (int j = 0; j < 4; ++j) {
+            const __m256i p = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + i + 8 * j)));
+            const __m256i m = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(mult + pos + 8 * j));
+            const __m256i o = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(offset + pos + 8 * j));
+            v[j] = _mm256_sra_epi32(_mm256_add_epi32(_mm256_mullo_epi32(p, m), o), count);
+        }
+        const __m256i bytes = _mm256_packs_epi16(_mm256_packs_epi32(v[0], v[1]), _mm256_packs_epi32(v[2], v[3]));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_permutevar8x32_epi32(bytes, order));
+    }
+    rule_row_scalar(src + i, dst + i, n - i, mult + pos, offset + pos, shift);
+}
+#endif
+
+void rule_row(const uint8_t* src, int8_t* dst, size_t n, const int32_t* mult, const int32_t* offset, int shift) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    if (avx2) return rule_row_avx2(src, dst, n, mult, offset, shift);
+#endif
+    rule_row_scalar(src, dst, n, mult, offset, shift);
+}
+
+}  // namespace
+
+StatusOr<PixelRule> fit_pixel_rule(const std::vector<int8_t>& codes, int channels) {
+    if (channels <= 0 || codes.size() != static_cast<size_t>(channels) * 256)
+        return RKNN_INVALID_ARGUMENT("%zu codes for %d channels", codes.size(), channels);
+    PixelRule rule;
+    rule.shift = kRuleShift;
+    for (int c = 0; c < channels; ++c) {
+        const int8_t* table = codes.data() + static_cast<size_t>(c) * 256;
+        // The slope from the unsaturated ends, then the multipliers near it.
+        int first = -1, last = -1;
+        for (int p = 0; p < 256; ++p)
+            if (table[p] > -128 && table[p] < 127) (first < 0 ? first : last) = p;
+        if (first < 0 || last < 0) return make_status(StatusCode::kUnimplemented, "channel %d: too few unsaturated codes", c);
+        const double slope = static_cast<double>(table[last] - table[first]) / (last - first);
+        const int64_t guess = static_cast<int64_t>(slope * (1 << kRuleShift));
+        bool found = false;
+        for (int64_t d = 0; d <= 256 && !found; ++d) {
+            for (int64_t mult : {guess + d, guess - d}) {
+                // 255 x |mult| and |offset| below 2^29: the int32 sum cannot overflow.
+                if (mult <= -(1 << 21) || mult >= (1 << 21)) continue;
+                int64_t lo = 0, hi = 0;
+                offset_range(table, mult, &lo, &hi);
+                if (lo > hi || lo <= -(int64_t{1} << 29) || lo >= (int64_t{1} << 29)) continue;
+                rule.mult.push_back(static_cast<int32_t>(mult));
+                rule.offset.push_back(static_cast<int32_t>(lo));
+                found = true;
+                break;
+            }
+        }
+        if (!found) return make_status(StatusCode::kUnimplemented, "channel %d: no multiplier reproduces the table", c);
+        for (int p = 0; p < 256; ++p)  // the rule as it runs, once more
+            if (apply_rule(static_cast<uint8_t>(p), rule.mult.back(), rule.offset.back(), rule.shift) != table[p])
+                return RKNN_INTERNAL_ERROR("channel %d: the fitted rule differs at %d", c, p);
+    }
+    return rule;
+}
+
+void pixels_to_packed(const uint8_t* pixels, bool nhwc, int c, int h, int w, int row_pixels, const int8_t* codes,
+                      const PixelRule* rule, uint8_t* image) {
+    const size_t plane = static_cast<size_t>(h) * w;
+    int32_t mult[kRuleBlock], offset[kRuleBlock];
+    if (rule != nullptr) {
+        for (int k = 0; k < kRuleBlock; ++k) {
+            mult[k] = rule->mult[static_cast<size_t>(k % c)];
+            offset[k] = rule->offset[static_cast<size_t>(k % c)];
+        }
+    }
+    for (int y = 0; y < h; ++y) {
+        uint8_t* row = image + static_cast<size_t>(y) * row_pixels * c;
+        if (nhwc && rule != nullptr && kRuleBlock % c == 0) {
+            rule_row(pixels + static_cast<size_t>(y) * w * c, reinterpret_cast<int8_t*>(row), static_cast<size_t>(w) * c,
+                     mult, offset, rule->shift);
+        } else if (nhwc) {
+            const uint8_t* src = pixels + static_cast<size_t>(y) * w * c;
+            for (int x = 0; x < w; ++x)
+                for (int ch = 0; ch < c; ++ch) {
+                    const size_t i = static_cast<size_t>(x) * c + ch;
+                    row[i] = static_cast<uint8_t>(codes[static_cast<size_t>(ch) * 256 + src[i]]);
+                }
+        } else {
+            for (int ch = 0; ch < c; ++ch) {
+                const int8_t* table = codes + static_cast<size_t>(ch) * 256;
+                const uint8_t* src = pixels + static_cast<size_t>(ch) * plane + static_cast<size_t>(y) * w;
+                for (int x = 0; x < w; ++x) row[static_cast<size_t>(x) * c + ch] = static_cast<uint8_t>(table[src[x]]);
+            }
+        }
     }
 }
 

@@ -30,6 +30,22 @@ StatusOr<Dequant> make_dequant(const graph::Tensor& declared);
 // uint8 pixels (NHWC or NCHW) of [1, C, H, W] -> the int8 cube's lanes
 // (padding lanes are left as they are: zero from creation).
 void pixels_to_cube(const uint8_t* pixels, bool nhwc, int c, int h, int w, const int8_t* codes, uint8_t* cube);
+// The same tables as integer arithmetic: code = sat8((p * mult + offset) >> shift)
+// per channel (one shift for all), found by solving the 256 inequalities each
+// table sets, so it equals the table for every pixel value by construction.
+// Vectorises where table lookups do not.
+struct PixelRule {
+    int shift = 0;
+    std::vector<int32_t> mult, offset;  // per channel
+};
+// kUnimplemented when some channel's table is not such a rule.
+StatusOr<PixelRule> fit_pixel_rule(const std::vector<int8_t>& codes, int channels);
+
+// The same pixels -> a channel-packed NHWC image with rows `row_pixels`
+// apart (the pixels past the width are left as they are: zero); `rule`, when
+// given, replaces the tables for NHWC pixels.
+void pixels_to_packed(const uint8_t* pixels, bool nhwc, int c, int h, int w, int row_pixels, const int8_t* codes,
+                      const PixelRule* rule, uint8_t* image);
 // The same pixels -> the int8 NCHW host tensor.
 void pixels_to_nchw(const uint8_t* pixels, bool nhwc, int c, int h, int w, const int8_t* codes, int8_t* nchw);
 // An int8 cube -> float NCHW with the affine rule, surface by surface.

@@ -92,6 +92,24 @@ std::vector<bool> device_tensors(const graph::Graph& g, std::vector<npu::Placeme
     return on_device;
 }
 
+// Whether graph input `t`, alone in its region, can stay a channel-packed
+// image: every op reading it is an NPU convolution taking it as its main
+// input and able to read it that way.
+bool packable_input(const graph::Graph& g, int32_t t, const std::vector<npu::Placement>& placements) {
+    if (packed_image_row_pixels(g.tensors[static_cast<size_t>(t)]) == 0) return false;
+    if (std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end()) return false;
+    for (size_t i = 0; i < g.ops.size(); ++i) {
+        const graph::Op& op = g.ops[i];
+        const int reads = static_cast<int>(std::count(op.inputs.begin(), op.inputs.end(), t));
+        if (reads == 0) continue;
+        const npu::Placement& p = placements[i];
+        if (p.target != npu::Target::kNpu || p.form != npu::NpuForm::kTasks || !p.prepared->reads_packed_input() ||
+            reads != 1 || op.inputs[static_cast<size_t>(p.prepared->feature_inputs()[0])] != t)
+            return false;
+    }
+    return true;
+}
+
 struct Region {
     int32_t root = -1;
     uint64_t bytes = 0;
@@ -167,6 +185,19 @@ StatusOr<MemoryPlan> plan_memory(const graph::Graph& g, const std::vector<int32_
         r.last = std::max({r.last, life[t].last, life[t].first});
         r.io = r.io || is_io[t];
         plan.homes[t] = {index, offset, native_cube_bytes(g.tensors[t])};  // region index for now
+    }
+
+    std::vector<int> members(regions.size(), 0);
+    for (const DeviceHome& home : plan.homes)
+        if (home.valid()) ++members[static_cast<size_t>(home.buffer)];
+    for (int32_t t : g.inputs) {
+        DeviceHome& home = plan.homes[static_cast<size_t>(t)];
+        if (!home.valid() || members[static_cast<size_t>(home.buffer)] != 1 || !packable_input(g, t, *placements))
+            continue;
+        const graph::Tensor& tensor = g.tensors[static_cast<size_t>(t)];
+        home.packed_row_pixels = packed_image_row_pixels(tensor);
+        home.bytes = packed_image_bytes(tensor);
+        regions[static_cast<size_t>(home.buffer)].bytes = home.bytes;
     }
 
     plan.buffer_bytes.assign(kFirstIoBuffer, 0);

@@ -28,7 +28,11 @@ constexpr int32_t kFirstIoBuffer = 2;  // then one per I/O region
 struct DeviceHome {
     int32_t buffer = -1;  // -1: the tensor has no device form
     uint64_t offset = 0;
-    uint64_t bytes = 0;   // of the tensor's own cube
+    uint64_t bytes = 0;   // of the tensor's own cube (or packed image)
+    // > 0: a channel-packed image with rows this many pixels apart instead of
+    // a cube (native_tensor.h): graph inputs of 1, 3 or 4 channels that only
+    // convolutions able to read them that way consume.
+    uint32_t packed_row_pixels = 0;
     bool valid() const { return buffer >= 0; }
 };
 

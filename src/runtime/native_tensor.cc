@@ -49,7 +49,19 @@ bool native_cube_shape(const graph::Tensor& t, int* c, int* h, int* w) {
     return true;
 }
 
-Status pack_native(const cpu::HostTensor& value, uint8_t* dst, uint64_t dst_bytes) {
+uint32_t packed_image_row_pixels(const graph::Tensor& t) {
+    npu::CubeShape cube;
+    if (t.shape.size() != 4 || !cube_of(t, &cube) || (cube.c != 1 && cube.c != 3 && cube.c != 4)) return 0;
+    return static_cast<uint32_t>(npu::packed_row_pixels(cube.w, t.dtype == graph::DType::kFloat16));
+}
+
+uint64_t packed_image_bytes(const graph::Tensor& t) {
+    const uint32_t pitch = packed_image_row_pixels(t);
+    if (pitch == 0) return 0;
+    return static_cast<uint64_t>(t.shape[2]) * pitch * static_cast<uint64_t>(t.shape[1]) * graph::dtype_size(t.dtype);
+}
+
+Status pack_native(const cpu::HostTensor& value, uint8_t* dst, uint64_t dst_bytes, uint32_t packed_row_pixels) {
     graph::Tensor declared;
     declared.dtype = value.dtype();
     declared.shape = value.shape();
@@ -59,7 +71,13 @@ Status pack_native(const cpu::HostTensor& value, uint8_t* dst, uint64_t dst_byte
     const int c2 = channels_per_atom(value.dtype());
     const std::vector<uint8_t> ordered = npu::to_cube_order(value.raw(), value.shape(), graph::dtype_size(value.dtype()));
     std::vector<uint8_t> bytes;
-    if (value.dtype() == graph::DType::kFloat16) {
+    if (packed_row_pixels > 0) {
+        if (packed_row_pixels != packed_image_row_pixels(declared))
+            return RKNN_INTERNAL_ERROR("tensor of %s has no %u-pixel packed form",
+                                       graph::shape_to_string(value.shape()).c_str(), packed_row_pixels);
+        bytes = npu::pack_nhwc_image(ordered.data(), cube.c, cube.h, cube.w, static_cast<int>(packed_row_pixels),
+                                     graph::dtype_size(value.dtype()));
+    } else if (value.dtype() == graph::DType::kFloat16) {
         std::vector<float> widened(static_cast<size_t>(value.numel()));
         for (size_t i = 0; i < widened.size(); ++i) {
             uint16_t h;
@@ -77,15 +95,21 @@ Status pack_native(const cpu::HostTensor& value, uint8_t* dst, uint64_t dst_byte
     return Status::ok();
 }
 
-StatusOr<cpu::HostTensor> unpack_native(const uint8_t* src, uint64_t src_bytes, const graph::Tensor& declared) {
+StatusOr<cpu::HostTensor> unpack_native(const uint8_t* src, uint64_t src_bytes, const graph::Tensor& declared,
+                                        uint32_t packed_row_pixels) {
     npu::CubeShape cube;
     if (!cube_of(declared, &cube)) return RKNN_INTERNAL_ERROR("tensor %s has no native cube", declared.name.c_str());
-    if (native_cube_bytes(declared) > src_bytes) return RKNN_INTERNAL_ERROR("native cube of %s is cut short",
-                                                                            declared.name.c_str());
+    if (packed_row_pixels > 0 && packed_row_pixels != packed_image_row_pixels(declared))
+        return RKNN_INTERNAL_ERROR("tensor %s has no %u-pixel packed form", declared.name.c_str(), packed_row_pixels);
+    const uint64_t needed = packed_row_pixels > 0 ? packed_image_bytes(declared) : native_cube_bytes(declared);
+    if (needed > src_bytes) return RKNN_INTERNAL_ERROR("native form of %s is cut short", declared.name.c_str());
     const uint64_t surface = static_cast<uint64_t>(cube.h) * static_cast<uint64_t>(cube.w) * kAtomBytes;
     cpu::HostTensor out = cpu::make_tensor_like(declared, declared.shape);
     std::vector<uint8_t> ordered;  // the cube's NCHW order
-    if (declared.dtype == graph::DType::kFloat16) {
+    if (packed_row_pixels > 0) {
+        ordered = npu::unpack_nhwc_image(src, cube.c, cube.h, cube.w, static_cast<int>(packed_row_pixels),
+                                         graph::dtype_size(declared.dtype));
+    } else if (declared.dtype == graph::DType::kFloat16) {
         const std::vector<float> values = npu::unpack_fp16_cube(src, cube.c, cube.h, cube.w, surface);
         ordered.resize(values.size() * 2);
         for (size_t i = 0; i < values.size(); ++i) {

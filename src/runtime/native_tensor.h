@@ -2,7 +2,8 @@
 // atoms (int8: 16 channels, fp16: 8 channels per atom) with dense surfaces of
 // H x W atoms, the form every NPU op reads and writes (npu/prepared_op.h).
 // [1, C, H, W] tensors are such cubes as they are, [1, K] rows as a one-pixel
-// cube of K channels.
+// cube of K channels. Model inputs of 1, 3 or 4 channels may instead be
+// channel-packed images (below).
 #pragma once
 
 #include <cstdint>
@@ -25,9 +26,20 @@ CubeDims native_cube_dims(const graph::Tensor& t);
 // C, H, W of the cube (false when there is none).
 bool native_cube_shape(const graph::Tensor& t, int* c, int* h, int* w);
 
-// Host tensor (NCHW, the tensor's dtype) -> cube bytes at `dst` (padding lanes zeroed).
-Status pack_native(const cpu::HostTensor& value, uint8_t* dst, uint64_t dst_bytes);
-// Cube bytes -> a host tensor shaped and typed as `declared`.
-StatusOr<cpu::HostTensor> unpack_native(const uint8_t* src, uint64_t src_bytes, const graph::Tensor& declared);
+// The other device form, for graph inputs that only convolutions read:
+// a [1, C, H, W] int8/fp16 image of 1, 3 or 4 channels kept channel-packed
+// NHWC as the vendor keeps native inputs (npu/native_layout.h). Its row
+// pitch in pixels (the NATIVE attr's w_stride), 0 for other tensors.
+uint32_t packed_image_row_pixels(const graph::Tensor& t);
+// H x pitch x C x element bytes (0 when there is no such form).
+uint64_t packed_image_bytes(const graph::Tensor& t);
+
+// Host tensor (NCHW, the tensor's dtype) -> device bytes at `dst` (padding
+// lanes and pixels zeroed): the cube, or with `packed_row_pixels` > 0 the
+// channel-packed image with that row pitch.
+Status pack_native(const cpu::HostTensor& value, uint8_t* dst, uint64_t dst_bytes, uint32_t packed_row_pixels = 0);
+// Device bytes (cube or packed image, as above) -> a host tensor shaped and typed as `declared`.
+StatusOr<cpu::HostTensor> unpack_native(const uint8_t* src, uint64_t src_bytes, const graph::Tensor& declared,
+                                        uint32_t packed_row_pixels = 0);
 
 }  // namespace rknn::runtime

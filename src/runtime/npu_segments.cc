@@ -23,8 +23,15 @@ StatusOr<std::vector<SegmentProgram>> lower_segments(const graph::Graph& g, cons
             const graph::Op& op = g.ops[static_cast<size_t>(op_index)];
             const npu::PreparedOp& prepared = *placements[static_cast<size_t>(op_index)].prepared;
             npu::OpBuffers buffers;
-            for (int index : prepared.feature_inputs())
-                buffers.features.push_back(ref(memory.homes[static_cast<size_t>(op.inputs[static_cast<size_t>(index)])]));
+            for (int index : prepared.feature_inputs()) {
+                const DeviceHome& home = memory.homes[static_cast<size_t>(op.inputs[static_cast<size_t>(index)])];
+                if (home.packed_row_pixels > 0) {
+                    if (!buffers.features.empty() || !prepared.reads_packed_input())
+                        return RKNN_INTERNAL_ERROR("op \"%s\" cannot read its packed input", op.name.c_str());
+                    buffers.packed_row_pixels = static_cast<int>(home.packed_row_pixels);
+                }
+                buffers.features.push_back(ref(home));
+            }
             for (uint64_t constant : memory.constant_offsets[static_cast<size_t>(op_index)])
                 buffers.constants.push_back(npu::BufferRef(kWeightBuffer, constant));
             buffers.output = ref(memory.homes[static_cast<size_t>(op.outputs[0])]);
@@ -91,12 +98,13 @@ driver::SubmitRequest make_submit(const npu::Program& program, uint64_t stream, 
     return submit;
 }
 
-Status submit_segment(driver::KernelDriver* driver, const SegmentProgram& segment) {
+Status submit_segment(driver::KernelDriver* driver, const SegmentProgram& segment, int64_t* npu_ns) {
     const npu::Program& program = segment.program;
     RKNN_ASSIGN_OR_RETURN(driver::SubmitResult result, driver->submit(segment.submit));
     if (result.task_counter != program.tasks.size())
         return make_status(StatusCode::kInternal, "the NPU completed %u of %zu tasks", result.task_counter,
                            program.tasks.size());
+    *npu_ns += result.hw_elapse_ns;
     return Status::ok();
 }
 

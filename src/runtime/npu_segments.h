@@ -47,6 +47,8 @@ Status link_segments(std::vector<SegmentProgram>* segments, const std::vector<ui
 driver::SubmitRequest make_submit(const npu::Program& program, uint64_t stream, uint32_t timeout_ms);
 
 // Runs one linked segment; blocks until the NPU finished it.
-Status submit_segment(driver::KernelDriver* driver, const SegmentProgram& segment);
+// Adds the driver-reported NPU time of the submit (0 where the driver does
+// not report one) to *npu_ns.
+Status submit_segment(driver::KernelDriver* driver, const SegmentProgram& segment, int64_t* npu_ns);
 
 }  // namespace rknn::runtime

@@ -33,7 +33,8 @@ uint32_t rknn_type_size(rknn_tensor_type type) {
     }
 }
 
-void fill_tensor_attr(const graph::Tensor& t, bool is_input, AttrKind kind, bool on_device, rknn_tensor_attr* attr) {
+void fill_tensor_attr(const graph::Tensor& t, bool is_input, AttrKind kind, bool on_device, uint32_t packed_row_pixels,
+                      rknn_tensor_attr* attr) {
     const uint32_t index = attr->index;
     std::memset(attr, 0, sizeof(*attr));
     attr->index = index;
@@ -76,7 +77,12 @@ void fill_tensor_attr(const graph::Tensor& t, bool is_input, AttrKind kind, bool
 
     const int64_t n = t.shape[0], c = t.shape[1], h = t.shape[2], w = t.shape[3];
     const bool nhwc = kind == AttrKind::kNativeNhwc || (kind == AttrKind::kUser && is_input);
-    if (kind == AttrKind::kNative && on_device) {
+    if (kind != AttrKind::kUser && on_device && packed_row_pixels > 0) {
+        set_dims({n, h, w, c});
+        attr->fmt = RKNN_TENSOR_NHWC;
+        attr->w_stride = packed_row_pixels;
+        attr->size_with_stride = static_cast<uint32_t>(packed_image_bytes(t));
+    } else if (kind == AttrKind::kNative && on_device) {
         const CubeDims cube = native_cube_dims(t);
         set_dims({n, cube.c1, cube.h, cube.w, cube.c2});
         attr->fmt = RKNN_TENSOR_NC1HWC2;

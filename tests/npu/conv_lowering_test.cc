@@ -49,12 +49,15 @@ struct LoweredRun {
 
 // Lowers `layer` for `core_mask` (or, with `one_task`, emits the whole layer
 // as a single task, ignoring the buffer limits), runs it and unpacks the output.
+// With `packed`, the input is a channel-packed NHWC image (as the runtime
+// keeps 1/3/4-channel model inputs) instead of a cube.
 ::testing::AssertionResult run_lowered(const QuantConvCase& layer, uint32_t core_mask, LoweredRun* out,
-                                       bool one_task = false) {
+                                       bool one_task = false, bool packed = false) {
     const QuantConvSpec& s = layer.spec;
     const int oc = s.out_c(), oh = s.out_h(), ow = s.out_w();
     npu::Int8ConvLayer lowered;
     lowered.geometry = geometry_of(s);
+    if (packed) lowered.geometry.packed_row_pixels = npu::packed_row_pixels(s.w, false);
     lowered.input_zp = static_cast<int8_t>(s.input_zp);
     lowered.epilogue = npu::epilogue_regs(layer.epilogue, layer.weights.data(), oc, s.taps_per_kernel(), s.input_zp);
     lowered.epilogue.residual_addr = npu::BufferRef(kResidual, 0);
@@ -64,7 +67,9 @@ struct LoweredRun {
     npu::testing::NpuRunner runner;
     if (!runner.ready()) return ::testing::AssertionFailure() << "could not open the rknpu back-end on the mock kernel";
     const int c_aligned = npu::align_up(s.c_in, 16), oc_aligned = npu::align_up(oc, 16);
-    const auto cube = npu::pack_int8_cube(layer.input.data<int8_t>(), s.c_in, s.h, s.w, c_aligned, 0);
+    const auto cube = packed ? npu::pack_nhwc_image(layer.input.data<int8_t>(), s.c_in, s.h, s.w,
+                                                    lowered.geometry.packed_row_pixels, 1)
+                             : npu::pack_int8_cube(layer.input.data<int8_t>(), s.c_in, s.h, s.w, c_aligned, 0);
     const auto weights = s.depthwise ? npu::pack_dw_weights_int8(layer.weights.data(), oc, s.kh, s.kw, c_aligned)
                                      : npu::pack_conv_weights_int8(layer.weights.data(), oc, s.c_in, s.kh, s.kw, c_aligned);
     const auto records = npu::bs_records(lowered.epilogue, oc_aligned);
@@ -98,12 +103,12 @@ struct LoweredRun {
 }
 
 ::testing::AssertionResult matches_reference(const QuantConvSpec& spec, uint32_t seed, uint32_t core_mask = 0,
-                                             size_t* tasks = nullptr) {
+                                             size_t* tasks = nullptr, bool packed = false) {
     QuantConvCase layer;
     const rknn::Status made = rknn::testing::make_quant_conv(spec, seed, &layer);
     if (!made.is_ok()) return ::testing::AssertionFailure() << spec.describe() << ": reference: " << made.message();
     LoweredRun run;
-    auto ok = run_lowered(layer, core_mask, &run);
+    auto ok = run_lowered(layer, core_mask, &run, false, packed);
     if (!ok) return ok << " (" << spec.describe() << ")";
     if (tasks != nullptr) *tasks = run.tasks;
     const int8_t* ref = layer.reference.data<int8_t>();
@@ -178,12 +183,15 @@ QuantConvSpec random_spec(std::mt19937& rng, bool depthwise, bool fully_connecte
     }
 }
 
-void check_random(const char* kind, int cases, uint32_t seed, bool depthwise, bool fully_connected) {
+// `packed`: 1, 3 or 4 input channels read as a channel-packed image.
+void check_random(const char* kind, int cases, uint32_t seed, bool depthwise, bool fully_connected,
+                  bool packed = false) {
     std::mt19937 rng(seed);
     int failures = 0;
     for (int i = 0; i < cases; ++i) {
-        const QuantConvSpec spec = random_spec(rng, depthwise, fully_connected);
-        const auto ok = matches_reference(spec, seed * 1000u + static_cast<uint32_t>(i));
+        QuantConvSpec spec = random_spec(rng, depthwise, fully_connected);
+        if (packed) spec.c_in = (rng() % 3 == 0) ? 1 : (rng() % 2 == 0 ? 3 : 4);
+        const auto ok = matches_reference(spec, seed * 1000u + static_cast<uint32_t>(i), 0, nullptr, packed);
         if (!ok) {
             ADD_FAILURE() << kind << " case " << i << ": " << ok.message();
             if (++failures >= 5) return;
@@ -196,6 +204,8 @@ TEST(NpuConvLowering, RandomDirectConvolutionsAreBitExact) { check_random("conv"
 TEST(NpuConvLowering, RandomDepthwiseConvolutionsAreBitExact) { check_random("depthwise", 150, 29, true, false); }
 
 TEST(NpuConvLowering, RandomFullyConnectedLayersAreBitExact) { check_random("fc", 100, 43, false, true); }
+
+TEST(NpuConvLowering, RandomConvolutionsOfPackedImagesAreBitExact) { check_random("packed", 200, 59, false, false, true); }
 
 // ---- tiling, kernel groups, multi-core --------------------------------------------
 
@@ -261,6 +271,47 @@ TEST(NpuConvLowering, TiledAndMultiCore640x640LayerEqualsOneTask) {
         EXPECT_GT(tiled.tasks, static_cast<size_t>(__builtin_popcount(mask)));
         EXPECT_TRUE(tiled.output == whole.output) << "core mask 0x" << std::hex << mask;
     }
+}
+
+// A detector's first layer: a 3-channel 320x320 image, channel-packed as
+// the runtime keeps it, tiled into row bands and split over 1-3 cores.
+TEST(NpuConvLowering, PackedImageTiledAndMultiCoreMatchesTheReference) {
+    QuantConvSpec s;
+    s.c_in = 3;
+    s.c_out = 32;
+    s.h = s.w = 320;
+    s.kh = s.kw = 6;
+    s.stride_h = s.stride_w = 2;
+    s.pad_top = s.pad_left = s.pad_bottom = s.pad_right = 2;
+    s.activation = OpType::kSilu;
+    s.input_zp = -128;
+    QuantConvCase layer;
+    ASSERT_TRUE(rknn::testing::make_quant_conv(s, 320, &layer).is_ok());
+    for (uint32_t mask : {0x1u, 0x3u, 0x7u}) {
+        LoweredRun run;
+        ASSERT_TRUE(run_lowered(layer, mask, &run, false, true)) << "core mask 0x" << std::hex << mask;
+        EXPECT_GT(run.tasks, static_cast<size_t>(__builtin_popcount(mask)));
+        EXPECT_TRUE(std::equal(run.output.begin(), run.output.end(), layer.reference.data<int8_t>()))
+            << "core mask 0x" << std::hex << mask;
+    }
+}
+
+TEST(NpuConvLowering, PackedInputIsRefusedWhereTheCnaCannotReadIt) {
+    npu::ConvGeometry g;
+    g.in_c = 8;
+    g.in_h = g.in_w = 8;
+    g.out_c = 8;
+    g.packed_row_pixels = 16;
+    EXPECT_FALSE(npu::can_read_packed_input(g));
+    EXPECT_FALSE(npu::plan_conv(g, rknn::hw::default_soc(), 0).is_ok());
+    g.in_c = 3;
+    EXPECT_TRUE(npu::plan_conv(g, rknn::hw::default_soc(), 0).is_ok());
+    g.packed_row_pixels = 4;  // shorter than a row
+    EXPECT_FALSE(npu::plan_conv(g, rknn::hw::default_soc(), 0).is_ok());
+    g.packed_row_pixels = 16;
+    g.depthwise = true;
+    g.out_c = 3;
+    EXPECT_FALSE(npu::plan_conv(g, rknn::hw::default_soc(), 0).is_ok());
 }
 
 TEST(NpuConvLowering, WeightsLargerThanTheBufferAreSplitIntoKernelGroups) {

@@ -33,6 +33,7 @@ struct Fp16Case {
     OpType activation;
     bool depthwise;
     bool residual;  // a fused fp16 add before the activation (none or ReLU)
+    bool packed = false;  // the input as a channel-packed NHWC image
 };
 
 // Checks every output against the tolerance; `worst` receives the largest
@@ -85,7 +86,8 @@ struct Fp16Case {
 
     const auto placement = npu::place_op(g, g.ops[0], rknn::hw::default_soc());
     if (placement.target != npu::Target::kNpu) return ::testing::AssertionFailure() << "CPU: " << placement.reason;
-    auto run = npu::testing::run_graph_op(g, g.ops[0], [&](int32_t id) -> const HostTensor& { return id == r ? residual : input; });
+    auto run = npu::testing::run_graph_op(
+        g, g.ops[0], [&](int32_t id) -> const HostTensor& { return id == r ? residual : input; }, 0, c.packed);
     if (!run.is_ok()) return ::testing::AssertionFailure() << run.status().message();
     const auto* got = reinterpret_cast<const uint16_t*>(run.value().output.data());
     const int taps = per_group * c.k * c.k;
@@ -137,6 +139,37 @@ TEST(NpuFp16Conv, RandomFp16ConvolutionsStayWithinTolerance) {
                         << " s" << c.stride << " p" << c.pad << (c.depthwise ? " dw" : "") << (c.residual ? " +residual" : "");
     }
     std::printf("fp16 conv: 120 random layers (direct, depthwise, residual adds), largest difference %.2f of the tolerance\n", worst);
+    EXPECT_LE(worst, 1.0);
+}
+
+// Inputs of 1, 3 or 4 channels as channel-packed NHWC images (how the
+// runtime keeps such model inputs), with row bands on the larger ones.
+TEST(NpuFp16Conv, PackedImageInputsStayWithinTolerance) {
+    std::mt19937 rng(88);
+    auto pick = [&rng](int lo, int hi) { return lo + static_cast<int>(rng() % static_cast<uint32_t>(hi - lo + 1)); };
+    const OpType acts[] = {OpType::kIdentity, OpType::kRelu, OpType::kClip, OpType::kLeakyRelu};
+    double worst = 0;
+    for (int i = 0; i < 40; ++i) {
+        Fp16Case c;
+        const int channels[] = {1, 3, 4};
+        c.c_in = channels[rng() % 3];
+        c.c_out = pick(1, 40);
+        c.k = pick(1, 6);
+        c.stride = pick(1, 3);
+        c.pad = pick(0, c.k - 1);
+        const int big = i % 8 == 0 ? 200 : 14;  // some need several row bands
+        c.h = pick(std::max(1, c.k - 2 * c.pad), big);
+        c.w = pick(std::max(1, c.k - 2 * c.pad), big);
+        c.activation = acts[rng() % 4];
+        c.depthwise = false;
+        c.residual = rng() % 4 == 0;
+        if (c.residual && c.activation != OpType::kIdentity) c.activation = OpType::kRelu;
+        c.packed = true;
+        const auto ok = check(c, 500u + static_cast<uint32_t>(i), &worst);
+        ASSERT_TRUE(ok) << "case " << i << ": " << c.c_in << "->" << c.c_out << " " << c.h << "x" << c.w << " k" << c.k
+                        << " s" << c.stride << " p" << c.pad;
+    }
+    std::printf("fp16 conv, packed inputs: 40 random layers, largest difference %.2f of the tolerance\n", worst);
     EXPECT_LE(worst, 1.0);
 }
 

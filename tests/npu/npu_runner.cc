@@ -83,10 +83,13 @@ Status NpuRunner::run(const Program& program, uint32_t* tasks_done) {
 uint64_t NpuRunner::programs_on_core(int core) const { return kernel_->npu().stats(core).programs; }
 
 StatusOr<OpRun> run_graph_op(const graph::Graph& g, const graph::Op& op,
-                             const std::function<const cpu::HostTensor&(int32_t)>& value_of, uint32_t core_mask) {
+                             const std::function<const cpu::HostTensor&(int32_t)>& value_of, uint32_t core_mask,
+                             bool packed_input) {
     OpRun run;
     const auto start = std::chrono::steady_clock::now();
     RKNN_ASSIGN_OR_RETURN(std::unique_ptr<PreparedOp> prepared, prepare_op(g, op));
+    if (packed_input && !prepared->reads_packed_input())
+        return RKNN_INVALID_ARGUMENT("the op does not read a channel-packed input");
     NpuRunner runner;
     if (!runner.ready()) return RKNN_INTERNAL_ERROR("could not open the rknpu back-end on the mock kernel");
     // Buffers in binding order: feature cubes, constants, then the output cube.
@@ -96,6 +99,9 @@ StatusOr<OpRun> run_graph_op(const graph::Graph& g, const graph::Op& op,
     for (size_t i = 0; i < prepared->constants().size(); ++i) buffers.constants.push_back(BufferRef(next++, 0));
     buffers.output = BufferRef(next, 0);
     if (prepared->scratch_bytes() > 0) buffers.scratch = BufferRef(next + 1, 0);
+    const graph::Tensor& first = g.tensors[static_cast<size_t>(op.inputs[static_cast<size_t>(prepared->feature_inputs()[0])])];
+    const bool first_fp16 = first.dtype == graph::DType::kFloat16;
+    if (packed_input) buffers.packed_row_pixels = packed_row_pixels(static_cast<int>(first.shape.back()), first_fp16);
     ProgramBuilder builder(runner.soc());
     RKNN_RETURN_IF_ERROR(prepared->lower(buffers, runner.soc(), core_mask, &builder));
     const Program program = builder.finish();
@@ -109,7 +115,9 @@ StatusOr<OpRun> run_graph_op(const graph::Graph& g, const graph::Op& op,
         if (!cube_of_shape(t.shape(), &c)) return RKNN_INVALID_ARGUMENT("feature input is not a cube");
         std::vector<uint8_t> cube;
         const std::vector<uint8_t> ordered = to_cube_order(t.raw(), t.shape(), graph::dtype_size(t.dtype()));
-        if (t.dtype() == graph::DType::kFloat16) {
+        if (packed_input && index == prepared->feature_inputs()[0]) {
+            cube = pack_nhwc_image(ordered.data(), c.c, c.h, c.w, buffers.packed_row_pixels, graph::dtype_size(t.dtype()));
+        } else if (t.dtype() == graph::DType::kFloat16) {
             std::vector<float> values(static_cast<size_t>(t.numel()));
             for (size_t i = 0; i < values.size(); ++i) {
                 uint16_t h;

@@ -50,7 +50,10 @@ struct OpRun {
     double codegen_ms = 0;  // prepare_op + lowering
 };
 // `value_of(tensor id)` gives each feature input as an int8 or fp16 NCHW tensor.
+// `packed_input`: the first feature as a channel-packed NHWC image (the op
+// must reads_packed_input()), as the runtime keeps 1/3/4-channel inputs.
 StatusOr<OpRun> run_graph_op(const graph::Graph& g, const graph::Op& op,
-                             const std::function<const cpu::HostTensor&(int32_t)>& value_of, uint32_t core_mask = 0);
+                             const std::function<const cpu::HostTensor&(int32_t)>& value_of, uint32_t core_mask = 0,
+                             bool packed_input = false);
 
 }  // namespace rknn::npu::testing

@@ -23,6 +23,7 @@
 #include "hw/registers.h"
 #include "hw/soc_profile.h"
 #include "npu/conv_lowering.h"
+#include "npu/native_layout.h"
 
 #ifndef RKNN_GOLDEN_DIR
 #define RKNN_GOLDEN_DIR "../shared/golden"
@@ -252,6 +253,61 @@ TEST(NpuVendorTiling, Fp16ConvGeometryBanksAndSplitsAgreeWithTheVendor) {
     for (const std::string& s : tally.skipped) std::printf("  tiled differently: %s\n", s.c_str());
     EXPECT_GE(tally.shapes + tally.skipped_shapes, static_cast<int>(files.size()) - 2) << "captures not understood";
     EXPECT_GE(tally.shapes, 60);
+}
+
+// The vendor's first task for a three-channel fp16 224x224 image (a 3x3
+// valid convolution to 32 channels, 48 output rows from a 50-row band),
+// values read from golden/allbilly-rk3588/experimental/rknn/
+// channeltile_6tile_emit.txt and written here as facts, so this runs
+// without the golden folder: our task for the same band of a packed input.
+TEST(NpuVendorTiling, PackedThreeChannelImageRegistersAgreeWithTheVendor) {
+    const auto& soc = hw::default_soc();
+    npu::ConvGeometry g;
+    g.fp16 = true;
+    g.in_c = 3;
+    g.in_h = g.in_w = 224;
+    g.out_c = 32;
+    g.kh = g.kw = 3;
+    g.packed_row_pixels = npu::packed_row_pixels(g.in_w, true);
+    npu::ConvTile tile;
+    tile.out_row = 0;
+    tile.out_rows = 48;
+    npu::TaskEmitter task;
+    npu::emit_conv_fp16(&task, g, {npu::BufferRef(0, 0), npu::BufferRef(1, 0), npu::BufferRef(2, 0), npu::BufferRef(3, 0)},
+                        false, tile);
+    npu::ProgramBuilder builder(soc);
+    ASSERT_TRUE(builder.add(0, task, 0x0d, 0x300).is_ok());
+    const npu::Program p = builder.finish();
+    std::map<uint16_t, uint32_t> ours;
+    for (uint32_t i = p.tasks[0].first_word; i < p.tasks[0].first_word + p.tasks[0].body_words; ++i) {
+        const auto w = hw::decode_word(p.words[i], hw::DecodeRules{});
+        if (w.kind == hw::WordKind::kWrite) ours[w.reg] = w.value;
+    }
+    const struct {
+        const char* name;
+        uint16_t reg;
+        uint32_t vendor;
+    } expected[] = {
+        {"CNA_CONV_CON1", r::CNA_CONV_CON1, 0x6000a120},  // NONALIGN_DMA, GROUP_LINE_OFF, ARGB_IN 10, fp16
+        {"CNA_DATA_SIZE0", r::CNA_DATA_SIZE0, 0x00e00032},  // 224 wide, 50 rows
+        {"CNA_DATA_SIZE1", r::CNA_DATA_SIZE1, 0x00020008},  // 3 real channels in 8
+        {"CNA_DATA_SIZE2", r::CNA_DATA_SIZE2, 222},
+        {"CNA_DATA_SIZE3", r::CNA_DATA_SIZE3, 10656},
+        {"CNA_WEIGHT_SIZE0", r::CNA_WEIGHT_SIZE0, 0x1200},
+        {"CNA_WEIGHT_SIZE1", r::CNA_WEIGHT_SIZE1, 144},
+        {"CNA_WEIGHT_SIZE2", r::CNA_WEIGHT_SIZE2, 0x03030020},
+        {"CNA_CBUF_CON1", r::CNA_CBUF_CON1, 11200},
+        {"CNA_DMA_CON1", r::CNA_DMA_CON1, 224},
+        {"CNA_DMA_CON2", r::CNA_DMA_CON2, 49952},
+        {"CNA_FC_DATA_SIZE0", r::CNA_FC_DATA_SIZE0, 0x00e00032},
+        {"CNA_FC_DATA_SIZE1", r::CNA_FC_DATA_SIZE1, 8},
+        {"CNA_CVT_CON5", r::CNA_CVT_CON5, 0xfff},
+        {"CORE_DATAOUT_SIZE_0", r::CORE_DATAOUT_SIZE_0, 0x002f00dd},
+    };
+    for (const auto& e : expected) {
+        ASSERT_TRUE(ours.count(e.reg)) << e.name << " not written";
+        EXPECT_EQ(ours.at(e.reg), e.vendor) << e.name;
+    }
 }
 
 }  // namespace

@@ -142,12 +142,20 @@ TEST_F(ApiContract, QueriesDescribeTheModel) {
     EXPECT_EQ(attr.zp, in.quant.zero_point());
     EXPECT_FLOAT_EQ(attr.scale, in.quant.scale());
 
-    attr = {};
-    ASSERT_EQ(rknn_query(ctx_, RKNN_QUERY_NATIVE_INPUT_ATTR, &attr, sizeof(attr)), RKNN_SUCC);
-    EXPECT_EQ(attr.fmt, RKNN_TENSOR_NC1HWC2);
-    EXPECT_EQ(std::vector<uint32_t>(attr.dims, attr.dims + 5), (std::vector<uint32_t>{1, 1, 8, 8, 16}));
-    EXPECT_EQ(attr.size_with_stride, 8u * 8u * 16u);
-    EXPECT_EQ(attr.n_elems, 192u);
+    // A 3-channel image read only by a convolution: the vendor's native
+    // form, NHWC with the width aligned to 16 pixels (runtime-spec 3.3, 3.5).
+    for (rknn_query_cmd cmd : {RKNN_QUERY_NATIVE_INPUT_ATTR, RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR}) {
+        attr = {};
+        ASSERT_EQ(rknn_query(ctx_, cmd, &attr, sizeof(attr)), RKNN_SUCC);
+        EXPECT_EQ(attr.fmt, RKNN_TENSOR_NHWC) << cmd;
+        EXPECT_EQ(attr.n_dims, 4u) << cmd;
+        EXPECT_EQ(std::vector<uint32_t>(attr.dims, attr.dims + 4), (std::vector<uint32_t>{1, 8, 8, 3})) << cmd;
+        EXPECT_EQ(attr.w_stride, 16u) << cmd;
+        EXPECT_EQ(attr.size_with_stride, 8u * 16u * 3u) << cmd;
+        EXPECT_EQ(attr.size, 192u) << cmd;
+        EXPECT_EQ(attr.n_elems, 192u) << cmd;
+        EXPECT_EQ(attr.type, RKNN_TENSOR_INT8) << cmd;
+    }
 
     attr = {};
     ASSERT_EQ(rknn_query(ctx_, RKNN_QUERY_OUTPUT_ATTR, &attr, sizeof(attr)), RKNN_SUCC);
@@ -158,8 +166,7 @@ TEST_F(ApiContract, QueriesDescribeTheModel) {
     EXPECT_EQ(attr.size, 10u);
     EXPECT_EQ(attr.type, RKNN_TENSOR_INT8);
     EXPECT_EQ(attr.w_stride, 0u);
-    for (rknn_query_cmd cmd : {RKNN_QUERY_NATIVE_OUTPUT_ATTR, RKNN_QUERY_NATIVE_NHWC_OUTPUT_ATTR,
-                               RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR}) {
+    for (rknn_query_cmd cmd : {RKNN_QUERY_NATIVE_OUTPUT_ATTR, RKNN_QUERY_NATIVE_NHWC_OUTPUT_ATTR}) {
         attr = {};
         EXPECT_EQ(rknn_query(ctx_, cmd, &attr, sizeof(attr)), RKNN_SUCC) << cmd;
         EXPECT_GT(attr.n_elems, 0u) << cmd;
@@ -225,13 +232,16 @@ TEST_F(ApiContract, EveryInputTypeAndLayoutGivesTheSameResult) {
     ASSERT_TRUE(rknn::cpu::from_float32(normalised.value(), &q).is_ok());
     EXPECT_EQ(run_raw(input_of(q.raw(), 192, RKNN_TENSOR_INT8, RKNN_TENSOR_NCHW)), expected);
 
-    // pass_through: the native cube (NC1HWC2, 16 channels per pixel).
-    std::vector<int8_t> cube(8 * 8 * 16, 0);
+    // pass_through: the native NHWC image, rows of w_stride = 16 pixels.
+    std::vector<int8_t> image(8 * 16 * 3, 0);
     for (int c = 0; c < 3; ++c)
-        for (int i = 0; i < 64; ++i) cube[static_cast<size_t>(i * 16 + c)] = q.data<int8_t>()[c * 64 + i];
-    rknn_input native = input_of(cube.data(), static_cast<uint32_t>(cube.size()), RKNN_TENSOR_INT8, RKNN_TENSOR_NC1HWC2);
+        for (int i = 0; i < 64; ++i) image[static_cast<size_t>(((i / 8) * 16 + i % 8) * 3 + c)] = q.data<int8_t>()[c * 64 + i];
+    rknn_input native = input_of(image.data(), static_cast<uint32_t>(image.size()), RKNN_TENSOR_INT8, RKNN_TENSOR_NHWC);
     native.pass_through = 1;
     EXPECT_EQ(run_raw(native), expected);
+    // Without the stride padding it is too short.
+    native.size = 192;
+    EXPECT_NE(rknn_inputs_set(ctx_, 1, &native), RKNN_SUCC);
 }
 
 TEST_F(ApiContract, FloatAndPreallocatedOutputs) {
@@ -381,6 +391,13 @@ TEST(ApiModels, ReversedChannelsAndAnInputThatIsAnOutput) {
     g.outputs.push_back(g.inputs[0]);
     rknn_context ctx = 0;
     ASSERT_EQ(init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &ctx), RKNN_SUCC);
+    // Read back as an output, the input is not kept as a packed image: the
+    // NPU's cube.
+    rknn_tensor_attr attr{};
+    ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_NATIVE_INPUT_ATTR, &attr, sizeof(attr)), RKNN_SUCC);
+    EXPECT_EQ(attr.fmt, RKNN_TENSOR_NC1HWC2);
+    EXPECT_EQ(std::vector<uint32_t>(attr.dims, attr.dims + 5), (std::vector<uint32_t>{1, 1, 8, 8, 16}));
+    EXPECT_EQ(attr.size_with_stride, 8u * 8u * 16u);
     std::vector<uint8_t> p = pixels(6);
     HostTensor raw(graph::DType::kUInt8, {1, 8, 8, 3});
     std::memcpy(raw.raw(), p.data(), p.size());

@@ -3,6 +3,7 @@
 // not multiples of the 16-pixel blocks.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -78,6 +79,55 @@ TEST(FastIo, PixelTablesEqualTheGenericInputConversion) {
             EXPECT_EQ(std::memcmp(nchw.data(), generic.value().raw(), nchw.size()), 0);
         }
     }
+}
+
+// Channel-packed images (the native form of 1/3/4-channel inputs): the
+// tables, and the integer rule fitted to them (SIMD where the CPU has it),
+// give the generic conversion's bytes for random normalisations, including
+// ones that saturate, on widths that are not multiples of the SIMD step.
+TEST(FastIo, PackedImagesEqualTheGenericInputConversion) {
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> mean(0.0f, 255.0f), stdev(0.5f, 130.0f), scale(0.002f, 0.05f);
+    int rules = 0, cases = 0;
+    for (int trial = 0; trial < 40; ++trial) {
+        const int c = trial % 3 == 0 ? 1 : (trial % 3 == 1 ? 3 : 4);
+        const int h = 1 + static_cast<int>(rng() % 5), w = 1 + static_cast<int>(rng() % 70);
+        graph::InputPreprocess pre;
+        for (int k = 0; k < c; ++k) pre.mean.push_back(mean(rng)), pre.std.push_back(stdev(rng));
+        const graph::Tensor t = int8_tensor(c, h, w, scale(rng), static_cast<int32_t>(rng() % 61) - 30);
+        std::vector<uint8_t> pixels(static_cast<size_t>(c) * h * w);
+        for (uint8_t& p : pixels) p = static_cast<uint8_t>(rng());
+        rknn_input in{};
+        in.buf = pixels.data();
+        in.size = static_cast<uint32_t>(pixels.size());
+        in.type = RKNN_TENSOR_UINT8;
+        in.fmt = RKNN_TENSOR_NHWC;
+        auto generic = runtime::convert_input(in, t, &pre);
+        ASSERT_TRUE(generic.is_ok());
+        const uint32_t pitch = runtime::packed_image_row_pixels(t);
+        ASSERT_EQ(pitch % 16, 0u);
+        ASSERT_GE(pitch, static_cast<uint32_t>(w));
+        std::vector<uint8_t> expected(runtime::packed_image_bytes(t), 0);
+        ASSERT_TRUE(runtime::pack_native(generic.value(), expected.data(), expected.size(), pitch).is_ok());
+        auto back = runtime::unpack_native(expected.data(), expected.size(), t, pitch);
+        ASSERT_TRUE(back.is_ok());
+        EXPECT_EQ(std::memcmp(back.value().raw(), generic.value().raw(), pixels.size()), 0);
+
+        auto codes = runtime::make_pixel_codes(t, &pre);
+        ASSERT_TRUE(codes.is_ok());
+        auto rule = runtime::fit_pixel_rule(codes.value(), c);
+        for (bool use_rule : {false, true}) {
+            if (use_rule && !rule.is_ok()) continue;
+            std::vector<uint8_t> image(expected.size(), 0);
+            runtime::pixels_to_packed(pixels.data(), true, c, h, w, static_cast<int>(pitch), codes.value().data(),
+                                      use_rule ? &rule.value() : nullptr, image.data());
+            EXPECT_EQ(image, expected) << "trial " << trial << (use_rule ? " (rule)" : " (tables)");
+            ++cases;
+            rules += use_rule;
+        }
+    }
+    std::printf("packed images: %d conversions compared, %d through the fitted rule\n", cases, rules);
+    EXPECT_GE(rules, 30);  // per-tensor affine quantisation is what the rule is for
 }
 
 }  // namespace
