@@ -78,8 +78,6 @@ StatusOr<std::unique_ptr<PreparedOp>> prepare_pool_op(const graph::Graph& g, con
     if ((x.dtype != graph::DType::kInt8 && !fp16) || y.dtype != x.dtype || x.shape.size() != 4 || x.shape[0] != 1 ||
         y.shape.size() != 4)
         return unsupported("the PPU path takes int8 or fp16 [1, C, H, W] cubes");
-    if (fp16 && average)
-        return unsupported("an fp16 average (the PPU's fp16 reciprocals round differently from the reference)");
     if (!fp16 && (x.quant.per_channel() || y.quant.per_channel() || !x.quant.is_quantized() || !y.quant.is_quantized()))
         return unsupported("pools take per-tensor quantised cubes");
 
@@ -117,9 +115,14 @@ StatusOr<std::unique_ptr<PreparedOp>> prepare_pool_op(const graph::Graph& g, con
     if (t.pad >= t.k) return unsupported("padding as large as the window");
     if (y.shape[1] != t.c || y.shape[2] != t.out_h() || y.shape[3] != t.out_w())
         return RKNN_INVALID_ARGUMENT("pool %s: output shape does not follow from its attributes", op.name.c_str());
-    if (average && (x.quant.zero_point() != 0 || t.pad != 0))
-        return unsupported("an average with a non-zero zero point or padding is not exact on the PPU");
+    // The PPU averages the codes and the zero point comes off in the
+    // requantisation, as the reference does; padded windows would average
+    // the pad value too.
+    if (average && t.pad != 0) return unsupported("an average with padding is not exact on the PPU");
     t.fp16 = fp16;
+    // fp16 averages multiply by fp16 reciprocals of the window (what the
+    // vendor programs): within 2 ulps of the reference's division, the
+    // tolerance every fp16 op has.
     // Never wins a max (fp16: the lowest finite half); averages have no padding here.
     t.pad_value = fp16 ? 0xfbff : -128;
     DpuTask rq;

@@ -1,11 +1,12 @@
 // int8 pooling with the NPU's arithmetic (PPU, hw-facts 3.5 and 4.1).
 //
 // Max/min pools pick an input code and requantise it if the output scale
-// differs. Average pools sum (a - za) over the window and multiply by the
+// differs. Average pools sum the codes a over the window and multiply by the
 // Q16 reciprocals of the window height and width, as the PPU's RECIP_KERNEL
-// registers do: v = round_shift(sum * round(65536/kh) * round(65536/kw), 32),
-// then y = sat(requant(v) + zy). The divisor counts only taps inside the input
-// unless count_include_pad is set, as ONNX defines.
+// registers do: v = round_shift(sum * round(65536/kh) * round(65536/kw), 32);
+// the zero point comes off after that, with the requantisation (the DPU's BS
+// stage on the NPU): y = sat(requant(v - za) + zy). The divisor counts only
+// taps inside the input unless count_include_pad is set, as ONNX defines.
 #include <limits>
 
 #include "cpu/int8/epilogue.h"
@@ -70,7 +71,7 @@ Status pool(const KernelArgs& args, bool average, bool global) {
                     for (int64_t kx = 0; kx < g.kernel[2]; ++kx) {
                         const int64_t ix = x0 + kx * g.dilation[2];
                         if (ix < 0 || ix >= g.in[2]) continue;
-                        const int64_t v = in[iy * g.in[2] + ix] - zx;
+                        const int64_t v = in[iy * g.in[2] + ix];
                         acc = average ? acc + v : std::max(acc, v);
                     }
                 }
@@ -81,9 +82,9 @@ Status pool(const KernelArgs& args, bool average, bool global) {
                     const int64_t kw = taps_inside(x0, g.kernel[2], g.dilation[2], lo_x, hi_x);
                     acc = round_shift(acc * recip16(kh) * recip16(kw), 32);
                 } else if (acc == std::numeric_limits<int64_t>::min()) {
-                    acc = 0;  // a window entirely in the padding
+                    acc = zx;  // a window entirely in the padding: a zero
                 }
-                out[oy * g.out[2] + ox] = saturate_int8(apply(r, 0, acc) + zy);
+                out[oy * g.out[2] + ox] = saturate_int8(apply(r, 0, acc - zx) + zy);
             }
     }
     return Status::ok();
