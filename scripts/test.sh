@@ -2,8 +2,9 @@
 # Builds and runs every test:
 #   native          the whole suite (unit, ABI, ONNX conformance, real models)
 #   asan+ubsan      the same under AddressSanitizer + UndefinedBehaviorSanitizer
-#                   (without the real-model accuracy runs, which only re-check numbers)
-#   tsan            the threaded pieces (mock kernel, emulated NPU, lowered programs) under ThreadSanitizer
+#                   (without the real-model accuracy runs, which only re-check numbers,
+#                   and so without the examples and benchmarks only those use)
+#   tsan            the threaded pieces (host thread pool, mock kernel, emulated NPU, lowered programs) under ThreadSanitizer
 #   aarch64 (qemu)  the cross build, tests run under qemu-user
 #   fuzz            the model-loader libFuzzer target (clang), for a bounded time
 # Installs missing Debian packages first.
@@ -28,8 +29,9 @@ run_suite() {
 }
 
 run_suite "native" build "" ""
-run_suite "asan+ubsan" build-asan "-LE models" "" -DRKNN_SANITIZE=address,undefined
-run_suite "tsan" build-tsan "-L unit" "driver_test emulator_test npu_test" -DRKNN_SANITIZE=thread -DRKNN_BUILD_TOOLS=OFF
+run_suite "asan+ubsan" build-asan "-LE models" "" -DRKNN_SANITIZE=address,undefined -DRKNN_BUILD_EXAMPLES=OFF \
+  -DRKNN_BUILD_BENCHMARKS=OFF
+run_suite "tsan" build-tsan "-L unit" "base_test driver_test emulator_test npu_test" -DRKNN_SANITIZE=thread -DRKNN_BUILD_TOOLS=OFF
 run_suite "aarch64 (qemu)" build-aarch64 "" "" -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DRKNN_BUILD_TOOLS=OFF
 run_suite "fuzz" build-fuzz "-L fuzz" "model_loader_fuzzer make_fuzz_seeds" -DCMAKE_C_COMPILER=clang \
   -DCMAKE_CXX_COMPILER=clang++ -DRKNN_FUZZ=ON -DRKNN_SANITIZE=address,undefined -DRKNN_BUILD_TOOLS=OFF

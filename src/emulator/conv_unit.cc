@@ -5,6 +5,7 @@
 
 #include "base/half.h"
 #include "base/hot_loops.h"
+#include "base/parallel.h"
 #include "emulator/cube.h"
 #include "emulator/fixed_point.h"
 
@@ -24,6 +25,7 @@ constexpr int kWeightOcBlockInt8 = 32;
 constexpr int kWeightOcBlockFp16 = 16;
 constexpr int kWeightIcBlock = 32;
 constexpr int kDepthwiseGroupBytes = 64;
+constexpr uint64_t kParallelMacs = uint64_t{1} << 22;  // below this a task runs on one host thread
 
 struct ConvDesc {
     bool fp16 = false;
@@ -368,6 +370,26 @@ const PackedWeightsS8& packed_int8_weights(const ConvDesc& d, const uint8_t* wp,
     return entry.packed;
 }
 
+// The im2col rows of output pixels [p0, p0 + np) (and their window sums).
+void im2col_batch(const ConvDesc& d, const PaddedImage& img, const uint8_t* image, int p0, int np, size_t lda,
+                  size_t row_bytes, int k, bool want_sum, uint8_t* rows, ConvOutput* out) {
+    for (int i = 0; i < np; ++i) {
+        const int oy = (p0 + i) / d.out_w, ox = (p0 + i) % d.out_w;
+        uint8_t* row = rows + static_cast<size_t>(i) * lda;
+        for (int ky = 0; ky < d.kh; ++ky) {
+            const uint8_t* src = image +
+                                 ((static_cast<size_t>(oy) * d.stride_y + ky) * img.width +
+                                  static_cast<size_t>(ox) * d.stride_x) * img.channels;
+            std::memcpy(row + static_cast<size_t>(ky) * row_bytes, src, row_bytes);
+        }
+        if (want_sum) {
+            int32_t sum = 0;
+            for (int kk = 0; kk < k; ++kk) sum += row[kk];
+            out->window_sum[static_cast<size_t>(p0 + i)] = sum - 128 * k;
+        }
+    }
+}
+
 Status direct_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bool want_sum, ConvScratch* s,
                    ConvOutput* out) {
     RKNN_ASSIGN_OR_RETURN(uint8_t * wp, ctx.map(d.weight_base, expected_weight_bytes(d), false, "CNA weights"));
@@ -380,41 +402,31 @@ Status direct_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bool 
     const size_t lda = static_cast<size_t>(packed.k_padded);
     const int pixels = d.out_w * d.out_h;
     const int batch = static_cast<int>(std::max<size_t>(1, std::min<size_t>(kPixelsPerBatch, kRowBatchBytes / lda)));
-    s->rows.assign(static_cast<size_t>(batch) * lda, 128);
     const size_t row_bytes = static_cast<size_t>(d.kw) * d.in_c;
-    for (int p0 = 0; p0 < pixels; p0 += batch) {
-        const int np = std::min(batch, pixels - p0);
-        for (int i = 0; i < np; ++i) {
-            const int oy = (p0 + i) / d.out_w, ox = (p0 + i) % d.out_w;
-            uint8_t* row = s->rows.data() + static_cast<size_t>(i) * lda;
-            for (int ky = 0; ky < d.kh; ++ky) {
-                const uint8_t* src = image.data() +
-                                     ((static_cast<size_t>(oy) * d.stride_y + ky) * img.width +
-                                      static_cast<size_t>(ox) * d.stride_x) * img.channels;
-                std::memcpy(row + static_cast<size_t>(ky) * row_bytes, src, row_bytes);
-            }
-            if (want_sum) {
-                int32_t sum = 0;
-                for (int kk = 0; kk < k; ++kk) sum += row[kk];
-                out->window_sum[static_cast<size_t>(p0 + i)] = sum - 128 * k;
-            }
+    // Batches of output pixels are independent: large tasks share them out
+    // over the host's threads (each with its own im2col rows).
+    const uint64_t macs = static_cast<uint64_t>(pixels) * static_cast<uint64_t>(k) * static_cast<uint64_t>(out->channels);
+    const int64_t grain = macs >= kParallelMacs ? batch : pixels;
+    parallel_for(pixels, grain, [&](int64_t first, int64_t last) {
+        thread_local std::vector<uint8_t> rows;
+        rows.assign(static_cast<size_t>(batch) * lda, 128);
+        for (int p0 = static_cast<int>(first); p0 < last; p0 += batch) {
+            const int np = std::min(batch, static_cast<int>(last) - p0);
+            im2col_batch(d, img, image.data(), p0, np, lda, row_bytes, k, want_sum, rows.data(), out);
+            gemm_u8s8(np, rows.data(), lda, packed, out->acc.data() + static_cast<size_t>(p0) * out->channels,
+                      static_cast<size_t>(out->channels));
         }
-        gemm_u8s8(np, s->rows.data(), lda, packed, out->acc.data() + static_cast<size_t>(p0) * out->channels,
-                  static_cast<size_t>(out->channels));
-    }
+    });
     return Status::ok();
 }
 
-RKNN_HOT_LOOP Status depthwise_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bool want_sum,
-                                    ConvScratch* s, ConvOutput* out) {
-    RKNN_ASSIGN_OR_RETURN(uint8_t * wp, ctx.map(d.weight_base, expected_weight_bytes(d), false, "CNA weights"));
-    unpack_depthwise_weights(d, reinterpret_cast<const int8_t*>(wp), &s->weights);
-    PaddedImage img;
-    std::vector<uint8_t> image;
-    build_image_u8(d, in, &img, &image);
+
+// Depthwise output rows [y0, y1).
+RKNN_HOT_LOOP void depthwise_rows(const ConvDesc& d, const PaddedImage& img, const std::vector<uint8_t>& image,
+                                  const int8_t* weights, bool want_sum, ConvOutput* out, int y0, int y1) {
     const int ch = out->channels;
     std::vector<int32_t> acc(static_cast<size_t>(ch)), sum(static_cast<size_t>(ch));
-    for (int oy = 0; oy < d.out_h; ++oy) {
+    for (int oy = y0; oy < y1; ++oy) {
         for (int ox = 0; ox < d.out_w; ++ox) {
             std::fill(acc.begin(), acc.end(), 0);
             std::fill(sum.begin(), sum.end(), 0);
@@ -422,7 +434,7 @@ RKNN_HOT_LOOP Status depthwise_int8(TaskContext& ctx, const ConvDesc& d, const u
                 for (int kx = 0; kx < d.kw; ++kx) {
                     const uint8_t* px = image.data() + ((static_cast<size_t>(oy) * d.stride_y + ky) * img.width +
                                                         static_cast<size_t>(ox) * d.stride_x + kx) * img.channels;
-                    const int8_t* w = s->weights.data() + (static_cast<size_t>(ky) * d.kw + kx) * d.in_c;
+                    const int8_t* w = weights + (static_cast<size_t>(ky) * d.kw + kx) * d.in_c;
                     for (int c = 0; c < ch; ++c) {
                         const int32_t x = static_cast<int32_t>(px[c]) - 128;
                         acc[static_cast<size_t>(c)] += x * w[c];
@@ -435,6 +447,19 @@ RKNN_HOT_LOOP Status depthwise_int8(TaskContext& ctx, const ConvDesc& d, const u
             if (want_sum) std::copy(sum.begin(), sum.end(), out->window_sum.begin() + static_cast<std::ptrdiff_t>(p * ch));
         }
     }
+}
+
+Status depthwise_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bool want_sum, ConvScratch* s,
+                      ConvOutput* out) {
+    RKNN_ASSIGN_OR_RETURN(uint8_t * wp, ctx.map(d.weight_base, expected_weight_bytes(d), false, "CNA weights"));
+    unpack_depthwise_weights(d, reinterpret_cast<const int8_t*>(wp), &s->weights);
+    PaddedImage img;
+    std::vector<uint8_t> image;
+    build_image_u8(d, in, &img, &image);
+    const uint64_t macs = static_cast<uint64_t>(d.out_w) * d.out_h * d.kh * d.kw * static_cast<uint64_t>(out->channels);
+    parallel_for(d.out_h, macs >= kParallelMacs / 8 ? 1 : d.out_h, [&](int64_t y0, int64_t y1) {
+        depthwise_rows(d, img, image, s->weights.data(), want_sum, out, static_cast<int>(y0), static_cast<int>(y1));
+    });
     return Status::ok();
 }
 

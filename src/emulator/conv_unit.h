@@ -55,7 +55,6 @@ struct PackedWeightCache {
 };
 
 struct ConvScratch {
-    std::vector<uint8_t> rows;      // im2col rows, biased by +128
     std::vector<float> frows;
     std::vector<int8_t> weights;    // weights unpacked to [kernel][k]
     std::vector<float> fweights;

@@ -10,6 +10,7 @@
 #include "emulator/cube.h"
 #include "emulator/fixed_point.h"
 #include "base/hot_loops.h"
+#include "base/parallel.h"
 
 namespace rknn::emulator {
 
@@ -20,6 +21,7 @@ using hw::Precision;
 namespace {
 
 enum AluAlgo : uint32_t { kAluMax = 0, kAluMin = 1, kAluAdd = 2, kAluDiv = 3, kAluSub = 4 };
+constexpr int64_t kParallelElements = int64_t{1} << 16;  // smaller cubes run on one host thread
 
 bool is_float(Precision p) { return p == Precision::kFp16 || p == Precision::kFp32 || p == Precision::kBf16; }
 
@@ -587,15 +589,10 @@ void run_float_pipeline(const Dpu& d, const Source& src, const ConvOutput* conv)
     }
 }
 
-// The integer pipeline, one pixel's channels at a time.
-RKNN_HOT_LOOP void run_int_pipeline(const TaskContext& ctx, const Dpu& d, const Source& src, const ConvOutput* conv) {
+// The integer pipeline over output rows [y0, y1), one pixel's channels at a time.
+RKNN_HOT_LOOP void run_int_rows(const TaskContext& ctx, const Dpu& d, const Source& src, const ConvOutput* conv,
+                                const IntStage& bs, const IntStage& bn, const std::vector<int64_t>& ow, int y0, int y1) {
     const int n = d.channels;
-    const IntStage bs = resolve_int_stage(d.bs, true, n);
-    const IntStage bn = resolve_int_stage(d.bn, false, n);
-    std::vector<int64_t> ow(static_cast<size_t>(n), d.ow_reg);
-    if (d.ow_per_channel) {
-        for (size_t c = 0; c < ow.size(); ++c) ow[c] = static_cast<int16_t>(d.bs.ow[c]);
-    }
     std::vector<int64_t> v(static_cast<size_t>(n));
     std::vector<int8_t> codes(static_cast<size_t>(n));  // int8 output of one pixel
     const int out_bytes = d.dst.elem_bytes;
@@ -604,7 +601,7 @@ RKNN_HOT_LOOP void run_int_pipeline(const TaskContext& ctx, const Dpu& d, const 
     // only a ReLU, and int8 output rounded half to even.
     const bool ew_relu_only = !d.ew.bypass && d.ew.op_bypass && d.ew.lut_bypass && !d.ew.relu_bypass;
     const bool int8_fast = d.out == Precision::kInt8 && d.out_round == Rounding::kHalfEven && d.out_shift <= 62;
-    for (int y = 0; y < d.height; ++y) {
+    for (int y = y0; y < y1; ++y) {
         for (int x = 0; x < d.width; ++x) {
             const size_t pixel = static_cast<size_t>(y) * d.width + x;
             if (conv != nullptr) {
@@ -655,6 +652,21 @@ RKNN_HOT_LOOP void run_int_pipeline(const TaskContext& ctx, const Dpu& d, const 
             }
         }
     }
+}
+
+// Rows are independent: large cubes share them out over the host's threads.
+void run_int_pipeline(const TaskContext& ctx, const Dpu& d, const Source& src, const ConvOutput* conv) {
+    const int n = d.channels;
+    const IntStage bs = resolve_int_stage(d.bs, true, n);
+    const IntStage bn = resolve_int_stage(d.bn, false, n);
+    std::vector<int64_t> ow(static_cast<size_t>(n), d.ow_reg);
+    if (d.ow_per_channel) {
+        for (size_t c = 0; c < ow.size(); ++c) ow[c] = static_cast<int16_t>(d.bs.ow[c]);
+    }
+    const int64_t elements = static_cast<int64_t>(d.width) * d.height * n;
+    parallel_for(d.height, elements >= kParallelElements ? 1 : d.height, [&](int64_t y0, int64_t y1) {
+        run_int_rows(ctx, d, src, conv, bs, bn, ow, static_cast<int>(y0), static_cast<int>(y1));
+    });
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "base/half.h"
+#include "base/parallel.h"
 #include "emulator/cube.h"
 #include "emulator/fixed_point.h"
 
@@ -16,6 +17,9 @@ namespace r = hw::reg;
 using hw::Precision;
 
 namespace {
+
+constexpr int64_t kParallelTaps = int64_t{1} << 18;  // smaller pools run on one host thread
+
 
 enum Method : uint32_t { kAverage = 0, kMax = 1, kMin = 2 };
 
@@ -113,40 +117,44 @@ Status run_ppu_unit(TaskContext& ctx) {
     const int64_t pad_int = static_cast<int32_t>(p.pad_value);
     const float pad_fp = half_to_float(static_cast<uint16_t>(p.pad_value & 0xffff));
     const float recip_fp = half_to_float(static_cast<uint16_t>(p.recip_w)) * half_to_float(static_cast<uint16_t>(p.recip_h));
-    for (int c = 0; c < p.in.channels; ++c) {
-        for (int oy = 0; oy < p.out.height; ++oy) {
-            for (int ox = 0; ox < p.out.width; ++ox) {
-                int64_t iacc = p.method == kAverage ? 0 : (p.method == kMax ? std::numeric_limits<int64_t>::min()
-                                                                             : std::numeric_limits<int64_t>::max());
-                float facc = p.method == kAverage ? 0.0f : (p.method == kMax ? -HUGE_VALF : HUGE_VALF);
-                for (int ky = 0; ky < p.kh; ++ky) {
-                    const int iy = oy * p.sy + ky - p.pad_t;
-                    for (int kx = 0; kx < p.kw; ++kx) {
-                        const int ix = ox * p.sx + kx - p.pad_l;
-                        const bool inside = iy >= 0 && iy < p.in.height && ix >= 0 && ix < p.in.width;
-                        if (fp) {
-                            const float v = inside ? read_half(in + p.in.offset(c, iy, ix)) : pad_fp;
-                            facc = p.method == kAverage ? facc + v : (p.method == kMax ? std::max(facc, v) : std::min(facc, v));
-                        } else {
-                            const int64_t v = inside ? read_int(in + p.in.offset(c, iy, ix), esize) : pad_int;
-                            iacc = p.method == kAverage ? iacc + v : (p.method == kMax ? std::max(iacc, v) : std::min(iacc, v));
+    // Channels are independent: large cubes share them out over the host's threads.
+    const int64_t work = static_cast<int64_t>(p.out.width) * p.out.height * p.kh * p.kw * p.in.channels;
+    parallel_for(p.in.channels, work >= kParallelTaps ? 1 : p.in.channels, [&](int64_t c0, int64_t c1) {
+        for (int c = static_cast<int>(c0); c < c1; ++c) {
+            for (int oy = 0; oy < p.out.height; ++oy) {
+                for (int ox = 0; ox < p.out.width; ++ox) {
+                    int64_t iacc = p.method == kAverage ? 0 : (p.method == kMax ? std::numeric_limits<int64_t>::min()
+                                                                                 : std::numeric_limits<int64_t>::max());
+                    float facc = p.method == kAverage ? 0.0f : (p.method == kMax ? -HUGE_VALF : HUGE_VALF);
+                    for (int ky = 0; ky < p.kh; ++ky) {
+                        const int iy = oy * p.sy + ky - p.pad_t;
+                        for (int kx = 0; kx < p.kw; ++kx) {
+                            const int ix = ox * p.sx + kx - p.pad_l;
+                            const bool inside = iy >= 0 && iy < p.in.height && ix >= 0 && ix < p.in.width;
+                            if (fp) {
+                                const float v = inside ? read_half(in + p.in.offset(c, iy, ix)) : pad_fp;
+                                facc = p.method == kAverage ? facc + v : (p.method == kMax ? std::max(facc, v) : std::min(facc, v));
+                            } else {
+                                const int64_t v = inside ? read_int(in + p.in.offset(c, iy, ix), esize) : pad_int;
+                                iacc = p.method == kAverage ? iacc + v : (p.method == kMax ? std::max(iacc, v) : std::min(iacc, v));
+                            }
                         }
                     }
-                }
-                uint8_t* dst = out + p.out.offset(c, oy, ox);
-                if (fp) {
-                    if (p.method == kAverage) facc = std::ldexp(facc * recip_fp, -32);
-                    const uint16_t h = float_to_half(facc);
-                    std::memcpy(dst, &h, 2);
-                } else {
-                    if (p.method == kAverage) {
-                        iacc = shift_round(iacc * static_cast<int64_t>(p.recip_w) * static_cast<int64_t>(p.recip_h), 32);
+                    uint8_t* dst = out + p.out.offset(c, oy, ox);
+                    if (fp) {
+                        if (p.method == kAverage) facc = std::ldexp(facc * recip_fp, -32);
+                        const uint16_t h = float_to_half(facc);
+                        std::memcpy(dst, &h, 2);
+                    } else {
+                        if (p.method == kAverage) {
+                            iacc = shift_round(iacc * static_cast<int64_t>(p.recip_w) * static_cast<int64_t>(p.recip_h), 32);
+                        }
+                        write_int(dst, esize, iacc);
                     }
-                    write_int(dst, esize, iacc);
                 }
             }
         }
-    }
+    });
     return Status::ok();
 }
 
