@@ -26,6 +26,7 @@ constexpr int kWeightOcBlockFp16 = 16;
 constexpr int kWeightIcBlock = 32;
 constexpr int kDepthwiseGroupBytes = 64;
 constexpr uint64_t kParallelMacs = uint64_t{1} << 22;  // below this a task runs on one host thread
+constexpr size_t kParallelImageBytes = size_t{1} << 18;
 
 struct ConvDesc {
     bool fp16 = false;
@@ -232,17 +233,13 @@ uint64_t input_offset(const ConvDesc& d, int c, int y, int x) {
 }
 
 // int8 input as a padded HWC image of values biased by +128 (uint8).
-RKNN_HOT_LOOP void build_image_u8(const ConvDesc& d, const uint8_t* in, PaddedImage* img, std::vector<uint8_t>* out) {
-    img->width = d.in_w + d.pad_left + d.pad_right;
-    img->height = d.in_h + d.pad_top + d.pad_bottom;
-    img->channels = d.in_c;
-    out->resize(static_cast<size_t>(img->width) * img->height * img->channels);
-    std::vector<uint8_t> pad(static_cast<size_t>(d.in_c));
-    for (int c = 0; c < d.in_c; ++c) pad[static_cast<size_t>(c)] = static_cast<uint8_t>(int8_pad_for_channel(d, c) + 128);
+// Rows [y0, y1) of the padded image.
+RKNN_HOT_LOOP void image_rows_u8(const ConvDesc& d, const uint8_t* in, const PaddedImage* img,
+                                 const std::vector<uint8_t>& pad, uint8_t* image, int y0, int y1) {
     const bool plain = d.cvt_bypass && !d.channel_packed && d.in_c_real == d.in_c;
-    for (int y = 0; y < img->height; ++y) {
+    for (int y = y0; y < y1; ++y) {
         for (int x = 0; x < img->width; ++x) {
-            uint8_t* px = out->data() + (static_cast<size_t>(y) * img->width + x) * img->channels;
+            uint8_t* px = image + (static_cast<size_t>(y) * img->width + x) * img->channels;
             const int iy = y - d.pad_top, ix = x - d.pad_left;
             if (iy < 0 || iy >= d.in_h || ix < 0 || ix >= d.in_w) {
                 std::memcpy(px, pad.data(), pad.size());
@@ -263,6 +260,19 @@ RKNN_HOT_LOOP void build_image_u8(const ConvDesc& d, const uint8_t* in, PaddedIm
             }
         }
     }
+}
+
+void build_image_u8(const ConvDesc& d, const uint8_t* in, PaddedImage* img, std::vector<uint8_t>* out) {
+    img->width = d.in_w + d.pad_left + d.pad_right;
+    img->height = d.in_h + d.pad_top + d.pad_bottom;
+    img->channels = d.in_c;
+    out->resize(static_cast<size_t>(img->width) * img->height * img->channels);
+    std::vector<uint8_t> pad(static_cast<size_t>(d.in_c));
+    for (int c = 0; c < d.in_c; ++c) pad[static_cast<size_t>(c)] = static_cast<uint8_t>(int8_pad_for_channel(d, c) + 128);
+    const bool large = out->size() >= kParallelImageBytes;
+    parallel_for(img->height, large ? 1 : img->height, [&](int64_t y0, int64_t y1) {
+        image_rows_u8(d, in, img, pad, out->data(), static_cast<int>(y0), static_cast<int>(y1));
+    });
 }
 
 void build_image_f32(const ConvDesc& d, const uint8_t* in, PaddedImage* img, std::vector<float>* out) {
@@ -554,14 +564,20 @@ Status run_conv_unit(TaskContext& ctx, bool want_window_sum, ConvScratch* scratc
     out->window_sum_per_channel = d.depthwise;
     const size_t elems = static_cast<size_t>(d.out_w) * d.out_h * d.out_c;
     const bool want_sum = want_window_sum && !d.fp16;
-    out->window_sum.assign(want_sum ? (d.depthwise ? elems : static_cast<size_t>(d.out_w) * d.out_h) : 0, 0);
+    // The int8 loops write every sum and accumulator (resize, not assign),
+    // except the lanes of output channels beyond the kernels.
+    out->window_sum.resize(want_sum ? (d.depthwise ? elems : static_cast<size_t>(d.out_w) * d.out_h) : 0);
     if (d.fp16) {
         out->acc.clear();
         out->facc.assign(elems, 0.0f);
         return d.depthwise ? depthwise_fp16(ctx, d, in, scratch, out) : direct_fp16(ctx, d, in, scratch, out);
     }
     out->facc.clear();
-    out->acc.assign(elems, 0);
+    if (!d.depthwise && d.kernels < d.out_c) {
+        out->acc.assign(elems, 0);
+    } else {
+        out->acc.resize(elems);
+    }
     RKNN_RETURN_IF_ERROR(d.depthwise ? depthwise_int8(ctx, d, in, want_sum, scratch, out)
                                      : direct_int8(ctx, d, in, want_sum, scratch, out));
     if (d.clip_truncate > 0) {
