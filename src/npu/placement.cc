@@ -43,6 +43,12 @@ Placement place_op(const graph::Graph& g, const graph::Op& op, const hw::SocProf
         return {Target::kNpu, NpuForm::kConcatInPlace,
                 "in place: its producers write at their channel offsets (no task)", nullptr};
     }
+    if (op.type == graph::OpType::kSplit) {
+        auto plan = plan_split_in_place(g, op);
+        if (!plan.is_ok()) return on_cpu(plan.status().message());
+        return {Target::kNpu, NpuForm::kSplitInPlace, "in place: its consumers read the input's surfaces (no task)",
+                nullptr};
+    }
     auto prepared = prepare_op(g, op);
     if (!prepared.is_ok()) return on_cpu(prepared.status().message());
     // Lowering against placeholder buffers proves the op fits the SoC (tiling, fields).

@@ -19,7 +19,7 @@ enum class Target { kNpu, kCpu };
 // How an NPU-placed op runs: as tasks, or as no task at all because its
 // output is the same memory as its input (an alias) or because its producers
 // write straight into its buffer (a channel Concat in place).
-enum class NpuForm { kTasks, kAlias, kConcatInPlace };
+enum class NpuForm { kTasks, kAlias, kConcatInPlace, kSplitInPlace };
 
 struct Placement {
     Target target = Target::kCpu;

@@ -48,6 +48,18 @@ void bind_in_place(const graph::Graph& g, const std::vector<int32_t>& order, std
             (*links)[static_cast<size_t>(op.outputs[0])] = {op.inputs[0], 0};
             continue;
         }
+        if (p.form == npu::NpuForm::kSplitInPlace) {
+            auto plan = npu::plan_split_in_place(g, op);
+            bool free = plan.is_ok();
+            for (int32_t y : op.outputs) free = free && (*links)[static_cast<size_t>(y)].parent < 0;
+            if (!free) {
+                move_to_cpu(&p, plan.is_ok() ? "an output is already placed inside another tensor" : plan.status().message());
+                continue;
+            }
+            for (size_t i = 0; i < op.outputs.size(); ++i)
+                (*links)[static_cast<size_t>(op.outputs[i])] = {op.inputs[0], plan.value().output_offsets[i]};
+            continue;
+        }
         auto plan = npu::plan_concat_in_place(g, op);
         std::set<int32_t> seen;
         bool free = plan.is_ok();
@@ -75,6 +87,9 @@ std::vector<bool> device_tensors(const graph::Graph& g, std::vector<npu::Placeme
         std::vector<int32_t> touched(op.outputs.begin(), op.outputs.begin() + 1);
         if (p.form == npu::NpuForm::kTasks) {
             for (int index : p.prepared->feature_inputs()) touched.push_back(op.inputs[static_cast<size_t>(index)]);
+        } else if (p.form == npu::NpuForm::kSplitInPlace) {
+            touched.assign(op.outputs.begin(), op.outputs.end());
+            touched.push_back(op.inputs[0]);  // the split sizes: a constant, not a feature
         } else if (p.form == npu::NpuForm::kAlias) {
             touched.push_back(op.inputs[0]);  // Reshape's shape, (Un)Squeeze's axes: constants, not features
         } else {

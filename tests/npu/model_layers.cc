@@ -79,6 +79,26 @@ bool concat_layout_holds(const rknn::graph::Graph& g, const rknn::graph::Op& op,
     return placed == cube_of(y, c, h, w);
 }
 
+// A Split read in place: each output's cube equals the input cube's bytes
+// from its planned offset on (whole atoms; the last output's padding lanes
+// are the input's own).
+bool split_layout_holds(const rknn::graph::Graph& g, const rknn::graph::Op& op,
+                        const std::map<int32_t, HostTensor>& values) {
+    auto plan = npu::plan_split_in_place(g, op);
+    if (!plan.is_ok()) return false;
+    const HostTensor& x = values.at(op.inputs[0]);
+    const int h = static_cast<int>(x.shape()[2]), w = static_cast<int>(x.shape()[3]);
+    const auto whole = cube_of(x, static_cast<int>(x.shape()[1]), h, w);
+    for (size_t i = 0; i < op.outputs.size(); ++i) {
+        const HostTensor& y = values.at(op.outputs[i]);
+        const auto part = cube_of(y, static_cast<int>(y.shape()[1]), h, w);
+        const size_t at = plan.value().output_offsets[i];
+        if (at + part.size() > whole.size() || !std::equal(part.begin(), part.end(), whole.begin() + static_cast<std::ptrdiff_t>(at)))
+            return false;
+    }
+    return true;
+}
+
 // fp16 outputs: within 2 fp16 ulps of the reference, plus 2^-12 of the
 // tensor's largest magnitude where fp32 sums of many terms cancel.
 bool fp16_close(const std::vector<uint8_t>& got, const HostTensor& ref, double* worst_ulps) {
@@ -153,6 +173,13 @@ StatusOr<ModelReport> run_model(const fs::path& dir, const char* name, uint32_t 
             if (!concat_layout_holds(g, op, values)) {
                 ++report.differing_ops;
                 std::printf("  op %zu %s: the in-place layout differs from the reference\n", i, op.name.c_str());
+            }
+            continue;
+        }
+        if (op.type == rknn::graph::OpType::kSplit) {
+            if (!split_layout_holds(g, op, values)) {
+                ++report.differing_ops;
+                std::printf("  op %zu %s: the in-place split differs from the reference\n", i, op.name.c_str());
             }
             continue;
         }

@@ -476,6 +476,74 @@ TEST(ApiModels, Fp16ModelThroughTheApi) {
     EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
 }
 
+// A channel Split read in place: conv -> Split (16, 16, 8) -> a conv on
+// each of the first two, the third a graph output itself. The Split has no
+// task (PERF_DETAIL lists it on the NPU with no time of its own) and the
+// outputs equal the int8 reference.
+TEST(ApiModels, ChannelSplitIsReadInPlace) {
+    graph::Graph g;
+    const int32_t x = rknn::testing::add_tensor(&g, "x", graph::DType::kFloat32, {1, 3, 8, 8});
+    g.inputs = {x};
+    auto conv = [&g](int32_t in, int c_in, int c_out, const std::string& name) {
+        const int32_t y = rknn::testing::add_tensor(&g, name, graph::DType::kFloat32, {1, c_out, 8, 8});
+        graph::Op op{graph::OpType::kConv, name, "", {in, rknn::testing::random_constant(&g, name + ".w", {c_out, c_in, 3, 3}, 11u + static_cast<uint32_t>(c_out)),
+                     rknn::testing::random_constant(&g, name + ".b", {c_out}, 5)}, {y}, {}};
+        op.attrs.set_ints("pads", {1, 1, 1, 1});
+        g.add_op(op);
+        return y;
+    };
+    const int32_t wide = conv(x, 3, 40, "wide");
+    const int32_t a = rknn::testing::add_tensor(&g, "a", graph::DType::kFloat32, {1, 16, 8, 8});
+    const int32_t b = rknn::testing::add_tensor(&g, "b", graph::DType::kFloat32, {1, 16, 8, 8});
+    const int32_t c = rknn::testing::add_tensor(&g, "c", graph::DType::kFloat32, {1, 8, 8, 8});
+    graph::Op split{graph::OpType::kSplit, "split", "", {wide}, {a, b, c}, {}};
+    split.attrs.set_int("axis", 1);
+    split.attrs.set_ints("split", {16, 16, 8});
+    g.add_op(split);
+    g.outputs = {conv(a, 16, 8, "from_a"), conv(b, 16, 4, "from_b"), c};
+    std::vector<std::vector<HostTensor>> samples;
+    std::mt19937 rng(3);
+    for (int k = 0; k < 3; ++k) {
+        HostTensor s(graph::DType::kFloat32, {1, 3, 8, 8});
+        for (int64_t i = 0; i < s.numel(); ++i) s.data<float>()[i] = static_cast<float>(rng() % 200) / 50.0f - 2.0f;
+        samples.push_back({s});
+    }
+    auto ranges = rknn::convert::calibrate(g, samples, rknn::convert::CalibMethod::kMinMax);
+    ASSERT_TRUE(ranges.is_ok());
+    ASSERT_TRUE(rknn::convert::quantize_int8(&g, ranges.value(), {}).is_ok());
+    ASSERT_EQ(g.tensors[static_cast<size_t>(a)].quant, g.tensors[static_cast<size_t>(wide)].quant);
+
+    rknn_context ctx = 0;
+    ASSERT_EQ(init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &ctx), RKNN_SUCC);
+    const graph::Tensor& in = g.tensors[static_cast<size_t>(x)];
+    HostTensor fed = rknn::testing::random_int8({1, 3, 8, 8}, in.quant, 21);
+    rknn_input input{};
+    input.buf = fed.raw();
+    input.size = 192;
+    input.type = RKNN_TENSOR_INT8;
+    input.fmt = RKNN_TENSOR_NCHW;
+    ASSERT_EQ(rknn_inputs_set(ctx, 1, &input), RKNN_SUCC);
+    ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
+    rknn_output outs[3] = {};
+    ASSERT_EQ(rknn_outputs_get(ctx, 3, outs, nullptr), RKNN_SUCC);
+    auto exec = rknn::cpu::GraphExecutor::create(g);
+    std::vector<HostTensor> expected;
+    ASSERT_TRUE(exec.value()->run({fed}, &expected).is_ok());
+    for (int k = 0; k < 3; ++k) {
+        ASSERT_EQ(outs[k].size, expected[static_cast<size_t>(k)].byte_size()) << k;
+        EXPECT_EQ(std::memcmp(outs[k].buf, expected[static_cast<size_t>(k)].raw(), outs[k].size), 0) << "output " << k;
+    }
+    EXPECT_EQ(rknn_outputs_release(ctx, 3, outs), RKNN_SUCC);
+    rknn_perf_detail detail{};
+    ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_PERF_DETAIL, &detail, sizeof(detail)), RKNN_SUCC);
+    const std::string table(detail.perf_data, detail.data_len);
+    const size_t row = table.find("Split");
+    ASSERT_NE(row, std::string::npos) << table;
+    const std::string line = table.substr(row, table.find('\n', row) - row);
+    EXPECT_NE(line.find("NPU"), std::string::npos) << line;
+    EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+}
+
 // A matrix of several rows through the API: an [M, K] input is packed into
 // M one-pixel rows of the NPU's cube and the [M, N] output comes back in
 // row-major order (UNDEFINED layout, FLOAT32 values).
