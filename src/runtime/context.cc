@@ -82,9 +82,13 @@ StatusOr<std::shared_ptr<Context>> Context::duplicate() {
     std::shared_ptr<Context> copy(new Context());
     copy->flags_ = flags_;
     copy->graph_ = graph_;  // constant bytes are shared, not copied
-    RKNN_RETURN_IF_ERROR(copy->build());
+    RKNN_RETURN_IF_ERROR(copy->build(this));
     if (core_mask_ != 0) RKNN_RETURN_IF_ERROR(copy->generate_programs(core_mask_));
     return copy;
+}
+
+bool Context::shares_weights_with(const Context& other) const {
+    return buffers_ != nullptr && other.buffers_ != nullptr && buffers_->shares(kWeightBuffer, *other.buffers_);
 }
 
 Context::~Context() {
@@ -92,13 +96,18 @@ Context::~Context() {
     buffers_.reset();
 }
 
-Status Context::build() {
+Status Context::build(const Context* original) {
     const graph::Graph& g = graph_;
     if (!static_shapes(g))
         return Status(StatusCode::kUnimplemented, "dynamic-shape models (rknn_set_input_shapes): not implemented");
     RKNN_RETURN_IF_ERROR(check_tensor_sizes(g));
-    RKNN_ASSIGN_OR_RETURN(driver_, driver::open_kernel_driver());
-    const hw::SocProfile& soc = *driver_.soc;
+    if (original != nullptr) {
+        driver_ = original->driver_;
+    } else {
+        RKNN_ASSIGN_OR_RETURN(driver::OpenedDriver opened, driver::open_kernel_driver());
+        driver_ = std::make_shared<driver::OpenedDriver>(std::move(opened));
+    }
+    const hw::SocProfile& soc = *driver_->soc;
     if (!g.target_soc.empty() && g.target_soc != soc.name)
         return make_status(StatusCode::kTargetMismatch, "the model was converted for %s, this NPU is %s",
                            g.target_soc.c_str(), soc.name);
@@ -106,7 +115,8 @@ Status Context::build() {
 
     RKNN_ASSIGN_OR_RETURN(order_, graph::topological_order(g));
     producers_ = graph::producers(g);
-    placements_ = npu::place_graph(g, soc);
+    // A duplicate takes its original's prepared ops (packed weights and all).
+    placements_ = original != nullptr ? original->placements_ : npu::place_graph(g, soc);
     // Level 5 dumps every tensor after the run: give each its own bytes.
     RKNN_ASSIGN_OR_RETURN(memory_, plan_memory(g, order_, &placements_, /*share_internal=*/log::level() < 5));
     for (int32_t op_index : order_) {
@@ -119,8 +129,18 @@ Status Context::build() {
     std::vector<uint64_t> bytes = memory_.buffer_bytes;
     regcmd_buffer_ = static_cast<int32_t>(bytes.size());
     bytes.push_back(0);  // the regcmd streams: generate_programs sizes it
-    RKNN_ASSIGN_OR_RETURN(buffers_, DeviceBuffers::create(driver_.driver.get(), bytes));
-    RKNN_RETURN_IF_ERROR(write_constants(placements_, memory_, *buffers_));
+    // A duplicate shares its original's weights on the device when its plan
+    // puts every constant where the original's does (it always should).
+    const bool share_weights = original != nullptr &&
+                               original->memory_.constant_offsets == memory_.constant_offsets &&
+                               original->memory_.buffer_bytes[kWeightBuffer] == memory_.buffer_bytes[kWeightBuffer];
+    if (share_weights) bytes[kWeightBuffer] = 0;
+    RKNN_ASSIGN_OR_RETURN(buffers_, DeviceBuffers::create(driver_, bytes));
+    if (share_weights) {
+        RKNN_RETURN_IF_ERROR(buffers_->share(kWeightBuffer, *original->buffers_));
+    } else {
+        RKNN_RETURN_IF_ERROR(write_constants(placements_, memory_, *buffers_));
+    }
     RKNN_RETURN_IF_ERROR(generate_programs(0));
 
     cpu::GraphExecutor::Options options;
@@ -149,7 +169,7 @@ Status Context::generate_programs(uint32_t core_mask) {
                         __builtin_popcount(core_mask) > 1;
     Schedule schedule = build_schedule(graph_, order_, placements_, memory_, per_op);
     RKNN_ASSIGN_OR_RETURN(std::vector<SegmentProgram> programs,
-                          lower_segments(graph_, schedule, placements_, memory_, *driver_.soc, core_mask));
+                          lower_segments(graph_, schedule, placements_, memory_, *driver_->soc, core_mask));
     // Linked into a new stream buffer, installed only when all went well.
     const uint64_t stream_bytes = regcmd_bytes(programs);
     RKNN_ASSIGN_OR_RETURN(driver::BufferObject streams, buffers_->create_detached(stream_bytes));
@@ -169,7 +189,7 @@ Status Context::generate_programs(uint32_t core_mask) {
 
 Status Context::set_core_mask(uint32_t mask) {
     std::lock_guard<std::mutex> lock(mutex_);
-    const hw::SocProfile& soc = *driver_.soc;
+    const hw::SocProfile& soc = *driver_->soc;
     if (mask == RKNN_NPU_CORE_ALL) mask = soc.all_cores_mask;
     if (mask != RKNN_NPU_CORE_AUTO && ((mask & ~soc.all_cores_mask) != 0 || !soc.core_mask_runs(mask)))
         return make_status(StatusCode::kInvalidArgument, "core mask 0x%x: %s runs core masks within 0x%x", mask,
@@ -184,7 +204,7 @@ Status Context::run_npu_segment(const SegmentProgram& segment) {
         for (int32_t id = kInternalBuffer; id < data_buffers; ++id) RKNN_RETURN_IF_ERROR(buffers_->flush(id));
         device_dirty_ = false;
     }
-    RKNN_RETURN_IF_ERROR(submit_segment(driver_.driver.get(), segment, &run_npu_ns_));
+    RKNN_RETURN_IF_ERROR(submit_segment(driver_->driver.get(), segment, &run_npu_ns_));
     for (int32_t id = kInternalBuffer; id < data_buffers; ++id) RKNN_RETURN_IF_ERROR(buffers_->invalidate(id));
     return Status::ok();
 }

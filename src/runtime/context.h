@@ -43,11 +43,14 @@ public:
     Status outputs_release(uint32_t count, rknn_output* outputs);
     // RKNN_NPU_CORE_AUTO, a mask of cores the SoC runs together, or _ALL.
     Status set_core_mask(uint32_t mask);
-    // A second context for the same model (rknn_dup_context), with its own
-    // device memory, so that two threads can run the model at once. The graph
-    // and its constant bytes are shared; the device copy of the weights is
-    // not yet (each context packs and uploads its own).
+    // A second context for the same model (rknn_dup_context), so that two
+    // threads can run the model at once: its own internal, I/O and regcmd
+    // buffers, and shared with this one the graph and its constant bytes, the
+    // prepared ops, the driver and the weights buffer on the device (which
+    // stays until the last context using it is destroyed).
     StatusOr<std::shared_ptr<Context>> duplicate();
+    // Whether this context and `other` use one weights buffer on the device.
+    bool shares_weights_with(const Context& other) const;
 
     const graph::Graph& graph() const { return graph_; }
     // Of the last finished rknn_run: the NPU time the kernel driver reported,
@@ -56,7 +59,9 @@ public:
 
 private:
     Context() = default;
-    Status build();
+    // `original`: the context this one duplicates (its driver, prepared ops
+    // and weights buffer are shared), or nullptr.
+    Status build(const Context* original = nullptr);
     // Schedule and NPU programs for `core_mask`, linked into the regcmd
     // buffer; the context keeps its previous ones when this fails.
     Status generate_programs(uint32_t core_mask);
@@ -74,7 +79,7 @@ private:
     std::mutex mutex_;
     uint32_t flags_ = 0;
     graph::Graph graph_;
-    driver::OpenedDriver driver_;
+    std::shared_ptr<driver::OpenedDriver> driver_;  // shared with duplicates
     std::vector<int32_t> order_;
     std::vector<int32_t> producers_;
     std::vector<npu::Placement> placements_;

@@ -67,7 +67,7 @@ Status Context::query(int cmd, void* info, uint32_t size) {
             auto* version = static_cast<rknn_sdk_version*>(info);
             std::memset(version, 0, sizeof(*version));
             std::snprintf(version->api_version, sizeof(version->api_version), "%s", version::api_version());
-            auto identity = driver_.driver->identify();
+            auto identity = driver_->driver->identify();
             std::snprintf(version->drv_version, sizeof(version->drv_version), "%s",
                           identity.is_ok() ? identity.value().version.c_str() : "unknown");
             return Status::ok();

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "api/context_handle.h"
 #include "base/half.h"
 #include "cpu/convert.h"
 #include "cpu/graph_executor.h"
@@ -21,6 +22,7 @@
 #include "quant/calibrate.h"
 #include "quant/quantize.h"
 #include "rknn_api.h"
+#include "runtime/context.h"
 #include "common/test_graphs.h"
 
 namespace {
@@ -342,6 +344,18 @@ TEST_F(ApiContract, DuplicatedContextsRunIndependently) {
     ASSERT_EQ(rknn_dup_context(&ctx_, &dup), RKNN_SUCC);
     ASSERT_NE(dup, 0u);
     ASSERT_NE(dup, ctx_);
+    {
+        // One weights buffer on the device for both, another for an unrelated context.
+        auto original = rknn::api::runtime_context(ctx_), copy = rknn::api::runtime_context(dup);
+        ASSERT_TRUE(original.is_ok() && copy.is_ok());
+        EXPECT_TRUE(copy.value()->shares_weights_with(*original.value()));
+        rknn_context separate = 0;
+        ASSERT_EQ(init_graph(graph_, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &separate), RKNN_SUCC);
+        auto third = rknn::api::runtime_context(separate);
+        ASSERT_TRUE(third.is_ok());
+        EXPECT_FALSE(third.value()->shares_weights_with(*original.value()));
+        EXPECT_EQ(rknn_destroy(separate), RKNN_SUCC);
+    }
     std::vector<uint8_t> p1 = pixels(7), p2 = pixels(8);
     const std::vector<int8_t> e1 = reference(p1), e2 = reference(p2);
     std::vector<int8_t> r1, r2;
