@@ -1,6 +1,7 @@
 #include "cpu/fused_ops.h"
 
 #include <cmath>
+#include <string>
 
 namespace rknn::cpu {
 namespace {
@@ -28,6 +29,7 @@ Fusion fusion_of(const graph::Op& op) {
         f.activation.beta = op.attrs.get_float("act_beta", f.activation.beta);
         f.activation.gamma = op.attrs.get_float("act_gamma", f.activation.gamma);
         f.activation.tanh_approximation = op.attrs.get_string("act_approximate", "none") == "tanh";
+        f.activation.slopes = op.attrs.get_floats("act_slopes");
         const std::vector<float> range = op.attrs.get_floats("act_range");
         if (range.size() == 2) {
             f.has_lut_range = true;
@@ -55,6 +57,7 @@ void set_fused_activation(graph::Op* op, const kernels::Activation& act) {
     if (act.type == graph::OpType::kHardSigmoid) op->attrs.set_float("act_beta", act.beta);
     if (act.type == graph::OpType::kSelu) op->attrs.set_float("act_gamma", act.gamma);
     if (act.type == graph::OpType::kGelu && act.tanh_approximation) op->attrs.set_string("act_approximate", "tanh");
+    if (act.type == graph::OpType::kPRelu) op->attrs.set_floats("act_slopes", act.slopes);
 }
 
 void set_fused_activation_range(graph::Op* op, float min, float max) { op->attrs.set_floats("act_range", {min, max}); }
@@ -76,7 +79,22 @@ Status apply_fusion_float(const Fusion& fusion, const HostTensor* residual, Host
         }
         for (int64_t i = 0; i < y->numel(); ++i) out[i] += residual->data<float>()[i];
     }
-    if (fusion.activation.type != graph::OpType::kIdentity) {
+    if (fusion.activation.type == graph::OpType::kPRelu) {
+        // Output channels: axis 1 of a Conv's [N, C, ...], the last axis of a product.
+        const graph::Shape& shape = y->shape();
+        const std::vector<float>& slopes = fusion.activation.slopes;
+        const bool conv = shape.size() >= 3;
+        const int64_t channels = shape.empty() ? 0 : (conv ? shape[1] : shape.back());
+        if (channels != static_cast<int64_t>(slopes.size()))
+            return Status(StatusCode::kInvalidArgument, "the fused PRelu has " + std::to_string(slopes.size()) +
+                                                            " slopes for " + std::to_string(channels) + " channels");
+        int64_t inner = 1;
+        for (size_t d = 2; conv && d < shape.size(); ++d) inner *= shape[d];
+        for (int64_t i = 0; i < y->numel(); ++i) {
+            const float slope = slopes[static_cast<size_t>(conv ? (i / inner) % channels : i % channels)];
+            if (out[i] < 0.0f) out[i] *= slope;
+        }
+    } else if (fusion.activation.type != graph::OpType::kIdentity) {
         for (int64_t i = 0; i < y->numel(); ++i) out[i] = kernels::apply_activation(fusion.activation, out[i]);
     }
     return Status::ok();

@@ -37,6 +37,11 @@ EpilogueRegs epilogue_regs(const cpu::int8::Epilogue& e, const int8_t* w, int oc
         regs.leaky = true;
         regs.leaky_mult = static_cast<int16_t>(e.activation.slope.multiplier(0));
         regs.leaky_shift = e.activation.slope.shift;
+    } else if (e.activation.kind == Kind::kPRelu) {
+        regs.prelu = true;
+        for (int o = 0; o < oc; ++o)
+            regs.prelu_mult.push_back(static_cast<int16_t>(e.activation.slope.multiplier(static_cast<size_t>(o))));
+        regs.prelu_shift = e.activation.slope.shift;
     }
     if (e.has_residual) {
         regs.residual = true;
@@ -55,6 +60,14 @@ std::vector<uint8_t> bs_records(const EpilogueRegs& e, int channels) {
         std::memcpy(&out[c * kBsRecordBytes + 4], &e.mult[c], 2);
     }
     return out;
+}
+
+std::vector<uint8_t> prelu_records(const EpilogueRegs& e, int channels) {
+    if (!e.prelu) return {};
+    EpilogueRegs slopes;
+    slopes.bias.assign(e.prelu_mult.size(), 0);
+    slopes.mult = e.prelu_mult;
+    return bs_records(slopes, channels);
 }
 
 void emit_lut_load(TaskEmitter* b, const std::vector<int16_t>& le, const std::vector<int16_t>& lo) {
@@ -164,8 +177,8 @@ void emit_lut_window(TaskEmitter* b, int sel, int32_t le_start, int32_t lo_start
     b->write(r::DPU_LUT_LO_END, twos(lo_end));
 }
 
-void emit_conv_epilogue(TaskEmitter* b, const EpilogueRegs& e, const BufferRef& records, uint64_t residual_offset,
-                        uint32_t surf_bytes, bool depthwise, bool load_lut) {
+void emit_conv_epilogue(TaskEmitter* b, const EpilogueRegs& e, const BufferRef& records, const BufferRef& bn_records,
+                        uint64_t residual_offset, uint32_t surf_bytes, bool depthwise, bool load_lut) {
     // BS: per-channel bias (ALU add) and multiplier, from 8-byte records.
     StageRegs bs;
     bs.enabled = bs.alu = bs.alu_per_channel = bs.mul = bs.mul_per_channel = true;
@@ -182,6 +195,10 @@ void emit_conv_epilogue(TaskEmitter* b, const EpilogueRegs& e, const BufferRef& 
         bn.enabled = bn.mul = bn.prelu = true;
         bn.mul_value = e.leaky_mult;
         bn.shift = e.leaky_shift;
+    } else if (e.prelu) {
+        bn.enabled = bn.mul = bn.mul_per_channel = bn.prelu = true;
+        bn.shift = e.prelu_shift;
+        bn.records = bn_records;
     }
     EwRegs ew;
     ew.enabled = e.residual || e.lut != nullptr || e.relu;

@@ -68,6 +68,9 @@ struct EpilogueRegs {
     bool leaky = false;          // BN PRELU multiplier
     int16_t leaky_mult = 0;
     int leaky_shift = 0;
+    bool prelu = false;          // BN PRELU, one multiplier per channel from BN records
+    std::vector<int16_t> prelu_mult;
+    int prelu_shift = 0;
     bool residual = false;       // EW add of a requantised int8 tensor
     BufferRef residual_addr;
     int32_t residual_zp = 0;
@@ -85,6 +88,9 @@ EpilogueRegs epilogue_regs(const cpu::int8::Epilogue& e, const int8_t* w, int oc
 // `channels` (the aligned count the DPU reads) >= the real channels, rest zero.
 std::vector<uint8_t> bs_records(const EpilogueRegs& e, int channels);
 constexpr int kBsRecordBytes = 8;
+// The BN records of a fused per-channel PRelu (the slopes' multipliers in the
+// same 8-byte form), empty without one.
+std::vector<uint8_t> prelu_records(const EpilogueRegs& e, int channels);
 
 constexpr uint32_t kBypassedStage = 0x53;  // BYPASS | ALU_BYPASS | MUL_BYPASS | RELU_BYPASS
 constexpr uint32_t kBypassedEw = 0x383;    // BYPASS | OP_BYPASS | LUT_BYPASS | CVT_BYPASS | RELU_BYPASS
@@ -99,12 +105,13 @@ void emit_shift_negatives(TaskEmitter* b, const StageRegs& bs, const StageRegs& 
 // Loads a DPU LUT (both tables, 513 entries each) and selects its window.
 void emit_lut_load(TaskEmitter* b, const std::vector<int16_t>& le, const std::vector<int16_t>& lo);
 void emit_lut_window(TaskEmitter* b, int sel, int32_t le_start, int32_t lo_start, int32_t lo_end);
-// The BS/BN/EW/OUT_CVT registers of a convolution epilogue; `records` points
-// at the task's first BS record, `residual_offset` is added to the residual
-// address. The LUT table is written only with `load_lut` (it stays in the
-// core's DPU for the tasks that follow).
-void emit_conv_epilogue(TaskEmitter* b, const EpilogueRegs& e, const BufferRef& records, uint64_t residual_offset,
-                        uint32_t surf_bytes, bool depthwise, bool load_lut);
+// The BS/BN/EW/OUT_CVT registers of a convolution epilogue; `records` and
+// `bn_records` (a fused PRelu's) point at the task's first record,
+// `residual_offset` is added to the residual address. The LUT table is
+// written only with `load_lut` (it stays in the core's DPU for the tasks
+// that follow).
+void emit_conv_epilogue(TaskEmitter* b, const EpilogueRegs& e, const BufferRef& records, const BufferRef& bn_records,
+                        uint64_t residual_offset, uint32_t surf_bytes, bool depthwise, bool load_lut);
 
 // A DPU-only (flying mode, op-enable 0x18) int8 or fp16 task over a c x h x w cube.
 struct DpuTask {

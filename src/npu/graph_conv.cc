@@ -48,6 +48,7 @@ Status finish(const graph::Tensor& x, const cpu::HostTensor& wh, const int8_t* w
     prepared->weights = geo.depthwise ? pack_dw_weights_int8(w_rows, oc, geo.kh, geo.kw, c_aligned)
                                       : pack_conv_weights_int8(w_rows, oc, geo.in_c, geo.kh, geo.kw, c_aligned);
     prepared->records = bs_records(layer.epilogue, align_up(oc, 16));
+    prepared->bn_records = prelu_records(layer.epilogue, align_up(oc, 16));
     return Status::ok();
 }
 

@@ -21,6 +21,7 @@ struct PreparedConv {
     Int8ConvLayer layer;           // addresses left for the caller
     std::vector<int8_t> weights;   // packed (pack_conv_weights_int8 / pack_dw_weights_int8)
     std::vector<uint8_t> records;  // BS records for every aligned output channel
+    std::vector<uint8_t> bn_records;  // a fused per-channel PRelu's BN records (else empty)
     int residual_input = -1;       // index in op.inputs of the fused residual, -1 when none
 
     PreparedConv() = default;

@@ -21,16 +21,18 @@ public:
         std::vector<uint8_t> weights(conv_->weights.size());
         if (!weights.empty()) std::memcpy(weights.data(), conv_->weights.data(), weights.size());
         constants_ = {std::move(weights), conv_->records};
+        if (!conv_->bn_records.empty()) constants_.push_back(conv_->bn_records);
     }
 
     Status lower(const OpBuffers& buffers, const hw::SocProfile& soc, uint32_t core_mask,
                  ProgramBuilder* program) const override {
-        if (buffers.features.size() != feature_inputs_.size() || buffers.constants.size() != 2)
+        if (buffers.features.size() != feature_inputs_.size() || buffers.constants.size() != constants_.size())
             return RKNN_INVALID_ARGUMENT("convolution bound to %zu features and %zu constants", buffers.features.size(),
                                          buffers.constants.size());
         Int8ConvLayer layer = conv_->layer;
         layer.geometry.packed_row_pixels = buffers.packed_row_pixels;
-        layer.addresses = {buffers.features[0], buffers.constants[0], buffers.constants[1], buffers.output};
+        layer.addresses = {buffers.features[0], buffers.constants[0], buffers.constants[1], buffers.output, {}};
+        if (constants_.size() > 2) layer.addresses.bn_records = buffers.constants[2];
         if (conv_->residual_input >= 0) layer.epilogue.residual_addr = buffers.features[1];
         return lower_conv_int8(layer, soc, core_mask, program);
     }

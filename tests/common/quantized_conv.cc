@@ -64,6 +64,11 @@ Status make_quant_conv(const QuantConvSpec& s, uint32_t seed, QuantConvCase* out
         act.max = 3.0f;
     }
     if (s.activation == OpType::kLeakyRelu) act.alpha = 0.1f;
+    if (s.activation == OpType::kPRelu) {
+        // Slopes of both signs, small and above one, one per output channel.
+        const float pattern[] = {0.25f, -0.3f, 0.01f, 1.5f, 0.0f, 0.7f, -1.2f};
+        for (int o = 0; o < oc; ++o) act.slopes.push_back(pattern[o % 7] + 0.013f * static_cast<float>(o / 7));
+    }
     if (s.activation != OpType::kIdentity) cpu::set_fused_activation(&op, act);
     if (cpu::int8::needs_lut(s.activation)) cpu::set_fused_activation_range(&op, -6.0f, 6.0f);
     out->input = random_int8({1, s.c_in, s.h, s.w}, qx, seed + 1);

@@ -144,6 +144,43 @@ TEST(Passes, ResidualAddAndActivationFuseIntoTheConvolution) {
     EXPECT_LT(max_difference(before[0], run(g, in)[0]), 1e-5f);
 }
 
+// PRelu after a Conv or Gemm: one slope per output channel fuses (the
+// float result unchanged), one slope for all becomes a fused leaky ReLU, and
+// a slope that varies along the width does not fuse.
+TEST(Passes, PReluFusesIntoTheProducerWhenItsSlopesArePerChannel) {
+    auto build = [](const Shape& slope_shape, bool gemm) {
+        Graph g;
+        const Shape in_shape = gemm ? Shape{2, 6} : Shape{1, 3, 5, 5};
+        const Shape out_shape = gemm ? Shape{2, 4} : Shape{1, 4, 5, 5};
+        const int32_t x = tensor(&g, "x", in_shape);
+        const int32_t w = rknn::testing::random_constant(&g, "w", gemm ? Shape{6, 4} : Shape{4, 3, 1, 1}, 21);
+        const int32_t c = tensor(&g, "c", out_shape);
+        const int32_t slope = rknn::testing::random_constant(&g, "slope", slope_shape, 22, -0.5f, 1.5f);
+        const int32_t y = tensor(&g, "y", out_shape);
+        g.add_op({gemm ? OpType::kGemm : OpType::kConv, "producer", "", {x, w}, {c}, {}});
+        g.add_op({OpType::kPRelu, "prelu", "", {c, slope}, {y}, {}});
+        g.inputs = {x};
+        g.outputs = {y};
+        return g;
+    };
+    struct Case {
+        Shape slope;
+        bool gemm;
+        const char* fused;  // the activation recorded, "" when not fused
+    };
+    const Case cases[] = {{{4, 1, 1}, false, "PRelu"}, {{1, 4, 1, 1}, false, "PRelu"}, {{4}, true, "PRelu"},
+                          {{1, 4}, true, "PRelu"},     {{1}, false, "LeakyRelu"},     {{5}, false, ""}};
+    for (const Case& c : cases) {
+        Graph g = build(c.slope, c.gemm);
+        const std::vector<HostTensor> in = {random_input(g.tensors[static_cast<size_t>(g.inputs[0])].shape, 23)};
+        const std::vector<HostTensor> before = run(g, in);
+        const int fused = rknn::convert::fuse_activations(&g);
+        EXPECT_EQ(fused, *c.fused ? 1 : 0) << rknn::graph::shape_to_string(c.slope);
+        EXPECT_EQ(g.ops[0].attrs.get_string("activation", ""), c.fused) << rknn::graph::shape_to_string(c.slope);
+        EXPECT_LT(max_difference(before[0], run(g, in)[0]), 1e-5f) << rknn::graph::shape_to_string(c.slope);
+    }
+}
+
 TEST(Passes, ShapeComputationsFoldToConstants) {
     Graph g;
     const int32_t x = tensor(&g, "x", {2, 3, 4});

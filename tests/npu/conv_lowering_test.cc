@@ -22,7 +22,7 @@ using rknn::testing::QuantConvSpec;
 namespace npu = rknn::npu;
 
 // Buffer ids of a lowered layer, in the order NpuRunner creates them.
-enum : int32_t { kInput, kWeights, kRecords, kOutput, kResidual };
+enum : int32_t { kInput, kWeights, kRecords, kOutput, kResidual, kBnRecords };
 
 npu::ConvGeometry geometry_of(const QuantConvSpec& s) {
     npu::ConvGeometry g;
@@ -80,6 +80,12 @@ struct LoweredRun {
         runner.add(records.data(), records.size()) != kRecords || runner.zeros(out_bytes) != kOutput ||
         runner.add(residual.data(), residual.size()) != kResidual)
         return ::testing::AssertionFailure() << "buffer creation failed";
+    const auto bn_records = npu::prelu_records(lowered.epilogue, oc_aligned);
+    if (!bn_records.empty()) {
+        if (runner.add(bn_records.data(), bn_records.size()) != kBnRecords)
+            return ::testing::AssertionFailure() << "buffer creation failed";
+        lowered.addresses.bn_records = npu::BufferRef(kBnRecords, 0);
+    }
 
     npu::ProgramBuilder builder(runner.soc());
     if (one_task) {
@@ -183,14 +189,19 @@ QuantConvSpec random_spec(std::mt19937& rng, bool depthwise, bool fully_connecte
     }
 }
 
-// `packed`: 1, 3 or 4 input channels read as a channel-packed image.
+// `packed`: 1, 3 or 4 input channels read as a channel-packed image;
+// `prelu`: a fused PRelu with one slope per output channel (no residual).
 void check_random(const char* kind, int cases, uint32_t seed, bool depthwise, bool fully_connected,
-                  bool packed = false) {
+                  bool packed = false, bool prelu = false) {
     std::mt19937 rng(seed);
     int failures = 0;
     for (int i = 0; i < cases; ++i) {
         QuantConvSpec spec = random_spec(rng, depthwise, fully_connected);
         if (packed) spec.c_in = (rng() % 3 == 0) ? 1 : (rng() % 2 == 0 ? 3 : 4);
+        if (prelu) {
+            spec.activation = OpType::kPRelu;
+            spec.residual = false;
+        }
         const auto ok = matches_reference(spec, seed * 1000u + static_cast<uint32_t>(i), 0, nullptr, packed);
         if (!ok) {
             ADD_FAILURE() << kind << " case " << i << ": " << ok.message();
@@ -206,6 +217,12 @@ TEST(NpuConvLowering, RandomDepthwiseConvolutionsAreBitExact) { check_random("de
 TEST(NpuConvLowering, RandomFullyConnectedLayersAreBitExact) { check_random("fc", 100, 43, false, true); }
 
 TEST(NpuConvLowering, RandomConvolutionsOfPackedImagesAreBitExact) { check_random("packed", 200, 59, false, false, true); }
+
+TEST(NpuConvLowering, RandomConvolutionsWithAFusedPReluAreBitExact) {
+    check_random("prelu conv", 80, 61, false, false, false, true);
+    check_random("prelu depthwise", 40, 67, true, false, false, true);
+    check_random("prelu fc", 40, 71, false, true, false, true);
+}
 
 // ---- tiling, kernel groups, multi-core --------------------------------------------
 

@@ -32,17 +32,26 @@ StatusOr<Int8Activation> make_activation(const kernels::Activation& act, float o
         a.kind = Int8Activation::Kind::kLeaky;
         a.slope = make_requant(act.alpha);
         break;
+    case graph::OpType::kPRelu: {
+        if (act.slopes.empty()) return Status(StatusCode::kUnimplemented, "a fused PRelu without slopes");
+        a.kind = Int8Activation::Kind::kPRelu;
+        a.slope = make_requant(std::vector<double>(act.slopes.begin(), act.slopes.end()));
+        break;
+    }
     default: return Status(StatusCode::kUnimplemented, "this activation is not fused in int8");
     }
     return a;
 }
 
-int64_t apply_activation(const Int8Activation& act, int64_t v) {
+int64_t apply_activation(const Int8Activation& act, int64_t v) { return apply_activation(act, 0, v); }
+
+int64_t apply_activation(const Int8Activation& act, size_t channel, int64_t v) {
     switch (act.kind) {
     case Int8Activation::Kind::kNone: return v;
     case Int8Activation::Kind::kRelu: return v > 0 ? v : 0;
     case Int8Activation::Kind::kClip: return v < act.lo ? act.lo : (v > act.hi ? act.hi : v);
     case Int8Activation::Kind::kLeaky: return v >= 0 ? v : apply(act.slope, 0, v);
+    case Int8Activation::Kind::kPRelu: return v >= 0 ? v : apply(act.slope, channel, v);
     }
     return v;
 }
@@ -51,7 +60,7 @@ int8_t Epilogue::finish(size_t channel, int64_t acc, int8_t residual) const {
     if (!bias.empty()) acc += bias[channel];
     int64_t v = apply(requant, channel, saturate_int32(acc));
     if (has_residual) v += apply(residual_requant, 0, static_cast<int64_t>(residual) - residual_zp);
-    return saturate_int8((has_lut ? lut.apply(v) : apply_activation(activation, v)) + out_zp);
+    return saturate_int8((has_lut ? lut.apply(v) : apply_activation(activation, channel, v)) + out_zp);
 }
 
 StatusOr<Epilogue> make_epilogue(const HostTensor& in, const HostTensor& weights, int64_t out_channels,
@@ -91,6 +100,9 @@ StatusOr<Epilogue> make_epilogue(const HostTensor& in, const HostTensor& weights
         e.residual_zp = residual->quant.zero_point();
     }
     if (!e.has_lut) {
+        if (fusion.activation.type == graph::OpType::kPRelu &&
+            static_cast<int64_t>(fusion.activation.slopes.size()) != out_channels)
+            return Status(StatusCode::kInvalidArgument, "the fused PRelu's slopes are not one per output channel");
         RKNN_ASSIGN_OR_RETURN(e.activation, make_activation(fusion.activation, static_cast<float>(out_scale)));
     }
     return e;

@@ -26,10 +26,11 @@
 namespace rknn::cpu::int8 {
 
 struct Int8Activation {
-    enum class Kind { kNone, kRelu, kClip, kLeaky } kind = Kind::kNone;
+    // kPRelu: a fused PRelu, one slope per output channel (the leaky rule per channel).
+    enum class Kind { kNone, kRelu, kClip, kLeaky, kPRelu } kind = Kind::kNone;
     int64_t lo = 0;   // kClip bounds, output units (zero point not added)
     int64_t hi = 0;
-    Requant slope;    // kLeaky
+    Requant slope;    // kLeaky: one multiplier; kPRelu: one per channel, a shared shift
 };
 
 struct Epilogue {
@@ -58,6 +59,8 @@ StatusOr<Epilogue> make_epilogue(const HostTensor& in, const HostTensor& weights
 // The activation part alone (standalone int8 activation ops use it too).
 StatusOr<Int8Activation> make_activation(const kernels::Activation& act, float out_scale);
 int64_t apply_activation(const Int8Activation& act, int64_t v);
+// The same for output channel `channel` (what kPRelu needs).
+int64_t apply_activation(const Int8Activation& act, size_t channel, int64_t v);
 
 // Quantisation checks shared by the int8 kernels.
 Status require_int8(const HostTensor& t, const char* what);

@@ -3,6 +3,8 @@
 // build lookup tables, so both use exactly these formulas.
 #pragma once
 
+#include <vector>
+
 #include <cmath>
 
 #include "graph/attributes.h"
@@ -19,6 +21,9 @@ struct Activation {
     float min = -INFINITY;  // Clip
     float max = INFINITY;
     bool tanh_approximation = false;  // Gelu
+    // PRelu fused into a Conv/Gemm/MatMul: one slope per output channel
+    // (apply_activation does not take a channel; apply_fusion_float does).
+    std::vector<float> slopes;
 };
 
 // Reads alpha/beta/gamma/approximate for `type` with the ONNX defaults.

@@ -40,6 +40,20 @@ bool fusable_activation(const graph::Graph& g, const Op& op, bool with_lut, cpu:
     switch (op.type) {
     case OpType::kRelu: return true;
     case OpType::kLeakyRelu: act->alpha = op.attrs.get_float("alpha", 0.01f); return true;
+    case OpType::kPRelu: {
+        // A constant slope: one value is a leaky ReLU; several are checked
+        // against the producer's channels by prelu_fits.
+        if (op.inputs.size() != 2 || op.inputs[1] < 0 || !g.is_constant(op.inputs[1])) return false;
+        const std::vector<float> slopes = constant_floats(g, op.inputs[1]);
+        if (slopes.empty()) return false;
+        if (slopes.size() == 1) {
+            act->type = OpType::kLeakyRelu;
+            act->alpha = slopes[0];
+        } else {
+            act->slopes = slopes;
+        }
+        return true;
+    }
     case OpType::kClip: {
         act->min = op.attrs.get_float("min", -INFINITY);
         act->max = op.attrs.get_float("max", INFINITY);
@@ -49,6 +63,22 @@ bool fusable_activation(const graph::Graph& g, const Op& op, bool with_lut, cpu:
     }
     default: return false;
     }
+}
+
+// Whether a PRelu's slope tensor gives one slope per output channel of
+// `producer`: [C, 1, 1] or [1, C, 1, 1] after a Conv (channels on axis 1),
+// [N] or [1, N] after a Gemm or MatMul (channels last).
+bool prelu_fits(const graph::Graph& g, const Op& producer, const Op& prelu) {
+    const graph::Shape& y = g.tensors[static_cast<size_t>(producer.outputs[0])].shape;
+    const graph::Shape& s = g.tensors[static_cast<size_t>(prelu.inputs[1])].shape;
+    if (producer.type == OpType::kConv) {
+        if (y.size() != 4) return false;
+        const bool c11 = s.size() == 3 && s[0] == y[1] && s[1] == 1 && s[2] == 1;
+        const bool one_c11 = s.size() == 4 && s[0] == 1 && s[1] == y[1] && s[2] == 1 && s[3] == 1;
+        return c11 || one_c11;
+    }
+    if (y.size() != 2) return false;
+    return (s.size() == 1 && s[0] == y[1]) || (s.size() == 2 && s[0] == 1 && s[1] == y[1]);
 }
 
 // The other input of a binary op, given one of them.
@@ -207,6 +237,7 @@ int fuse_into_producers(graph::Graph* g, bool with_lut, const std::map<std::stri
         if (p < 0 || dead.count(p) || !index.single_use(x)) continue;
         Op& producer = g->ops[p];
         if (!is_fusable_producer(*g, producer) || producer.attrs.has("activation")) continue;
+        if (act.type == OpType::kPRelu && !prelu_fits(*g, producer, act_op)) continue;
         cpu::set_fused_activation(&producer, act);
         if (ranges != nullptr) {
             const auto range = ranges->find(g->tensors[x].name);
