@@ -344,9 +344,27 @@ RKNN_HOT_LOOP void apply_int_alu(const IntStage& s, int64_t* x, int n) {
     }
 }
 
-RKNN_HOT_LOOP void apply_int_mul(const IntStage& s, int64_t* x, int n) {
+// Rounds x * m / 2^shift half to even and saturates to int32, in double
+// arithmetic (which vectorises where 64-bit integer shifts do not): exact
+// for |x| < 2^31 and 16-bit m, as the product then has at most 47 bits and
+// scaling by a power of two and nearbyint (round to nearest even) are exact.
+// (The int32 casts let AVX2 convert; its int64 <-> double conversions are
+// AVX-512 only.)
+inline int64_t requant_int32(int64_t x, int64_t m, double scale) {
+    const double r = std::nearbyint(static_cast<double>(static_cast<int32_t>(x)) *
+                                    static_cast<double>(static_cast<int32_t>(m)) * scale);
+    return static_cast<int32_t>(std::min(2147483647.0, std::max(-2147483648.0, r)));
+}
+
+// `int32_in`: every x is already within int32 (an ALU step saturated it).
+RKNN_HOT_LOOP void apply_int_mul(const IntStage& s, int64_t* x, int n, bool int32_in) {
     const int64_t* m = s.mul_op.data();
     if (!s.prelu && s.shift == s.shift_neg && s.shift >= 1 && s.shift <= 62) {  // the common requantisation
+        if (int32_in) {
+            const double scale = std::ldexp(1.0, -s.shift);
+            for (int c = 0; c < n; ++c) x[c] = requant_int32(x[c], m[c], scale);
+            return;
+        }
         for (int c = 0; c < n; ++c) x[c] = sat32(shift_round_even(x[c] * m[c], s.shift));
         return;
     }
@@ -361,9 +379,9 @@ RKNN_HOT_LOOP void apply_int_stage(const IntStage& s, int64_t* x, int n) {
     if (!s.active) return;
     if (s.alu_first) {
         if (s.alu) apply_int_alu(s, x, n);
-        if (s.mul) apply_int_mul(s, x, n);
+        if (s.mul) apply_int_mul(s, x, n, s.alu);
     } else {
-        if (s.mul) apply_int_mul(s, x, n);
+        if (s.mul) apply_int_mul(s, x, n, false);
         if (s.alu) apply_int_alu(s, x, n);
     }
     if (s.relu) {
@@ -601,6 +619,11 @@ RKNN_HOT_LOOP void run_int_rows(const TaskContext& ctx, const Dpu& d, const Sour
     // only a ReLU, and int8 output rounded half to even.
     const bool ew_relu_only = !d.ew.bypass && d.ew.op_bypass && d.ew.lut_bypass && !d.ew.relu_bypass;
     const bool int8_fast = d.out == Precision::kInt8 && d.out_round == Rounding::kHalfEven && d.out_shift <= 62;
+    // BS saturates to int32 when it adds or multiplies, and BN, a ReLU-only
+    // EW stage and a bypassed one keep values there: OUT_CVT may then take
+    // the double path (requant_int32; a 16-bit scale keeps it exact).
+    const bool int32_values = bs.active && (bs.alu || bs.mul) && (d.ew.bypass || ew_relu_only) &&
+                              d.out_scale >= -65536 && d.out_scale <= 65536;
     for (int y = y0; y < y1; ++y) {
         for (int x = 0; x < d.width; ++x) {
             const size_t pixel = static_cast<size_t>(y) * d.width + x;
@@ -631,7 +654,12 @@ RKNN_HOT_LOOP void run_int_rows(const TaskContext& ctx, const Dpu& d, const Sour
                 // All channels at once (vectorisable), then one copy per atom.
                 const int64_t* vv = v.data();
                 const int64_t scale = d.out_scale, offset = d.out_offset;
-                if (d.out_shift != 0) {
+                if (d.out_shift != 0 && int32_values) {
+                    const double unit = std::ldexp(1.0, -d.out_shift);
+                    for (int c = 0; c < n; ++c)
+                        codes[static_cast<size_t>(c)] =
+                            static_cast<int8_t>(saturate(requant_int32(vv[c], scale, unit) + offset, -128, 127));
+                } else if (d.out_shift != 0) {
                     for (int c = 0; c < n; ++c)
                         codes[static_cast<size_t>(c)] = static_cast<int8_t>(
                             saturate(shift_round_even(vv[c] * scale, d.out_shift) + offset, -128, 127));
