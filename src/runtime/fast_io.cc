@@ -1,6 +1,7 @@
 #include "runtime/fast_io.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -79,60 +80,151 @@ constexpr int kRuleShift = 15;  // fraction bits of the multipliers
 // 32-byte SIMD step, so every step reads its lanes without wrapping.
 constexpr int kRuleBlock = 96;
 
+constexpr int kNarrowMaxMult = 32896;  // keeps (255 * mult) >> 8 within int16
+
+inline int8_t sat8(int32_t v) { return static_cast<int8_t>(std::min(127, std::max(-128, v))); }
+
 inline int8_t apply_rule(uint8_t p, int32_t mult, int32_t offset, int shift) {
-    const int32_t v = (static_cast<int32_t>(p) * mult + offset) >> shift;
-    return static_cast<int8_t>(std::min(127, std::max(-128, v)));
+    return sat8((static_cast<int32_t>(p) * mult + offset) >> shift);
 }
 
-// One channel: the offsets that reproduce `codes` with multiplier `mult`, as
-// [lo, hi]; empty when lo > hi. Each pixel value bounds p * mult + offset.
-void offset_range(const int8_t* codes, int64_t mult, int64_t* lo, int64_t* hi) {
-    const int64_t unit = int64_t{1} << kRuleShift;
+inline int8_t apply_narrow(uint8_t p, int32_t mult, int32_t offset, int shift) {
+    const int32_t t = (static_cast<int32_t>(p) * mult) >> 8;
+    return sat8(std::min(32767, std::max(-32768, t + offset)) >> shift);
+}
+
+inline int8_t apply(const PixelRule& r, size_t channel, uint8_t p) {
+    return r.narrow ? apply_narrow(p, r.mult[channel], r.offset[channel], r.shift)
+                    : apply_rule(p, r.mult[channel], r.offset[channel], r.shift);
+}
+
+// One channel: the offsets that reproduce `codes` as floor((base(p) +
+// offset) / 2^shift) with saturation, as [lo, hi]; empty when lo > hi.
+// base(p) is p * mult (wide) or (p * mult) >> 8 (narrow).
+void offset_range(const int8_t* codes, int64_t mult, bool narrow, int shift, int64_t* lo, int64_t* hi) {
+    const int64_t unit = int64_t{1} << shift;
     *lo = INT64_MIN / 4, *hi = INT64_MAX / 4;
     for (int p = 0; p < 256; ++p) {
-        const int64_t q = codes[p], base = p * mult;
+        const int64_t q = codes[p], base = narrow ? (p * mult) >> 8 : p * mult;
         if (q > -128) *lo = std::max(*lo, q * unit - base);          // at least q before the shift
         if (q < 127) *hi = std::min(*hi, (q + 1) * unit - 1 - base);  // below q + 1
     }
 }
 
-// NHWC bytes of one row through the rule; mult/offset repeat the channels'
-// coefficients over kRuleBlock lanes (n is a whole number of pixels).
-void rule_row_scalar(const uint8_t* src, int8_t* dst, size_t n, const int32_t* mult, const int32_t* offset, int shift) {
-    for (size_t i = 0, k = 0; i < n; ++i, k = k + 1 == kRuleBlock ? 0 : k + 1)
-        dst[i] = apply_rule(src[i], mult[k], offset[k], shift);
+// Multiplier and offset of one channel's table in the given form, searched
+// outwards from the slope the table's unsaturated ends show.
+bool fit_channel(const int8_t* table, bool narrow, int shift, int32_t* mult, int32_t* offset) {
+    int first = -1, last = -1;
+    for (int p = 0; p < 256; ++p)
+        if (table[p] > -128 && table[p] < 127) (first < 0 ? first : last) = p;
+    if (first < 0 || last < 0) return false;
+    const double slope = static_cast<double>(table[last] - table[first]) / (last - first);
+    const int64_t guess = static_cast<int64_t>(slope * std::ldexp(1.0, shift + (narrow ? 8 : 0)));
+    for (int64_t d = 0; d <= 256; ++d) {
+        for (int64_t m : {guess + d, guess - d}) {
+            // Wide: 255 x |mult| and |offset| below 2^29, so the int32 sum cannot overflow.
+            if (narrow ? (m < 0 || m > kNarrowMaxMult) : (m <= -(1 << 21) || m >= (1 << 21))) continue;
+            int64_t lo = 0, hi = 0;
+            offset_range(table, m, narrow, shift, &lo, &hi);
+            const int64_t limit = narrow ? 32767 : (int64_t{1} << 29) - 1;
+            if (lo > hi || lo < -limit || lo > limit) continue;
+            *mult = static_cast<int32_t>(m);
+            *offset = static_cast<int32_t>(lo);
+            return true;
+        }
+    }
+    return false;
+}
+
+// A rule's coefficients repeated over kRuleBlock byte positions (channel =
+// position % C), for rows that start on a pixel.
+struct RowRule {
+    bool narrow = false;
+    int shift = 0;
+    int32_t mult[kRuleBlock], offset[kRuleBlock];
+};
+
+void rule_row_scalar(const uint8_t* src, int8_t* dst, size_t n, const RowRule& r, int pos) {
+    for (size_t i = 0, k = static_cast<size_t>(pos); i < n; ++i, k = k + 1 == kRuleBlock ? 0 : k + 1)
+        dst[i] = r.narrow ? apply_narrow(src[i], r.mult[k], r.offset[k], r.shift)
+                          : apply_rule(src[i], r.mult[k], r.offset[k], r.shift);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-// 32 bytes per step: four groups of eight int32 lanes, packed back to bytes
-// with saturation (exactly sat8), lanes restored to order by one permute.
-__attribute__((target("avx2"))) void rule_row_avx2(const uint8_t* src, int8_t* dst, size_t n, const int32_t* mult,
-                                                  const int32_t* offset, int shift) {
-    const __m128i count = _mm_cvtsi32_si128(shift);
+// Wide rule, 32 bytes per step: four groups of eight int32 lanes, packed back
+// to bytes with saturation (exactly sat8), lanes restored by one permute.
+__attribute__((target("avx2"))) size_t wide_row_avx2(const uint8_t* src, int8_t* dst, size_t n, const RowRule& r,
+                                                    int* pos_io) {
+    // A local position: stores through an int8_t pointer may alias *pos_io.
+    int pos = *pos_io;
+    const __m128i count = _mm_cvtsi32_si128(r.shift);
     const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
     size_t i = 0;
-    int pos = 0;  // i modulo kRuleBlock
-    for (; i + 32 <= n; i += 32, pos = (pos + 32) % kRuleBlock) {
+    for (; i + 32 <= n; i += 32, pos = pos + 32 == kRuleBlock ? 0 : pos + 32) {
         __m256i v[4];
         for (int j = 0; j < 4; ++j) {
             const __m256i p = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + i + 8 * j)));
-            const __m256i m = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(mult + pos + 8 * j));
-            const __m256i o = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(offset + pos + 8 * j));
+            const __m256i m = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r.mult + pos + 8 * j));
+            const __m256i o = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r.offset + pos + 8 * j));
             v[j] = _mm256_sra_epi32(_mm256_add_epi32(_mm256_mullo_epi32(p, m), o), count);
         }
         const __m256i bytes = _mm256_packs_epi16(_mm256_packs_epi32(v[0], v[1]), _mm256_packs_epi32(v[2], v[3]));
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_permutevar8x32_epi32(bytes, order));
     }
-    rule_row_scalar(src + i, dst + i, n - i, mult + pos, offset + pos, shift);
+    *pos_io = pos;
+    return i;
+}
+
+// Narrow rule, 32 bytes per step in 16-bit lanes: p << 8 by unpacking with
+// zero bytes, mulhi by the multiplier gives (p * mult) >> 8, a saturating add
+// of the offset, the shift, and one saturating pack that keeps byte order
+// (unpack lo/hi and pack all work within 128-bit halves).
+__attribute__((target("avx2"))) size_t narrow_row_avx2(const uint8_t* src, int8_t* dst, size_t n, const RowRule& r,
+                                                      int* pos_io) {
+    // A local position: stores through an int8_t pointer may alias *pos_io.
+    int pos = *pos_io;
+    // Per step start (0, 32, 64): the coefficients of bytes 0-7 and 16-23
+    // (lo lanes) and 8-15 and 24-31 (hi lanes).
+    __m256i mlo[3], mhi[3], olo[3], ohi[3];
+    for (int s = 0; s < 3; ++s) {
+        int16_t m[2][16], o[2][16];
+        for (int lane = 0; lane < 16; ++lane) {
+            const int byte_lo = s * 32 + (lane < 8 ? lane : lane + 8);
+            const int byte_hi = byte_lo + 8;
+            m[0][lane] = static_cast<int16_t>(r.mult[byte_lo]), o[0][lane] = static_cast<int16_t>(r.offset[byte_lo]);
+            m[1][lane] = static_cast<int16_t>(r.mult[byte_hi]), o[1][lane] = static_cast<int16_t>(r.offset[byte_hi]);
+        }
+        mlo[s] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m[0]));
+        mhi[s] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m[1]));
+        olo[s] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(o[0]));
+        ohi[s] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(o[1]));
+    }
+    const __m128i count = _mm_cvtsi32_si128(r.shift);
+    const __m256i zero = _mm256_setzero_si256();
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32, pos = pos + 32 == kRuleBlock ? 0 : pos + 32) {
+        const int s = pos / 32;
+        const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i));
+        const __m256i lo = _mm256_mulhi_epu16(_mm256_unpacklo_epi8(zero, x), mlo[s]);
+        const __m256i hi = _mm256_mulhi_epu16(_mm256_unpackhi_epi8(zero, x), mhi[s]);
+        const __m256i qlo = _mm256_sra_epi16(_mm256_adds_epi16(lo, olo[s]), count);
+        const __m256i qhi = _mm256_sra_epi16(_mm256_adds_epi16(hi, ohi[s]), count);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_packs_epi16(qlo, qhi));
+    }
+    *pos_io = pos;
+    return i;
 }
 #endif
 
-void rule_row(const uint8_t* src, int8_t* dst, size_t n, const int32_t* mult, const int32_t* offset, int shift) {
+// NHWC bytes of one row (n: whole pixels) through the rule.
+void rule_row(const uint8_t* src, int8_t* dst, size_t n, const RowRule& r) {
+    size_t done = 0;
+    int pos = 0;  // done modulo kRuleBlock
 #if defined(__x86_64__) && defined(__GNUC__)
     static const bool avx2 = __builtin_cpu_supports("avx2");
-    if (avx2) return rule_row_avx2(src, dst, n, mult, offset, shift);
+    if (avx2) done = r.narrow ? narrow_row_avx2(src, dst, n, r, &pos) : wide_row_avx2(src, dst, n, r, &pos);
 #endif
-    rule_row_scalar(src, dst, n, mult, offset, shift);
+    rule_row_scalar(src + done, dst + done, n - done, r, pos);
 }
 
 }  // namespace
@@ -140,54 +232,45 @@ void rule_row(const uint8_t* src, int8_t* dst, size_t n, const int32_t* mult, co
 StatusOr<PixelRule> fit_pixel_rule(const std::vector<int8_t>& codes, int channels) {
     if (channels <= 0 || codes.size() != static_cast<size_t>(channels) * 256)
         return RKNN_INVALID_ARGUMENT("%zu codes for %d channels", codes.size(), channels);
-    PixelRule rule;
-    rule.shift = kRuleShift;
-    for (int c = 0; c < channels; ++c) {
-        const int8_t* table = codes.data() + static_cast<size_t>(c) * 256;
-        // The slope from the unsaturated ends, then the multipliers near it.
-        int first = -1, last = -1;
-        for (int p = 0; p < 256; ++p)
-            if (table[p] > -128 && table[p] < 127) (first < 0 ? first : last) = p;
-        if (first < 0 || last < 0) return make_status(StatusCode::kUnimplemented, "channel %d: too few unsaturated codes", c);
-        const double slope = static_cast<double>(table[last] - table[first]) / (last - first);
-        const int64_t guess = static_cast<int64_t>(slope * (1 << kRuleShift));
-        bool found = false;
-        for (int64_t d = 0; d <= 256 && !found; ++d) {
-            for (int64_t mult : {guess + d, guess - d}) {
-                // 255 x |mult| and |offset| below 2^29: the int32 sum cannot overflow.
-                if (mult <= -(1 << 21) || mult >= (1 << 21)) continue;
-                int64_t lo = 0, hi = 0;
-                offset_range(table, mult, &lo, &hi);
-                if (lo > hi || lo <= -(int64_t{1} << 29) || lo >= (int64_t{1} << 29)) continue;
-                rule.mult.push_back(static_cast<int32_t>(mult));
-                rule.offset.push_back(static_cast<int32_t>(lo));
-                found = true;
-                break;
-            }
-        }
-        if (!found) return make_status(StatusCode::kUnimplemented, "channel %d: no multiplier reproduces the table", c);
-        for (int p = 0; p < 256; ++p)  // the rule as it runs, once more
-            if (apply_rule(static_cast<uint8_t>(p), rule.mult.back(), rule.offset.back(), rule.shift) != table[p])
-                return RKNN_INTERNAL_ERROR("channel %d: the fitted rule differs at %d", c, p);
+    // The narrow form at the finest shift every channel takes, else the wide one.
+    for (int candidate = 0; candidate < 9; ++candidate) {
+        const bool narrow = candidate < 8;
+        PixelRule rule;
+        rule.narrow = narrow;
+        rule.shift = narrow ? 7 - candidate : kRuleShift;
+        rule.mult.resize(static_cast<size_t>(channels));
+        rule.offset.resize(static_cast<size_t>(channels));
+        bool all = true;
+        for (int c = 0; c < channels && all; ++c)
+            all = fit_channel(codes.data() + static_cast<size_t>(c) * 256, narrow, rule.shift,
+                              &rule.mult[static_cast<size_t>(c)], &rule.offset[static_cast<size_t>(c)]);
+        if (!all) continue;
+        for (int c = 0; c < channels; ++c)  // the rule as it runs, once more
+            for (int p = 0; p < 256; ++p)
+                if (apply(rule, static_cast<size_t>(c), static_cast<uint8_t>(p)) != codes[static_cast<size_t>(c) * 256 + p])
+                    return RKNN_INTERNAL_ERROR("channel %d: the fitted rule differs at %d", c, p);
+        return rule;
     }
-    return rule;
+    return make_status(StatusCode::kUnimplemented, "no integer rule reproduces every channel's table");
 }
 
 void pixels_to_packed(const uint8_t* pixels, bool nhwc, int c, int h, int w, int row_pixels, const int8_t* codes,
                       const PixelRule* rule, uint8_t* image) {
     const size_t plane = static_cast<size_t>(h) * w;
-    int32_t mult[kRuleBlock], offset[kRuleBlock];
+    RowRule row_rule;
     if (rule != nullptr) {
+        row_rule.narrow = rule->narrow;
+        row_rule.shift = rule->shift;
         for (int k = 0; k < kRuleBlock; ++k) {
-            mult[k] = rule->mult[static_cast<size_t>(k % c)];
-            offset[k] = rule->offset[static_cast<size_t>(k % c)];
+            row_rule.mult[k] = rule->mult[static_cast<size_t>(k % c)];
+            row_rule.offset[k] = rule->offset[static_cast<size_t>(k % c)];
         }
     }
     for (int y = 0; y < h; ++y) {
         uint8_t* row = image + static_cast<size_t>(y) * row_pixels * c;
         if (nhwc && rule != nullptr && kRuleBlock % c == 0) {
             rule_row(pixels + static_cast<size_t>(y) * w * c, reinterpret_cast<int8_t*>(row), static_cast<size_t>(w) * c,
-                     mult, offset, rule->shift);
+                     row_rule);
         } else if (nhwc) {
             const uint8_t* src = pixels + static_cast<size_t>(y) * w * c;
             for (int x = 0; x < w; ++x)

@@ -30,11 +30,15 @@ StatusOr<Dequant> make_dequant(const graph::Tensor& declared);
 // uint8 pixels (NHWC or NCHW) of [1, C, H, W] -> the int8 cube's lanes
 // (padding lanes are left as they are: zero from creation).
 void pixels_to_cube(const uint8_t* pixels, bool nhwc, int c, int h, int w, const int8_t* codes, uint8_t* cube);
-// The same tables as integer arithmetic: code = sat8((p * mult + offset) >> shift)
-// per channel (one shift for all), found by solving the 256 inequalities each
-// table sets, so it equals the table for every pixel value by construction.
-// Vectorises where table lookups do not.
+// The same tables as integer arithmetic, per channel (one shift for all),
+// found by solving the 256 inequalities each table sets, so it equals the
+// table for every pixel value by construction. Vectorises where table
+// lookups do not. Two forms:
+//   narrow: code = sat8(sat16(((p * mult) >> 8) + offset) >> shift), with
+//           0 <= mult <= 32896 and 16-bit offsets: 16-bit SIMD lanes;
+//   wide:   code = sat8((p * mult + offset) >> shift) in int32.
 struct PixelRule {
+    bool narrow = false;
     int shift = 0;
     std::vector<int32_t> mult, offset;  // per channel
 };
