@@ -33,20 +33,26 @@ namespace graph = rknn::graph;
 constexpr float kMean[] = {120.0f, 110.0f, 100.0f};
 constexpr float kStd[] = {60.0f, 55.0f, 50.0f};
 
-// small_cnn (Conv -> Relu -> MaxPool -> Reshape -> Gemm) quantised to int8,
-// fed as NHWC uint8 pixels with mean/std.
-graph::Graph quantized_cnn() {
-    graph::Graph g = rknn::testing::small_cnn();
+// Calibrates a one-input float graph on `count` seeded random samples of
+// its [1, 3, 8, 8] input (values in about [-2, 2]) and quantises it to int8.
+void quantize_8x8(graph::Graph* g, uint32_t seed, int count) {
     std::vector<std::vector<HostTensor>> samples;
-    std::mt19937 rng(7);
-    for (int s = 0; s < 4; ++s) {
+    std::mt19937 rng(seed);
+    for (int s = 0; s < count; ++s) {
         HostTensor x(graph::DType::kFloat32, {1, 3, 8, 8});
         for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(rng() % 256) / 60.0f - 2.0f;
         samples.push_back({x});
     }
-    auto ranges = rknn::convert::calibrate(g, samples, rknn::convert::CalibMethod::kMinMax);
-    EXPECT_TRUE(ranges.is_ok());
-    EXPECT_TRUE(rknn::convert::quantize_int8(&g, ranges.value(), {}).is_ok());
+    auto ranges = rknn::convert::calibrate(*g, samples, rknn::convert::CalibMethod::kMinMax);
+    ASSERT_TRUE(ranges.is_ok());
+    ASSERT_TRUE(rknn::convert::quantize_int8(g, ranges.value(), {}).is_ok());
+}
+
+// small_cnn (Conv -> Relu -> MaxPool -> Reshape -> Gemm) quantised to int8,
+// fed as NHWC uint8 pixels with mean/std.
+graph::Graph quantized_cnn() {
+    graph::Graph g = rknn::testing::small_cnn();
+    quantize_8x8(&g, 7, 4);
     graph::InputPreprocess pre;
     pre.mean.assign(std::begin(kMean), std::end(kMean));
     pre.std.assign(std::begin(kStd), std::end(kStd));
@@ -515,16 +521,7 @@ TEST(ApiModels, ChannelSplitIsReadInPlace) {
     split.attrs.set_ints("split", {16, 16, 8});
     g.add_op(split);
     g.outputs = {conv(a, 16, 8, "from_a"), conv(b, 16, 4, "from_b"), c};
-    std::vector<std::vector<HostTensor>> samples;
-    std::mt19937 rng(3);
-    for (int k = 0; k < 3; ++k) {
-        HostTensor s(graph::DType::kFloat32, {1, 3, 8, 8});
-        for (int64_t i = 0; i < s.numel(); ++i) s.data<float>()[i] = static_cast<float>(rng() % 200) / 50.0f - 2.0f;
-        samples.push_back({s});
-    }
-    auto ranges = rknn::convert::calibrate(g, samples, rknn::convert::CalibMethod::kMinMax);
-    ASSERT_TRUE(ranges.is_ok());
-    ASSERT_TRUE(rknn::convert::quantize_int8(&g, ranges.value(), {}).is_ok());
+    quantize_8x8(&g, 3, 3);
     ASSERT_EQ(g.tensors[static_cast<size_t>(a)].quant, g.tensors[static_cast<size_t>(wide)].quant);
 
     rknn_context ctx = 0;
