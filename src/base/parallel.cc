@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <exception>
 #include <cstdlib>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 namespace rknn {
 namespace {
@@ -39,25 +42,43 @@ public:
 
     int shares() const { return static_cast<int>(threads_.size()) + 1; }
 
-    // False when another caller holds the pool.
+    // False when another caller holds the pool, when called from inside a
+    // job (nested), or in a child forked after the pool started (it has no
+    // helper threads).
     bool try_run(const std::function<void(int share)>& job) {
+        if (inside_job_ || ::getpid() != owner_pid_) return false;
         std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
         if (!busy.owns_lock()) return false;
         {
             std::lock_guard<std::mutex> lock(mu_);
             job_ = &job;
             pending_ = static_cast<int>(threads_.size());
+            failure_ = nullptr;
             ++generation_;
         }
         wake_.notify_all();
-        job(0);
+        std::exception_ptr mine;
+        run_share(job, 0, &mine);
         std::unique_lock<std::mutex> lock(mu_);
         done_.wait(lock, [this] { return pending_ == 0; });
         job_ = nullptr;
+        // Every share has finished with `job` before an exception leaves.
+        if (mine != nullptr) std::rethrow_exception(mine);
+        if (failure_ != nullptr) std::rethrow_exception(failure_);
         return true;
     }
 
 private:
+    static void run_share(const std::function<void(int)>& job, int share, std::exception_ptr* failure) {
+        inside_job_ = true;
+        try {
+            job(share);
+        } catch (...) {
+            *failure = std::current_exception();
+        }
+        inside_job_ = false;
+    }
+
     void loop(int share) {
         uint64_t seen = 0;
         for (;;) {
@@ -69,15 +90,19 @@ private:
                 seen = generation_;
                 job = job_;
             }
-            (*job)(share);
+            std::exception_ptr failure;
+            run_share(*job, share, &failure);
             {
                 std::lock_guard<std::mutex> lock(mu_);
+                if (failure != nullptr && failure_ == nullptr) failure_ = failure;
                 --pending_;
             }
             done_.notify_one();
         }
     }
 
+    static thread_local bool inside_job_;
+    const pid_t owner_pid_ = ::getpid();
     std::vector<std::thread> threads_;
     std::mutex busy_;  // held by the caller whose job runs
     std::mutex mu_;
@@ -85,8 +110,11 @@ private:
     const std::function<void(int)>* job_ = nullptr;
     uint64_t generation_ = 0;
     int pending_ = 0;
+    std::exception_ptr failure_;  // the first a helper's share threw
     bool stop_ = false;
 };
+
+thread_local bool Pool::inside_job_ = false;
 
 Pool* pool() {
     static Pool* instance = host_threads() > 1 ? new Pool(host_threads() - 1) : nullptr;  // lives as long as the process

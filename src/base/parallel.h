@@ -5,8 +5,10 @@
 // Results must not depend on the split: every share writes its own part of
 // the output. A call made while another caller holds the pool (two emulated
 // NPU cores at once, say) runs on its own thread alone, so callers never
-// wait on each other. RKNN_HOST_THREADS caps the threads (default: the
-// host's cores, at most 4; 1 turns the pool off).
+// wait on each other; so does a nested call (from inside a share) and one in
+// a child forked after the pool started. An exception from a share reaches
+// the caller once every share has finished. RKNN_HOST_THREADS caps the
+// threads (default: the host's cores, at most 4; 1 turns the pool off).
 #pragma once
 
 #include <cstdint>

@@ -49,7 +49,7 @@ RknpuDriver::RknpuDriver(std::shared_ptr<IoctlTransport> transport, int fd, Vari
     : transport_(std::move(transport)), fd_(fd), variant_(variant), node_(std::move(node)), soc_(std::move(soc)) {}
 
 RknpuDriver::~RknpuDriver() {
-    if (task_buffer_.size != 0) (void)destroy_buffer(&task_buffer_);
+    for (BufferObject& b : free_task_buffers_) (void)destroy_buffer(&b);
     transport_->close(fd_);
 }
 
@@ -194,23 +194,35 @@ StatusOr<int> RknpuDriver::export_dmabuf(const BufferObject& buffer) {
     return drm_prime_export(*transport_, fd_, buffer.handle);
 }
 
-Status RknpuDriver::ensure_task_buffer(size_t tasks) {
+StatusOr<BufferObject> RknpuDriver::take_task_buffer(size_t tasks) {
     const uint64_t needed = std::max<uint64_t>(tasks, 1) * sizeof(rknpu_task);
-    if (task_buffer_.size >= needed) return Status::ok();
-    if (task_buffer_.size != 0) RKNN_RETURN_IF_ERROR(destroy_buffer(&task_buffer_));
+    {
+        std::lock_guard<std::mutex> lock(task_buffers_mu_);
+        for (size_t i = 0; i < free_task_buffers_.size(); ++i) {
+            if (free_task_buffers_[i].size < needed) continue;
+            const BufferObject found = free_task_buffers_[i];
+            free_task_buffers_.erase(free_task_buffers_.begin() + static_cast<std::ptrdiff_t>(i));
+            return found;
+        }
+    }
     BufferRequest request;
     request.size = (needed + kPage - 1) / kPage * kPage;
     request.flags = kTaskBufferFlags | (variant_ == Variant::kDrm ? buffer_flag::kNonContiguous : 0u);
-    RKNN_ASSIGN_OR_RETURN(task_buffer_, create_buffer(request));
-    Status mapped = map_buffer(&task_buffer_);
+    RKNN_ASSIGN_OR_RETURN(BufferObject buffer, create_buffer(request));
+    Status mapped = map_buffer(&buffer);
     if (!mapped.is_ok()) {
-        (void)destroy_buffer(&task_buffer_);
+        (void)destroy_buffer(&buffer);
         return mapped.with_context("task buffer");
     }
-    return Status::ok();
+    return buffer;
 }
 
-Status RknpuDriver::fill_submit(const SubmitRequest& request, rknpu_submit* s) const {
+void RknpuDriver::return_task_buffer(const BufferObject& buffer) {
+    std::lock_guard<std::mutex> lock(task_buffers_mu_);
+    free_task_buffers_.push_back(buffer);
+}
+
+Status RknpuDriver::fill_submit(const SubmitRequest& request, const BufferObject& task_buffer, rknpu_submit* s) const {
     const auto total = static_cast<uint32_t>(request.tasks.size());
     s->flags = RKNPU_JOB_PC;
     if (request.flags & submit_flag::kPingPong) s->flags |= RKNPU_JOB_PINGPONG;
@@ -218,7 +230,7 @@ Status RknpuDriver::fill_submit(const SubmitRequest& request, rknpu_submit* s) c
     if (request.flags & submit_flag::kFenceOut) s->flags |= RKNPU_JOB_FENCE_OUT;
     s->timeout = request.timeout_ms;
     s->priority = request.priority;
-    s->task_obj_addr = task_buffer_.obj_addr;
+    s->task_obj_addr = task_buffer.obj_addr;
     s->iommu_domain_id = static_cast<uint32_t>(request.iommu_domain);
     s->task_base_addr = request.task_base_addr;
     s->core_mask = request.core_mask;
@@ -259,8 +271,13 @@ StatusOr<SubmitResult> RknpuDriver::submit(const SubmitRequest& request) {
             return RKNN_INVALID_ARGUMENT("a task of %u regcmd words has no room for the 4-word tail", t.regcmd_words);
         }
     }
-    std::lock_guard<std::mutex> lock(submit_mu_);
-    RKNN_RETURN_IF_ERROR(ensure_task_buffer(request.tasks.size()));
+    RKNN_ASSIGN_OR_RETURN(const BufferObject task_buffer, take_task_buffer(request.tasks.size()));
+    // Back to the free list however this submit ends.
+    struct Return {
+        RknpuDriver* driver;
+        const BufferObject& buffer;
+        ~Return() { driver->return_task_buffer(buffer); }
+    } give_back{this, task_buffer};
     for (size_t i = 0; i < request.tasks.size(); ++i) {
         const Task& t = request.tasks[i];
         rknpu_task record{};
@@ -270,10 +287,10 @@ StatusOr<SubmitResult> RknpuDriver::submit(const SubmitRequest& request) {
         record.int_clear = RKNPU_INT_CLEAR_ALL;
         record.regcfg_amount = t.regcmd_words - RKNPU_PC_DATA_EXTRA_AMOUNT;  // the kernel adds the tail back
         record.regcmd_addr = t.regcmd_addr;
-        std::memcpy(task_buffer_.host + i * sizeof(rknpu_task), &record, sizeof(record));
+        std::memcpy(task_buffer.host + i * sizeof(rknpu_task), &record, sizeof(record));
     }
     rknpu_submit args{};
-    RKNN_RETURN_IF_ERROR(fill_submit(request, &args));
+    RKNN_RETURN_IF_ERROR(fill_submit(request, task_buffer, &args));
     const int ret = transport_->ioctl(fd_, command(RKNPU_NR_SUBMIT), &args);
     if (ret < 0) {
         return errno_status(ret, "RKNPU_SUBMIT")

@@ -18,6 +18,7 @@
 
 #include <memory>
 #include <mutex>
+#include <vector>
 #include <string>
 
 #include "driver/ioctl_transport.h"
@@ -58,16 +59,19 @@ private:
     unsigned long command(unsigned nr) const;
     Status call(unsigned nr, void* arg, const char* what);
     StatusOr<BufferObject> mem_create(uint32_t handle, const BufferRequest& request);
-    Status ensure_task_buffer(size_t tasks);
-    Status fill_submit(const SubmitRequest& request, struct rknpu_submit* out) const;
+    // A task buffer for `tasks` records, taken from the free ones (or created),
+    // and its return: submits from several threads each fill their own.
+    StatusOr<BufferObject> take_task_buffer(size_t tasks);
+    void return_task_buffer(const BufferObject& buffer);
+    Status fill_submit(const SubmitRequest& request, const BufferObject& task_buffer, struct rknpu_submit* out) const;
 
     std::shared_ptr<IoctlTransport> transport_;
     int fd_;
     Variant variant_;
     std::string node_;
     std::string soc_;
-    std::mutex submit_mu_;
-    BufferObject task_buffer_;
+    std::mutex task_buffers_mu_;
+    std::vector<BufferObject> free_task_buffers_;
 };
 
 }  // namespace rknn::driver

@@ -348,6 +348,8 @@ RKNN_HOT_LOOP void apply_int_alu(const IntStage& s, int64_t* x, int n) {
 // arithmetic (which vectorises where 64-bit integer shifts do not): exact
 // for |x| < 2^31 and 16-bit m, as the product then has at most 47 bits and
 // scaling by a power of two and nearbyint (round to nearest even) are exact.
+// nearbyint follows the FPU rounding mode: the emulator, like the rest of the
+// runtime, expects the default (to nearest) that programs run with.
 // (The int32 casts let AVX2 convert; its int64 <-> double conversions are
 // AVX-512 only.)
 inline int64_t requant_int32(int64_t x, int64_t m, double scale) {
@@ -621,9 +623,10 @@ RKNN_HOT_LOOP void run_int_rows(const TaskContext& ctx, const Dpu& d, const Sour
     const bool int8_fast = d.out == Precision::kInt8 && d.out_round == Rounding::kHalfEven && d.out_shift <= 62;
     // BS saturates to int32 when it adds or multiplies, and BN, a ReLU-only
     // EW stage and a bypassed one keep values there: OUT_CVT may then take
-    // the double path (requant_int32; a 16-bit scale keeps it exact).
+    // the double path (requant_int32; its 16-bit scale keeps it exact, and
+    // clamping to int32 before adding a small offset cannot change an int8).
     const bool int32_values = bs.active && (bs.alu || bs.mul) && (d.ew.bypass || ew_relu_only) &&
-                              d.out_scale >= -65536 && d.out_scale <= 65536;
+                              d.out_offset >= -(int64_t{1} << 24) && d.out_offset <= (int64_t{1} << 24);
     for (int y = y0; y < y1; ++y) {
         for (int x = 0; x < d.width; ++x) {
             const size_t pixel = static_cast<size_t>(y) * d.width + x;

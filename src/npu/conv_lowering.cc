@@ -69,7 +69,9 @@ size_t ConvPlan::task_count() const {
 }
 
 bool can_read_packed_input(const ConvGeometry& g) {
-    return !g.depthwise && (g.in_c == 1 || g.in_c == 3 || g.in_c == 4);
+    // The rows one output row needs must fit a packed band's DATA_ENTRIES (W x rows).
+    return !g.depthwise && (g.in_c == 1 || g.in_c == 3 || g.in_c == 4) &&
+           static_cast<int64_t>(g.in_w) * std::min(g.kh, g.in_h) <= kMaxDataEntries;
 }
 
 StatusOr<ConvPlan> plan_conv(const ConvGeometry& g, const hw::SocProfile& soc, uint32_t core_mask) {

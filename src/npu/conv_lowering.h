@@ -33,7 +33,8 @@ struct ConvPlan {
 };
 
 // Whether the layer may read a channel-packed NHWC input
-// (ConvGeometry::packed_row_pixels): direct convolutions of 1, 3 or 4 channels.
+// (ConvGeometry::packed_row_pixels): direct convolutions of 1, 3 or 4
+// channels whose kernel rows fit one packed band (W x kh <= 16383).
 bool can_read_packed_input(const ConvGeometry& g);
 
 // kUnimplemented (with the reason) when the layer cannot be tiled for the

@@ -172,7 +172,7 @@ void emit_conv_int8(TaskEmitter* b, const ConvGeometry& g, const ConvAddresses& 
     const uint64_t out_offset = emit_output_cube(b, g, a, rt, 16);
     const uint32_t surf = static_cast<uint32_t>(g.out_w() * g.out_h() * kAtomBytes);
     const uint64_t first_record = static_cast<uint64_t>(rt.kernel) * kBsRecordBytes;
-    emit_conv_epilogue(b, e, a.records.plus(first_record), a.bn_records.plus(first_record), out_offset, surf,
+    emit_conv_epilogue(b, e, a.records.plus(first_record), e.prelu_records.plus(first_record), out_offset, surf,
                        g.depthwise, tile.load_lut);
     b->write_fields(r::DPU_RDMA_RDMA_FEATURE_MODE_CFG, {{f::DPU_RDMA_RDMA_FEATURE_MODE_CFG_MRDMA_DISABLE, 1},
                                                        {f::DPU_RDMA_RDMA_FEATURE_MODE_CFG_CONV_MODE,

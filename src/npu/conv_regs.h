@@ -39,7 +39,6 @@ struct ConvGeometry {
 
 struct ConvAddresses {
     BufferRef input, weights, records, output;
-    BufferRef bn_records;  // a fused per-channel PRelu's (dpu_regs.h prelu_records)
 };
 
 // The slice of the layer one task computes, and how it uses the on-chip buffer.

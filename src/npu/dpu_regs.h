@@ -71,6 +71,7 @@ struct EpilogueRegs {
     bool prelu = false;          // BN PRELU, one multiplier per channel from BN records
     std::vector<int16_t> prelu_mult;
     int prelu_shift = 0;
+    BufferRef prelu_records;     // those records (prelu_records()), bound at lowering
     bool residual = false;       // EW add of a requantised int8 tensor
     BufferRef residual_addr;
     int32_t residual_zp = 0;

@@ -39,7 +39,7 @@ public:
         if (buffers.features.size() != feature_inputs_.size() || buffers.constants.size() != 2)
             return RKNN_INVALID_ARGUMENT("fp16 convolution bound to %zu features and %zu constants",
                                          buffers.features.size(), buffers.constants.size());
-        const ConvAddresses a{buffers.features[0], buffers.constants[0], buffers.constants[1], buffers.output, {}};
+        const ConvAddresses a{buffers.features[0], buffers.constants[0], buffers.constants[1], buffers.output};
         FloatEpilogue e = epilogue_;
         if (e.residual) e.residual_addr = buffers.features[1];
         ConvGeometry g = geometry_;

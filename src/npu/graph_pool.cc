@@ -119,6 +119,8 @@ StatusOr<std::unique_ptr<PreparedOp>> prepare_pool_op(const graph::Graph& g, con
     // requantisation, as the reference does; padded windows would average
     // the pad value too.
     if (average && t.pad != 0) return unsupported("an average with padding is not exact on the PPU");
+    // fp16 reciprocals are fp16(65536 / k): 65536 itself overflows fp16.
+    if (average && fp16 && t.k == 1) return unsupported("an fp16 average over a 1x1 window (its reciprocal overflows fp16)");
     t.fp16 = fp16;
     // fp16 averages multiply by fp16 reciprocals of the window (what the
     // vendor programs): within 2 ulps of the reference's division, the

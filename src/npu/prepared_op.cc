@@ -31,8 +31,8 @@ public:
                                          buffers.constants.size());
         Int8ConvLayer layer = conv_->layer;
         layer.geometry.packed_row_pixels = buffers.packed_row_pixels;
-        layer.addresses = {buffers.features[0], buffers.constants[0], buffers.constants[1], buffers.output, {}};
-        if (constants_.size() > 2) layer.addresses.bn_records = buffers.constants[2];
+        layer.addresses = {buffers.features[0], buffers.constants[0], buffers.constants[1], buffers.output};
+        if (constants_.size() > 2) layer.epilogue.prelu_records = buffers.constants[2];
         if (conv_->residual_input >= 0) layer.epilogue.residual_addr = buffers.features[1];
         return lower_conv_int8(layer, soc, core_mask, program);
     }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -45,6 +46,24 @@ TEST(ParallelFor, ConcurrentCallersEachGetTheirWholeRange) {
     }
     for (std::thread& c : callers) c.join();
     for (int64_t total : totals) EXPECT_EQ(total, int64_t{kRounds} * 999 * 1000 / 2);
+}
+
+TEST(ParallelFor, NestedCallsAndExceptions) {
+    std::atomic<int64_t> total{0};
+    rknn::parallel_for(8, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i)
+            rknn::parallel_for(100, 10, [&](int64_t b, int64_t e) { total += e - b; });  // runs inside the share
+    });
+    EXPECT_EQ(total.load(), 800);
+    EXPECT_THROW(rknn::parallel_for(64, 1,
+                                    [](int64_t begin, int64_t) {
+                                        if (begin > 0) throw std::runtime_error("a share failed");
+                                    }),
+                 std::runtime_error);
+    // The pool still works afterwards.
+    std::atomic<int64_t> after{0};
+    rknn::parallel_for(64, 1, [&](int64_t begin, int64_t end) { after += end - begin; });
+    EXPECT_EQ(after.load(), 64);
 }
 
 }  // namespace

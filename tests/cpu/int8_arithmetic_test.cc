@@ -257,6 +257,25 @@ TEST(Int8Kernels, ActivationsAndPoolsMatchFloat) {
             EXPECT_EQ(max_step_difference(c.g, c.inputs), 0) << "max picks an input code";
         }
     }
+    // Padded averages with a zero point, padded taps counted (zeros) or not.
+    for (int include_pad : {0, 1}) {
+        for (int32_t zp : {4, -37, 90}) {
+            OneOp c;
+            const QuantParams q = per_tensor(0.05f, zp);
+            const int32_t a = add_tensor(&c.g, "a", DType::kInt8, {1, 3, 9, 9}, q);
+            const int32_t y = add_tensor(&c.g, "y", DType::kInt8, {1, 3, 5, 5}, q);
+            c.g.inputs = {a};
+            c.g.outputs = {y};
+            Op op{OpType::kAveragePool, "pool", "", {a}, {y}, {}};
+            op.attrs.set_ints("kernel_shape", {3, 3});
+            op.attrs.set_ints("strides", {2, 2});
+            op.attrs.set_ints("pads", {1, 1, 1, 1});
+            op.attrs.set_int("count_include_pad", include_pad);
+            c.g.add_op(op);
+            c.inputs = {random_int8({1, 3, 9, 9}, q, 43)};
+            EXPECT_LE(max_step_difference(c.g, c.inputs), 1) << "count_include_pad " << include_pad << " zp " << zp;
+        }
+    }
 }
 
 }  // namespace

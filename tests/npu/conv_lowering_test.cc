@@ -84,7 +84,7 @@ struct LoweredRun {
     if (!bn_records.empty()) {
         if (runner.add(bn_records.data(), bn_records.size()) != kBnRecords)
             return ::testing::AssertionFailure() << "buffer creation failed";
-        lowered.addresses.bn_records = npu::BufferRef(kBnRecords, 0);
+        lowered.epilogue.prelu_records = npu::BufferRef(kBnRecords, 0);
     }
 
     npu::ProgramBuilder builder(runner.soc());
@@ -329,6 +329,16 @@ TEST(NpuConvLowering, PackedInputIsRefusedWhereTheCnaCannotReadIt) {
     g.depthwise = true;
     g.out_c = 3;
     EXPECT_FALSE(npu::plan_conv(g, rknn::hw::default_soc(), 0).is_ok());
+    // A stem whose kernel rows exceed one packed band's 14-bit DATA_ENTRIES
+    // (2400 x 7): the runtime keeps such an input a cube.
+    g.depthwise = false;
+    g.out_c = 8;
+    g.in_w = g.in_h = 2400;
+    g.kh = g.kw = 7;
+    g.stride = 2;
+    EXPECT_FALSE(npu::can_read_packed_input(g));
+    g.kh = g.kw = 3;
+    EXPECT_TRUE(npu::can_read_packed_input(g));
 }
 
 TEST(NpuConvLowering, WeightsLargerThanTheBufferAreSplitIntoKernelGroups) {

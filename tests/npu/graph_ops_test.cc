@@ -208,6 +208,8 @@ TEST(NpuGraphOps, PoolsRunOnThePpu) {
     EXPECT_TRUE(npu_close_fp16(make_op(OpType::kAveragePool, {{x, none}}, {1, 24, 3, 3}, none, pool_attrs(3, 3, 0)), 2.0));
     EXPECT_TRUE(npu_close_fp16(make_op(OpType::kGlobalAveragePool, {{{1, 24, 7, 7}, none}}, {1, 24, 1, 1}, none), 2.0));
     EXPECT_TRUE(npu_close_fp16(make_op(OpType::kAveragePool, {{x, none}}, {1, 24, 5, 5}, none, pool_attrs(2, 2, 0)), 2.0));
+    EXPECT_NE(cpu_reason(make_op(OpType::kGlobalAveragePool, {{{1, 24, 1, 1}, none}}, {1, 24, 1, 1}, none)).find("1x1"),
+              std::string::npos);
 
     // Averages with a zero point: the PPU averages the codes, the zero point
     // comes off in the requantisation (as in mobilenet_v2 and resnet18).

@@ -80,6 +80,12 @@ Status pool(const KernelArgs& args, bool average, bool global) {
                     const int64_t lo_x = include_pad ? -g.pad[2] : 0, hi_x = g.in[2] + (include_pad ? g.pad_end[2] : 0);
                     const int64_t kh = taps_inside(y0, g.kernel[1], g.dilation[1], lo_y, hi_y);
                     const int64_t kw = taps_inside(x0, g.kernel[2], g.dilation[2], lo_x, hi_x);
+                    if (include_pad) {
+                        // Padded taps count as zeros, which are codes of zx in this sum.
+                        const int64_t inside = taps_inside(y0, g.kernel[1], g.dilation[1], 0, g.in[1]) *
+                                               taps_inside(x0, g.kernel[2], g.dilation[2], 0, g.in[2]);
+                        acc += (kh * kw - inside) * zx;
+                    }
                     acc = round_shift(acc * recip16(kh) * recip16(kw), 32);
                 } else if (acc == std::numeric_limits<int64_t>::min()) {
                     acc = zx;  // a window entirely in the padding: a zero
