@@ -184,6 +184,7 @@ Status Context::generate_programs(uint32_t core_mask) {
     programs_ = std::move(programs);
     core_mask_ = core_mask;
     step_us_.assign(schedule_.steps.size(), 0);
+    step_npu_ns_.assign(schedule_.steps.size(), -1);
     return Status::ok();
 }
 
@@ -239,10 +240,12 @@ Status Context::run() {
     for (size_t i = 0; i < schedule_.steps.size(); ++i) {
         const Step& step = schedule_.steps[i];
         const Clock::time_point step_start = Clock::now();
+        const int64_t npu_before = run_npu_ns_;
         const Status status = step.npu ? run_npu_segment(programs_[static_cast<size_t>(step.index)])
                                        : run_cpu_step(schedule_.cpu_steps[static_cast<size_t>(step.index)]);
         if (!status.is_ok()) return status.with_context("step " + std::to_string(i));
         step_us_[i] = micros_since(step_start);
+        step_npu_ns_[i] = step.npu ? run_npu_ns_ - npu_before : -1;
     }
     last_run_us_ = micros_since(start);
     last_run_npu_ns_ = run_npu_ns_;

@@ -100,6 +100,7 @@ private:
     int64_t run_npu_ns_ = 0;       // driver-reported NPU time, summed over the run in progress
     int64_t last_run_npu_ns_ = 0;  // the same for the last finished run
     std::vector<int64_t> step_us_;
+    std::vector<int64_t> step_npu_ns_;  // driver-reported, per NPU step (-1: a CPU step)
     std::string perf_text_;  // the last PERF_DETAIL answer (valid until the next query or destroy)
 
     std::set<void*> owned_outputs_;  // buffers rknn_outputs_get allocated

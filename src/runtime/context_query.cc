@@ -148,19 +148,22 @@ std::string Context::memory_table() const {
 
 // One row per op in run order. Ops sharing a segment share its time, shown
 // on the segment's first op (RKNN_FLAG_COLLECT_PERF_MASK or
-// RKNN_LOG_LEVEL >= 4 give every NPU op a segment of its own).
+// RKNN_LOG_LEVEL >= 4 give every NPU op a segment of its own). NPU(us) is
+// the part the kernel driver reports as NPU time (on the mock: the emulated
+// tasks and the mock kernel's dispatch), the rest of Time(us) the runtime's.
 std::string Context::perf_table() const {
-    std::vector<int64_t> op_us(graph_.ops.size(), -1);
+    std::vector<int64_t> op_us(graph_.ops.size(), -1), op_npu_ns(graph_.ops.size(), -1);
     for (size_t i = 0; i < schedule_.steps.size(); ++i) {
         const Step& step = schedule_.steps[i];
         const int32_t first = step.npu ? schedule_.segments[static_cast<size_t>(step.index)].ops.front()
                                        : schedule_.cpu_steps[static_cast<size_t>(step.index)].op;
         op_us[static_cast<size_t>(first)] = step_us_[i];
+        op_npu_ns[static_cast<size_t>(first)] = step_npu_ns_[i];
     }
     std::string text;
     char line[512];
-    std::snprintf(line, sizeof(line), "%-5s %-18s %-8s %-6s %-28s %-20s %10s  %s\n", "ID", "OpType", "DataType",
-                  "Target", "InputShape", "OutputShape", "Time(us)", "FullName");
+    std::snprintf(line, sizeof(line), "%-5s %-18s %-8s %-6s %-28s %-20s %10s %8s  %s\n", "ID", "OpType", "DataType",
+                  "Target", "InputShape", "OutputShape", "Time(us)", "NPU(us)", "FullName");
     text += line;
     int64_t total = 0;
     int id = 1;
@@ -169,16 +172,18 @@ std::string Context::perf_table() const {
         const npu::Placement& p = placements_[static_cast<size_t>(op_index)];
         const char* target = p.target == npu::Target::kCpu ? "CPU" : "NPU";
         const int64_t us = op_us[static_cast<size_t>(op_index)];
-        char time[32] = "-";
+        char time[32] = "-", npu[32] = "-";
         if (us >= 0) {
             std::snprintf(time, sizeof(time), "%" PRId64, us);
             total += us;
         }
+        const int64_t npu_ns = op_npu_ns[static_cast<size_t>(op_index)];
+        if (npu_ns >= 0) std::snprintf(npu, sizeof(npu), "%" PRId64, npu_ns / 1000);
         const graph::DType dtype = op.outputs.empty() ? graph::DType::kUndefined
                                                       : graph_.tensors[static_cast<size_t>(op.outputs[0])].dtype;
-        std::snprintf(line, sizeof(line), "%-5d %-18s %-8s %-6s %-28s %-20s %10s  %s\n", id++,
+        std::snprintf(line, sizeof(line), "%-5d %-18s %-8s %-6s %-28s %-20s %10s %8s  %s\n", id++,
                       graph::op_type_name(op.type), graph::dtype_name(dtype), target,
-                      shapes_of(graph_, op.inputs).c_str(), shapes_of(graph_, op.outputs).c_str(), time,
+                      shapes_of(graph_, op.inputs).c_str(), shapes_of(graph_, op.outputs).c_str(), time, npu,
                       op.name.c_str());
         text += line;
     }

@@ -400,6 +400,8 @@ TEST_F(ApiContract, PerfQueriesAfterARun) {
     EXPECT_NE(table.find("NPU"), std::string::npos) << table;
     EXPECT_NE(table.find("CPU"), std::string::npos) << table;  // the Reshape
     EXPECT_NE(table.find("Total"), std::string::npos) << table;
+    EXPECT_NE(table.find("NPU(us)"), std::string::npos) << table;
+    EXPECT_NE(table.find("Total NPU Time(us), driver-reported"), std::string::npos) << table;
 }
 
 // The table-driven pixel path must agree with the generic one when the
