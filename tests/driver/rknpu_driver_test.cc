@@ -3,6 +3,8 @@
 // render node and on /dev/rknpu, plus identity, actions and multi-core jobs.
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "driver_test_util.h"
 #include "hw/registers.h"
 
@@ -105,6 +107,32 @@ TEST(RknpuDrm, DpuAddRunsAndWritesTheOutput) {
     EXPECT_EQ(result.task_counter, 1u);
     EXPECT_GT(result.hw_elapse_ns, 0);
     EXPECT_EQ(bench.read(*job.out, job.input.size()), job.expected());
+}
+
+// Two threads submitting on one driver (duplicated contexts share theirs):
+// each submit fills a task buffer of its own, and every job's output is its own.
+TEST(RknpuDrm, ConcurrentSubmitsOnOneDriver) {
+    auto kernel = make_kernel();
+    auto driver = open_rknpu(kernel);
+    Bench bench(*driver);
+    AddJob jobs[2];
+    jobs[0].prepare(bench, kIoFlags, 1);
+    jobs[1].addend = -9;
+    jobs[1].prepare(bench, kIoFlags, 2);
+    std::vector<std::thread> threads;
+    for (AddJob& job : jobs) {
+        threads.emplace_back([&driver, &job] {
+            for (int i = 0; i < 20; ++i) {
+                auto result = driver->submit(job.request);
+                EXPECT_TRUE(result.is_ok());
+                if (result.is_ok()) {
+                    EXPECT_EQ(result.value().task_counter, 1u);
+                }
+            }
+        });
+    }
+    for (std::thread& t : threads) t.join();
+    for (AddJob& job : jobs) EXPECT_EQ(bench.read(*job.out, job.input.size()), job.expected());
 }
 
 TEST(RknpuDrm, PpuMaxPoolRunsAndWritesTheOutput) {
