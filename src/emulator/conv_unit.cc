@@ -430,7 +430,6 @@ Status direct_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bool 
     return Status::ok();
 }
 
-
 // Depthwise output rows [y0, y1).
 RKNN_HOT_LOOP void depthwise_rows(const ConvDesc& d, const PaddedImage& img, const std::vector<uint8_t>& image,
                                   const int8_t* weights, bool want_sum, ConvOutput* out, int y0, int y1) {

@@ -20,7 +20,6 @@ namespace {
 
 constexpr int64_t kParallelTaps = int64_t{1} << 18;  // smaller pools run on one host thread
 
-
 enum Method : uint32_t { kAverage = 0, kMax = 1, kMin = 2 };
 
 struct Pool {

@@ -199,13 +199,13 @@ Status Context::set_core_mask(uint32_t mask) {
     return generate_programs(mask);
 }
 
-Status Context::run_npu_segment(const SegmentProgram& segment) {
+Status Context::run_npu_segment(const SegmentProgram& segment, int64_t* npu_ns) {
     const int32_t data_buffers = regcmd_buffer_;
     if (device_dirty_) {
         for (int32_t id = kInternalBuffer; id < data_buffers; ++id) RKNN_RETURN_IF_ERROR(buffers_->flush(id));
         device_dirty_ = false;
     }
-    RKNN_RETURN_IF_ERROR(submit_segment(driver_->driver.get(), segment, &run_npu_ns_));
+    RKNN_RETURN_IF_ERROR(submit_segment(driver_->driver.get(), segment, npu_ns));
     for (int32_t id = kInternalBuffer; id < data_buffers; ++id) RKNN_RETURN_IF_ERROR(buffers_->invalidate(id));
     return Status::ok();
 }
@@ -236,19 +236,20 @@ int64_t Context::last_run_npu_ns() {
 Status Context::run() {
     std::lock_guard<std::mutex> lock(mutex_);
     const Clock::time_point start = Clock::now();
-    run_npu_ns_ = 0;
+    int64_t run_npu_ns = 0;
     for (size_t i = 0; i < schedule_.steps.size(); ++i) {
         const Step& step = schedule_.steps[i];
         const Clock::time_point step_start = Clock::now();
-        const int64_t npu_before = run_npu_ns_;
-        const Status status = step.npu ? run_npu_segment(programs_[static_cast<size_t>(step.index)])
+        int64_t step_npu_ns = 0;
+        const Status status = step.npu ? run_npu_segment(programs_[static_cast<size_t>(step.index)], &step_npu_ns)
                                        : run_cpu_step(schedule_.cpu_steps[static_cast<size_t>(step.index)]);
         if (!status.is_ok()) return status.with_context("step " + std::to_string(i));
         step_us_[i] = micros_since(step_start);
-        step_npu_ns_[i] = step.npu ? run_npu_ns_ - npu_before : -1;
+        step_npu_ns_[i] = step.npu ? step_npu_ns : -1;
+        run_npu_ns += step_npu_ns;
     }
     last_run_us_ = micros_since(start);
-    last_run_npu_ns_ = run_npu_ns_;
+    last_run_npu_ns_ = run_npu_ns;
     ++runs_;
     if (log::level() >= 4) RKNN_LOG_AT(4, "%s", perf_table().c_str());
     if (log::level() >= 5) dump_layers();

@@ -66,7 +66,8 @@ private:
     // buffer; the context keeps its previous ones when this fails.
     Status generate_programs(uint32_t core_mask);
     Status run_cpu_step(const CpuStep& step);
-    Status run_npu_segment(const SegmentProgram& segment);
+    // Adds the driver-reported NPU time to *npu_ns.
+    Status run_npu_segment(const SegmentProgram& segment, int64_t* npu_ns);
     StatusOr<cpu::HostTensor> output_value(size_t index) const;
     // The value of any tensor after a run: its device cube where the NPU
     // holds it, else the CPU's value.
@@ -97,8 +98,7 @@ private:
     // Run statistics (PERF_RUN, PERF_DETAIL, RKNN_LOG_LEVEL=4).
     uint64_t runs_ = 0;
     int64_t last_run_us_ = 0;
-    int64_t run_npu_ns_ = 0;       // driver-reported NPU time, summed over the run in progress
-    int64_t last_run_npu_ns_ = 0;  // the same for the last finished run
+    int64_t last_run_npu_ns_ = 0;  // driver-reported NPU time of the last finished run
     std::vector<int64_t> step_us_;
     std::vector<int64_t> step_npu_ns_;  // driver-reported, per NPU step (-1: a CPU step)
     std::string perf_text_;  // the last PERF_DETAIL answer (valid until the next query or destroy)

@@ -137,12 +137,34 @@ bool fit_channel(const int8_t* table, bool narrow, int shift, int32_t* mult, int
 }
 
 // A rule's coefficients repeated over kRuleBlock byte positions (channel =
-// position % C), for rows that start on a pixel.
+// position % C), for rows that start on a pixel; for the narrow SIMD form
+// also in the 16-bit lane order of each 32-byte step (built once per call,
+// not per row).
 struct RowRule {
     bool narrow = false;
     int shift = 0;
     int32_t mult[kRuleBlock], offset[kRuleBlock];
+    // [step start / 32][lo: bytes 0-7 and 16-23, hi: bytes 8-15 and 24-31][lane]
+    int16_t lane_mult[kRuleBlock / 32][2][16], lane_offset[kRuleBlock / 32][2][16];
 };
+
+RowRule make_row_rule(const PixelRule& rule, int channels) {
+    RowRule r;
+    r.narrow = rule.narrow;
+    r.shift = rule.shift;
+    for (int k = 0; k < kRuleBlock; ++k) {
+        r.mult[k] = rule.mult[static_cast<size_t>(k % channels)];
+        r.offset[k] = rule.offset[static_cast<size_t>(k % channels)];
+    }
+    for (int s = 0; s < kRuleBlock / 32; ++s)
+        for (int lane = 0; lane < 16; ++lane)
+            for (int half = 0; half < 2; ++half) {
+                const int byte = s * 32 + (lane < 8 ? lane : lane + 8) + half * 8;
+                r.lane_mult[s][half][lane] = static_cast<int16_t>(r.mult[byte]);
+                r.lane_offset[s][half][lane] = static_cast<int16_t>(r.offset[byte]);
+            }
+    return r;
+}
 
 void rule_row_scalar(const uint8_t* src, int8_t* dst, size_t n, const RowRule& r, int pos) {
     for (size_t i = 0, k = static_cast<size_t>(pos); i < n; ++i, k = k + 1 == kRuleBlock ? 0 : k + 1)
@@ -183,32 +205,23 @@ __attribute__((target("avx2"))) size_t narrow_row_avx2(const uint8_t* src, int8_
                                                       int* pos_io) {
     // A local position: stores through an int8_t pointer may alias *pos_io.
     int pos = *pos_io;
-    // Per step start (0, 32, 64): the coefficients of bytes 0-7 and 16-23
-    // (lo lanes) and 8-15 and 24-31 (hi lanes).
-    __m256i mlo[3], mhi[3], olo[3], ohi[3];
-    for (int s = 0; s < 3; ++s) {
-        int16_t m[2][16], o[2][16];
-        for (int lane = 0; lane < 16; ++lane) {
-            const int byte_lo = s * 32 + (lane < 8 ? lane : lane + 8);
-            const int byte_hi = byte_lo + 8;
-            m[0][lane] = static_cast<int16_t>(r.mult[byte_lo]), o[0][lane] = static_cast<int16_t>(r.offset[byte_lo]);
-            m[1][lane] = static_cast<int16_t>(r.mult[byte_hi]), o[1][lane] = static_cast<int16_t>(r.offset[byte_hi]);
+    constexpr int kSteps = kRuleBlock / 32;
+    __m256i mult[kSteps][2], offset[kSteps][2];  // kept in registers through the row
+    for (int s = 0; s < kSteps; ++s)
+        for (int half = 0; half < 2; ++half) {
+            mult[s][half] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r.lane_mult[s][half]));
+            offset[s][half] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r.lane_offset[s][half]));
         }
-        mlo[s] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m[0]));
-        mhi[s] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m[1]));
-        olo[s] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(o[0]));
-        ohi[s] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(o[1]));
-    }
     const __m128i count = _mm_cvtsi32_si128(r.shift);
     const __m256i zero = _mm256_setzero_si256();
     size_t i = 0;
     for (; i + 32 <= n; i += 32, pos = pos + 32 == kRuleBlock ? 0 : pos + 32) {
         const int s = pos / 32;
         const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i));
-        const __m256i lo = _mm256_mulhi_epu16(_mm256_unpacklo_epi8(zero, x), mlo[s]);
-        const __m256i hi = _mm256_mulhi_epu16(_mm256_unpackhi_epi8(zero, x), mhi[s]);
-        const __m256i qlo = _mm256_sra_epi16(_mm256_adds_epi16(lo, olo[s]), count);
-        const __m256i qhi = _mm256_sra_epi16(_mm256_adds_epi16(hi, ohi[s]), count);
+        const __m256i lo = _mm256_mulhi_epu16(_mm256_unpacklo_epi8(zero, x), mult[s][0]);
+        const __m256i hi = _mm256_mulhi_epu16(_mm256_unpackhi_epi8(zero, x), mult[s][1]);
+        const __m256i qlo = _mm256_sra_epi16(_mm256_adds_epi16(lo, offset[s][0]), count);
+        const __m256i qhi = _mm256_sra_epi16(_mm256_adds_epi16(hi, offset[s][1]), count);
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_packs_epi16(qlo, qhi));
     }
     *pos_io = pos;
@@ -257,15 +270,7 @@ StatusOr<PixelRule> fit_pixel_rule(const std::vector<int8_t>& codes, int channel
 void pixels_to_packed(const uint8_t* pixels, bool nhwc, int c, int h, int w, int row_pixels, const int8_t* codes,
                       const PixelRule* rule, uint8_t* image) {
     const size_t plane = static_cast<size_t>(h) * w;
-    RowRule row_rule;
-    if (rule != nullptr) {
-        row_rule.narrow = rule->narrow;
-        row_rule.shift = rule->shift;
-        for (int k = 0; k < kRuleBlock; ++k) {
-            row_rule.mult[k] = rule->mult[static_cast<size_t>(k % c)];
-            row_rule.offset[k] = rule->offset[static_cast<size_t>(k % c)];
-        }
-    }
+    const RowRule row_rule = rule != nullptr ? make_row_rule(*rule, c) : RowRule{};
     for (int y = 0; y < h; ++y) {
         uint8_t* row = image + static_cast<size_t>(y) * row_pixels * c;
         if (nhwc && rule != nullptr && kRuleBlock % c == 0) {

@@ -78,6 +78,17 @@ std::vector<uint8_t> pixels(uint32_t seed) {
     return p;
 }
 
+// Input 0 of the given bytes, type and layout.
+rknn_input input_of(void* buf, uint32_t size, rknn_tensor_type type, rknn_tensor_format fmt) {
+    rknn_input in{};
+    in.index = 0;
+    in.buf = buf;
+    in.size = size;
+    in.type = type;
+    in.fmt = fmt;
+    return in;
+}
+
 class ApiContract : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -112,16 +123,6 @@ protected:
         std::vector<int8_t> result(static_cast<const int8_t*>(out.buf), static_cast<const int8_t*>(out.buf) + out.size);
         EXPECT_EQ(rknn_outputs_release(ctx_, 1, &out), RKNN_SUCC);
         return result;
-    }
-
-    static rknn_input input_of(void* buf, uint32_t size, rknn_tensor_type type, rknn_tensor_format fmt) {
-        rknn_input in{};
-        in.index = 0;
-        in.buf = buf;
-        in.size = size;
-        in.type = type;
-        in.fmt = fmt;
-        return in;
     }
 
     graph::Graph graph_;
@@ -432,11 +433,7 @@ TEST(ApiModels, ReversedChannelsAndAnInputThatIsAnOutput) {
     std::vector<HostTensor> expected;
     ASSERT_TRUE(exec.value()->run({fed}, &expected).is_ok());
 
-    rknn_input input{};
-    input.buf = p.data();
-    input.size = 192;
-    input.type = RKNN_TENSOR_UINT8;
-    input.fmt = RKNN_TENSOR_NHWC;
+    rknn_input input = input_of(p.data(), 192, RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
     ASSERT_EQ(rknn_inputs_set(ctx, 1, &input), RKNN_SUCC);
     ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
     rknn_output outs[2] = {};
@@ -468,11 +465,7 @@ TEST(ApiModels, Fp16ModelThroughTheApi) {
     std::vector<float> x(192);
     std::mt19937 rng(9);
     for (float& v : x) v = static_cast<float>(rng() % 200) / 50.0f - 2.0f;
-    rknn_input in{};
-    in.buf = x.data();
-    in.size = 192 * 4;
-    in.type = RKNN_TENSOR_FLOAT32;
-    in.fmt = RKNN_TENSOR_NCHW;
+    rknn_input in = input_of(x.data(), 192 * 4, RKNN_TENSOR_FLOAT32, RKNN_TENSOR_NCHW);
     ASSERT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC);
     ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
     rknn_output outs[2] = {};
@@ -530,11 +523,7 @@ TEST(ApiModels, ChannelSplitIsReadInPlace) {
     ASSERT_EQ(init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &ctx), RKNN_SUCC);
     const graph::Tensor& in = g.tensors[static_cast<size_t>(x)];
     HostTensor fed = rknn::testing::random_int8({1, 3, 8, 8}, in.quant, 21);
-    rknn_input input{};
-    input.buf = fed.raw();
-    input.size = 192;
-    input.type = RKNN_TENSOR_INT8;
-    input.fmt = RKNN_TENSOR_NCHW;
+    rknn_input input = input_of(fed.raw(), 192, RKNN_TENSOR_INT8, RKNN_TENSOR_NCHW);
     ASSERT_EQ(rknn_inputs_set(ctx, 1, &input), RKNN_SUCC);
     ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
     rknn_output outs[3] = {};
@@ -580,11 +569,8 @@ TEST(ApiModels, MultiRowGemmThroughTheApi) {
     ASSERT_TRUE(rknn::convert::quantize_int8(&g, ranges.value(), {}).is_ok());
     rknn_context ctx = 0;
     ASSERT_EQ(init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &ctx), RKNN_SUCC);
-    rknn_input in{};
-    in.buf = x.raw();
-    in.size = static_cast<uint32_t>(x.byte_size());
-    in.type = RKNN_TENSOR_FLOAT32;
-    in.fmt = RKNN_TENSOR_UNDEFINED;
+    rknn_input in = input_of(x.raw(), static_cast<uint32_t>(x.byte_size()), RKNN_TENSOR_FLOAT32,
+                                   RKNN_TENSOR_UNDEFINED);
     ASSERT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC);
     ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
     rknn_output out{};
