@@ -8,6 +8,7 @@
 #include "base/parallel.h"
 #include "emulator/cube.h"
 #include "emulator/fixed_point.h"
+#include "hw/rk356x_dialect.h"
 
 namespace rknn::emulator {
 
@@ -33,6 +34,8 @@ struct ConvDesc {
     bool depthwise = false;
     bool channel_packed = false;  // NONALIGN_DMA: in_c_real channels per pixel, no atoms
     int esize = 1;
+    int atom_bytes = kAtomBytes;           // 8 on RK356x
+    int weight_oc_block = kWeightOcBlockInt8;  // kernels per int8 weight group (16 on RK356x)
     int in_w = 0, in_h = 0, in_c = 0, in_c_real = 0;
     int out_w = 0, out_h = 0, out_c = 0;
     int kw = 0, kh = 0, kernels = 0;
@@ -48,6 +51,7 @@ struct ConvDesc {
     Rounding truncate_rounding = Rounding::kHalfEven;
     // Input converter, per lane group (c & 3).
     bool cvt_bypass = true;
+    bool cvt_identity = true;  // bypassed, or offset 0, scale 1, no truncation on every lane
     bool data_signed = true;
     int32_t cvt_offset[4] = {};
     int32_t cvt_scale[4] = {};
@@ -72,6 +76,14 @@ Status decode(TaskContext& ctx, ConvDesc* d) {
     d->fp16 = in_prec == hw::Precision::kFp16;
     d->esize = d->fp16 ? 2 : 1;
     d->depthwise = mode == 3;
+    const bool rk356x = ctx.soc.arch == hw::NpuArch::kRk356x;
+    if (rk356x) {
+        d->atom_bytes = ctx.soc.atom_bytes;
+        d->weight_oc_block = 16;
+        if (d->fp16) return ctx.unsupported("fp16 convolutions on %s are not modelled", ctx.soc.name);
+        if ((g.exec(f::CMAC_MISC_CFG_DW_EN) != 0) != d->depthwise)
+            return ctx.bad_program("CNA CONV_MODE and CMAC MISC_CFG.DW_EN disagree");
+    }
     const bool core_dw = g.exec(f::CORE_MISC_CFG_DW_EN) != 0;
     if (core_dw != d->depthwise) return ctx.bad_program("CNA CONV_MODE and CORE MISC_CFG.DW_EN disagree");
     const auto core_prec = static_cast<hw::Precision>(g.exec(f::CORE_MISC_CFG_PROC_PRECISION));
@@ -121,7 +133,11 @@ Status decode(TaskContext& ctx, ConvDesc* d) {
         return ctx.bad_program("CNA output %dx%d needs windows entirely in the padding of a %dx%d input",
                                d->out_w, d->out_h, d->in_w, d->in_h);
     }
-    if (d->depthwise && d->out_c > d->in_c) {
+    // RK356x depthwise tasks hold one group of at most 32 channels and always
+    // announce 32 outputs (docs/rk3568.md 5).
+    if (rk356x && d->depthwise && (d->in_c > 32 || d->out_c > 32))
+        return ctx.bad_program("RK356x depthwise task of %d input and %d output channels (at most 32)", d->in_c, d->out_c);
+    if (!rk356x && d->depthwise && d->out_c > d->in_c) {
         return ctx.bad_program("depthwise output channels %d exceed the input's %d", d->out_c, d->in_c);
     }
     if (!d->depthwise && d->out_c > (d->kernels + 31) / 32 * 32) {
@@ -136,6 +152,12 @@ Status decode(TaskContext& ctx, ConvDesc* d) {
                                d->out_w, d->out_h, d->out_c, d->in_w, d->in_h, d->in_c);
     }
     d->pad_value = g.exec(r::CNA_PAD_CON1);
+    if (rk356x) {  // one 16-bit value, the zero point in the int8 domain
+        const auto zp = static_cast<int16_t>(g.exec(hw::rk356x::field::CNA_PAD_CON0_PAD_VALUE));
+        if (zp < -128 || zp > 127) return ctx.bad_program("CNA PAD_CON0 pad value %d is not an int8 code", zp);
+        const uint32_t byte = static_cast<uint8_t>(zp);
+        d->pad_value = byte | (byte << 8);
+    }
 
     d->input_base = g.exec(r::CNA_FEATURE_DATA_ADDR);
     const uint64_t line = g.exec(f::CNA_DMA_CON1_LINE_STRIDE);
@@ -147,6 +169,13 @@ Status decode(TaskContext& ctx, ConvDesc* d) {
         // three-channel fp16 stream (224 for a 224-wide image) both fit.
         d->row_stride = line * static_cast<uint64_t>(d->in_c_real) * static_cast<uint64_t>(d->esize);
         d->surf_stride = 0;
+    } else if (rk356x) {
+        // Both strides count 8-byte units: W atoms per row, a padded surface.
+        d->row_stride = line * static_cast<uint64_t>(d->atom_bytes);
+        d->surf_stride = surf * static_cast<uint64_t>(d->atom_bytes);
+        if (d->in_c > d->atom_bytes && d->surf_stride < d->row_stride * static_cast<uint64_t>(d->in_h))
+            return ctx.bad_program("CNA SURF_STRIDE %llu units is less than the %d rows read",
+                                   static_cast<unsigned long long>(surf), d->in_h);
     } else {
         d->row_stride = line * 4;
         // SURF_STRIDE is W (H - 4) in 28 bits: for H < 4 it wraps, and so does the sum.
@@ -170,7 +199,10 @@ Status decode(TaskContext& ctx, ConvDesc* d) {
         d->cvt_offset[i] = static_cast<int16_t>(v & 0xffff);
         d->cvt_scale[i] = static_cast<int16_t>(v >> 16);
         d->cvt_truncate[i] = static_cast<int>(truncs[i].get(cvt0));
+        if (!d->cvt_bypass && (d->cvt_offset[i] != 0 || d->cvt_scale[i] != 1 || d->cvt_truncate[i] != 0))
+            d->cvt_identity = false;
     }
+    if (!d->data_signed) d->cvt_identity = false;
     if (!d->cvt_bypass && d->fp16) return ctx.unsupported("the CNA input converter is modelled for int8 only");
     return Status::ok();
 }
@@ -214,6 +246,7 @@ StatusOr<const uint8_t*> map_input(TaskContext& ctx, const ConvDesc& d) {
         cube.height = d.in_h;
         cube.channels = d.in_c;
         cube.elem_bytes = d.esize;
+        cube.atom_bytes = d.atom_bytes;
         cube.row_stride = d.row_stride;
         cube.surf_stride = d.surf_stride;
         span = cube.span();
@@ -227,16 +260,16 @@ uint64_t input_offset(const ConvDesc& d, int c, int y, int x) {
         return static_cast<uint64_t>(y) * d.row_stride +
                (static_cast<uint64_t>(x) * static_cast<uint64_t>(d.in_c_real) + static_cast<uint64_t>(c)) * d.esize;
     }
-    const int c2 = kAtomBytes / d.esize;
+    const int c2 = d.atom_bytes / d.esize;
     return static_cast<uint64_t>(c / c2) * d.surf_stride + static_cast<uint64_t>(y) * d.row_stride +
-           static_cast<uint64_t>(x) * kAtomBytes + static_cast<uint64_t>(c % c2) * d.esize;
+           static_cast<uint64_t>(x) * d.atom_bytes + static_cast<uint64_t>(c % c2) * d.esize;
 }
 
 // int8 input as a padded HWC image of values biased by +128 (uint8).
 // Rows [y0, y1) of the padded image.
 RKNN_HOT_LOOP void image_rows_u8(const ConvDesc& d, const uint8_t* in, const PaddedImage* img,
                                  const std::vector<uint8_t>& pad, uint8_t* image, int y0, int y1) {
-    const bool plain = d.cvt_bypass && !d.channel_packed && d.in_c_real == d.in_c;
+    const bool plain = d.cvt_identity && !d.channel_packed;
     for (int y = y0; y < y1; ++y) {
         for (int x = 0; x < img->width; ++x) {
             uint8_t* px = image + (static_cast<size_t>(y) * img->width + x) * img->channels;
@@ -245,10 +278,10 @@ RKNN_HOT_LOOP void image_rows_u8(const ConvDesc& d, const uint8_t* in, const Pad
                 std::memcpy(px, pad.data(), pad.size());
                 continue;
             }
-            if (plain) {  // whole atoms: copy 16 channels at a time
-                for (int c0 = 0; c0 < d.in_c; c0 += kAtomBytes) {
+            if (plain) {  // whole atoms: copy an atom's channels at a time
+                for (int c0 = 0; c0 < d.in_c; c0 += d.atom_bytes) {
                     const uint8_t* src = in + input_offset(d, c0, iy, ix);
-                    const int n = std::min(kAtomBytes, d.in_c - c0);
+                    const int n = std::min(d.atom_bytes, d.in_c - c0);
                     for (int i = 0; i < n; ++i) px[c0 + i] = static_cast<uint8_t>(src[i] ^ 0x80u);
                 }
                 continue;
@@ -363,7 +396,7 @@ const PackedWeightsS8& packed_int8_weights(const ConvDesc& d, const uint8_t* wp,
     if (hit != cache.entries.end() && hit->second.source.size() == bytes &&
         std::memcmp(hit->second.source.data(), wp, bytes) == 0)
         return hit->second.packed;
-    unpack_direct_weights(d, reinterpret_cast<const int8_t*>(wp), kWeightOcBlockInt8, &s->weights);
+    unpack_direct_weights(d, reinterpret_cast<const int8_t*>(wp), d.weight_oc_block, &s->weights);
     if (cache.bytes + 2 * bytes > kWeightCacheBytes) {
         cache.entries.clear();
         cache.bytes = 0;
@@ -434,6 +467,7 @@ Status direct_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bool 
 RKNN_HOT_LOOP void depthwise_rows(const ConvDesc& d, const PaddedImage& img, const std::vector<uint8_t>& image,
                                   const int8_t* weights, bool want_sum, ConvOutput* out, int y0, int y1) {
     const int ch = out->channels;
+    const int live = std::min(ch, d.in_c);  // RK356x groups announce 32 outputs for fewer inputs
     std::vector<int32_t> acc(static_cast<size_t>(ch)), sum(static_cast<size_t>(ch));
     for (int oy = y0; oy < y1; ++oy) {
         for (int ox = 0; ox < d.out_w; ++ox) {
@@ -444,7 +478,7 @@ RKNN_HOT_LOOP void depthwise_rows(const ConvDesc& d, const PaddedImage& img, con
                     const uint8_t* px = image.data() + ((static_cast<size_t>(oy) * d.stride_y + ky) * img.width +
                                                         static_cast<size_t>(ox) * d.stride_x + kx) * img.channels;
                     const int8_t* w = weights + (static_cast<size_t>(ky) * d.kw + kx) * d.in_c;
-                    for (int c = 0; c < ch; ++c) {
+                    for (int c = 0; c < live; ++c) {
                         const int32_t x = static_cast<int32_t>(px[c]) - 128;
                         acc[static_cast<size_t>(c)] += x * w[c];
                         sum[static_cast<size_t>(c)] += x;

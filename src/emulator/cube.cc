@@ -5,17 +5,18 @@ namespace rknn::emulator {
 uint64_t CubeLayout::span() const {
     if (!valid()) return 0;
     return static_cast<uint64_t>(surfaces() - 1) * surf_stride + static_cast<uint64_t>(height - 1) * row_stride +
-           static_cast<uint64_t>(width) * kAtomBytes;
+           static_cast<uint64_t>(width) * atom_bytes;
 }
 
-CubeLayout packed_cube(uint64_t base, int width, int height, int channels, int elem_bytes) {
+CubeLayout packed_cube(uint64_t base, int width, int height, int channels, int elem_bytes, int atom_bytes) {
     CubeLayout c;
     c.base = base;
     c.width = width;
     c.height = height;
     c.channels = channels;
     c.elem_bytes = elem_bytes;
-    c.row_stride = static_cast<uint64_t>(width) * kAtomBytes;
+    c.atom_bytes = atom_bytes;
+    c.row_stride = static_cast<uint64_t>(width) * atom_bytes;
     c.surf_stride = c.row_stride * static_cast<uint64_t>(height);
     return c;
 }

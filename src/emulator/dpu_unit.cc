@@ -11,6 +11,7 @@
 #include "emulator/fixed_point.h"
 #include "base/hot_loops.h"
 #include "base/parallel.h"
+#include "hw/rk356x_dialect.h"
 
 namespace rknn::emulator {
 
@@ -77,10 +78,42 @@ struct Dpu {
 
 int ew_size_bytes(uint32_t code) { return code == 1 ? 1 : (code == 2 ? 2 : (code == 3 ? 4 : 0)); }
 
+// RK356x records with every operand (DATA_USE 7): groups of four channels in
+// 32 bytes, [alu i32 x 4][ow i16 x 4][mul i16 x 4] (docs/rk3568.md 3); the
+// stream's length is in DPU_RDMA 0x5024, 8-byte words less one.
+Status read_rk356x_records(TaskContext& ctx, uint64_t base, int channels, Stage* s, std::vector<uint32_t>* ow,
+                           const char* what) {
+    constexpr int kLanes = 4, kGroup = 32;
+    const uint64_t bytes = static_cast<uint64_t>((channels + kLanes - 1) / kLanes) * kGroup;
+    const uint64_t stream = (uint64_t{ctx.regs.exec(r::DPU_RDMA_RDMA_BS_STREAM_LEN)} + 1) * 8;
+    if (ctx.strict && stream < bytes)
+        return ctx.bad_program("%s: the BS stream length (0x5024) covers %llu bytes, the %d channels need %llu", what,
+                               static_cast<unsigned long long>(stream), channels, static_cast<unsigned long long>(bytes));
+    RKNN_ASSIGN_OR_RETURN(uint8_t * p, ctx.map(base, bytes, false, what));
+    s->alu.resize(static_cast<size_t>(channels));
+    s->mul.resize(static_cast<size_t>(channels));
+    if (ow != nullptr) ow->resize(static_cast<size_t>(channels));
+    for (int c = 0; c < channels; ++c) {
+        const uint8_t* group = p + static_cast<size_t>(c / kLanes) * kGroup;
+        const int lane = c % kLanes;
+        uint32_t a;
+        uint16_t o, m;
+        std::memcpy(&a, group + lane * 4, 4);
+        std::memcpy(&o, group + 16 + lane * 2, 2);
+        std::memcpy(&m, group + 24 + lane * 2, 2);
+        s->alu[static_cast<size_t>(c)] = a;
+        s->mul[static_cast<size_t>(c)] = m;
+        if (ow != nullptr) (*ow)[static_cast<size_t>(c)] = o;
+    }
+    return Status::ok();
+}
+
 // Reads `channels` per-channel records for a stage; `use` is the DATA_USE field.
 Status read_records(TaskContext& ctx, uint64_t base, uint32_t use, int channels, Stage* s, std::vector<uint32_t>* ow,
                     const char* what) {
     if (use == 0) return ctx.bad_program("%s: a per-channel operand is selected but DATA_USE is 0", what);
+    if (ctx.soc.arch == hw::NpuArch::kRk356x && use == bs_record::kUseAll)
+        return read_rk356x_records(ctx, base, channels, s, ow, what);
     const int rec = use == bs_record::kUseAlu ? bs_record::kAluOnlyBytes : bs_record::kFullBytes;
     RKNN_ASSIGN_OR_RETURN(uint8_t * p, ctx.map(base, static_cast<uint64_t>(rec) * channels, false, what));
     s->alu.resize(static_cast<size_t>(channels));
@@ -190,8 +223,9 @@ Status decode_ew(TaskContext& ctx, const Dpu& dpu, Ew* e) {
         e->data = p;
         return Status::ok();
     }
-    e->cube = packed_cube(base, dpu.width, dpu.height, dpu.channels, e->esize);
-    const uint64_t surf = g.exec(r::DPU_RDMA_RDMA_EW_SURF_STRIDE) & ~0xfu;
+    e->cube = packed_cube(base, dpu.width, dpu.height, dpu.channels, e->esize, ctx.soc.atom_bytes);
+    // RK356x writes raw bytes (a one-pixel surface is 8).
+    const uint64_t surf = g.exec(r::DPU_RDMA_RDMA_EW_SURF_STRIDE) & (ctx.soc.arch == hw::NpuArch::kRk356x ? ~0u : ~0xfu);
     if (surf != 0) {
         e->cube.surf_stride = surf;
     } else {
@@ -210,10 +244,17 @@ Status decode(TaskContext& ctx, const ConvOutput* conv, Dpu* d) {
         return ctx.bad_program(conv ? "DPU FLYING_MODE reads memory in a convolution task"
                                     : "DPU FLYING_MODE is 0 but no convolution runs in this task");
     }
-    if (f::DPU_FEATURE_MODE_CFG_TP_EN.get(mode)) {
+    const bool rk356x = ctx.soc.arch == hw::NpuArch::kRk356x;
+    if (rk356x) {
+        // The RK3568 TRM layout (docs/rk3568.md 1.2): OUTPUT_MODE [3:1], 4 to memory.
+        if (flying) return ctx.unsupported("DPU-only tasks on %s are not modelled", ctx.soc.name);
+        const uint32_t out_mode = hw::rk356x::field::DPU_FEATURE_MODE_CFG_OUTPUT_MODE.get(mode);
+        if (out_mode != hw::rk356x::kDpuOutputToMemory)
+            return ctx.unsupported("DPU OUTPUT_MODE %u on %s (only %u, write to memory, is modelled)", out_mode,
+                                   ctx.soc.name, hw::rk356x::kDpuOutputToMemory);
+    } else if (f::DPU_FEATURE_MODE_CFG_TP_EN.get(mode)) {
         return ctx.unsupported("DPU transpose mode (FEATURE_MODE_CFG.TP_EN, vendor layout conversions) is not modelled");
-    }
-    if (f::DPU_FEATURE_MODE_CFG_OUTPUT_MODE.get(mode) != 2) {
+    } else if (f::DPU_FEATURE_MODE_CFG_OUTPUT_MODE.get(mode) != 2) {
         return ctx.unsupported("DPU OUTPUT_MODE %u (only 2, write to memory, is modelled)",
                                f::DPU_FEATURE_MODE_CFG_OUTPUT_MODE.get(mode));
     }
@@ -239,8 +280,9 @@ Status decode(TaskContext& ctx, const ConvOutput* conv, Dpu* d) {
         }
     }
     const int out_bytes = hw::precision_bytes(d->out);
-    d->dst = packed_cube(g.exec(r::DPU_DST_BASE_ADDR), d->width, d->height, d->channels, out_bytes);
-    const uint64_t surf = g.exec(r::DPU_DST_SURF_STRIDE) & ~0xfu;
+    d->dst = packed_cube(g.exec(r::DPU_DST_BASE_ADDR), d->width, d->height, d->channels, out_bytes, ctx.soc.atom_bytes);
+    // RK356x writes the stride as raw bytes (a one-pixel surface is 8).
+    const uint64_t surf = g.exec(r::DPU_DST_SURF_STRIDE) & (rk356x ? ~0u : ~0xfu);
     if (surf != 0) d->dst.surf_stride = surf;
     if (d->dst.surfaces() > 1 && d->dst.surf_stride < d->dst.row_stride * static_cast<uint64_t>(d->height)) {
         return ctx.bad_program("DPU DST_SURF_STRIDE %llu is smaller than one surface",

@@ -6,6 +6,7 @@
 
 #include "emulator/dpu_unit.h"
 #include "emulator/ppu_unit.h"
+#include "hw/rk356x_dialect.h"
 
 namespace rknn::emulator {
 
@@ -24,7 +25,8 @@ size_t pc_slot(uint32_t offset) { return offset / 4; }
 NpuCore::NpuCore(const hw::SocProfile& soc, int index, DmaPort* dma, bool strict)
     : soc_(soc), index_(index), dma_(dma), strict_(strict) {
     rules_.check_block_offset = soc.check_block_offset;
-    rules_.require_known_register = strict;
+    // RK356x offsets are checked after they are mapped to the table's (run_task).
+    rules_.require_known_register = strict && soc.arch == hw::NpuArch::kRk3588;
     reset();
 }
 
@@ -94,6 +96,13 @@ void NpuCore::raise_completion(uint32_t mask_fired, int dpu_group, int ppu_group
 }
 
 Status NpuCore::fire(uint32_t mask, TaskContext* ctx) {
+    const bool rk356x = soc_.arch == hw::NpuArch::kRk356x;
+    // RK356x convolutions enable CMAC too (0x1f): the units must start together.
+    if (rk356x && (mask & oe::kCna) && !(mask & oe::kCmac) && strict_)
+        return ctx->bad_program("operation-enable 0x%02x starts the CNA without the CMAC (RK356x needs 0x1f)", mask);
+    mask &= rk356x ? ~oe::kCmac : ~0u;
+    if (rk356x && (mask & (oe::kPpu | oe::kPpuRdma)))
+        return ctx->unsupported("PPU tasks on %s are not modelled (its pool chunks differ, docs/rk3568.md 5)", soc_.name);
     const uint32_t conv = oe::kCna | oe::kCore | oe::kDpu;
     const int dpu_group = regs_.executer_group(hw::Block::kDpu);
     const int ppu_group = regs_.executer_group(hw::Block::kPpu);
@@ -125,6 +134,7 @@ Status NpuCore::fire(uint32_t mask, TaskContext* ctx) {
     for (size_t i = 0; i < 6; ++i) {
         if (mask & bits[i]) regs_.complete(blocks[i]);
     }
+    if (rk356x && (mask & oe::kCna)) regs_.complete(hw::Block::kCmac);
     raise_completion(mask, dpu_group, ppu_group);
     return Status::ok();
 }
@@ -138,7 +148,7 @@ Status NpuCore::run_task(uint64_t addr, uint32_t fetch_words, uint32_t* link_add
         uint64_t word;
         std::memcpy(&word, p, 8);
         ++result->words_decoded;
-        const hw::DecodedWord d = hw::decode_word(word, rules_);
+        hw::DecodedWord d = hw::decode_word(word, rules_);
         switch (d.kind) {
         case hw::WordKind::kNop: break;
         case hw::WordKind::kInvalid:
@@ -152,6 +162,20 @@ Status NpuCore::run_task(uint64_t addr, uint32_t fetch_words, uint32_t* link_add
             break;
         case hw::WordKind::kArm: armed = true; break;
         case hw::WordKind::kWrite:
+            if (soc_.arch == hw::NpuArch::kRk356x && d.block != hw::Block::kPc) {
+                uint16_t table = 0;
+                if (!hw::rk356x::table_offset(d.reg, &table)) {
+                    if (strict_) {
+                        ctx->fault = FaultKind::kDecode;
+                        char msg[128];
+                        std::snprintf(msg, sizeof(msg), "word %u writes 0x%04x, which the %s register map does not name",
+                                      i, d.reg, soc_.name);
+                        return Status(StatusCode::kInvalidArgument, msg);
+                    }
+                    break;
+                }
+                d.reg = table;
+            }
             if (d.block == hw::Block::kPc) {
                 if (d.reg == r::PC_BASE_ADDRESS) {
                     *link_addr = d.value;

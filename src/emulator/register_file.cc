@@ -19,6 +19,7 @@ void RegisterFile::reset() {
 bool RegisterFile::grouped(hw::Block block) {
     switch (block) {
     case hw::Block::kCna:
+    case hw::Block::kCmac:
     case hw::Block::kCore:
     case hw::Block::kDpu:
     case hw::Block::kDpuRdma:

@@ -112,6 +112,20 @@ void RegcmdBuilder::write_fields(uint16_t reg, std::initializer_list<std::pair<F
     write(reg, value);
 }
 
+void RegcmdBuilder::remap_registers(bool (*map)(uint16_t from, uint16_t* to)) {
+    for (uint64_t& word : words_) {
+        const uint16_t reg = static_cast<uint16_t>(word & 0xffff);
+        const uint16_t op = static_cast<uint16_t>(word >> 48);
+        if (op == kOpNop || op == kOpArm || op == kOpOpEnable) continue;
+        uint16_t to = 0;
+        if (!map(reg, &to)) {
+            if (error_.is_ok()) error_ = RKNN_INTERNAL_ERROR("regcmd: register 0x%04x has no slot in the SoC's map", reg);
+            continue;
+        }
+        word = (word & ~uint64_t{0xffff}) | to;
+    }
+}
+
 void RegcmdBuilder::tail(uint32_t next_addr, uint32_t next_amount, uint32_t op_enable_mask) {
     if (next_addr != 0) {
         words_.push_back(encode_write(reg::PC_BASE_ADDRESS, next_addr));

@@ -71,6 +71,10 @@ public:
     void write(uint16_t reg, uint32_t value);
     // Writes a register assembled from fields; each value must fit its field.
     void write_fields(uint16_t reg, std::initializer_list<std::pair<Field, uint32_t>> fields);
+    // Rewrites the offset of every register write through `map` (a SoC's
+    // register dialect, e.g. rk356x::wire_offset); an offset `map` refuses is
+    // reported by finish(). Call before tail().
+    void remap_registers(bool (*map)(uint16_t from, uint16_t* to));
     // Appends the four-word tail. next_addr 0 means "last task": the link is a no-op word.
     void tail(uint32_t next_addr, uint32_t next_amount, uint32_t op_enable_mask);
 

@@ -115,6 +115,7 @@ constexpr uint32_t kPingPong = kPointerPpEn | kExecuterPpEn | kPointerPpMode;
 // The operation-enable bitmap (op 0x0081 words and GLOBAL OPERATION_ENABLE).
 namespace op_enable {
 constexpr uint32_t kCna = 1u << 0;
+constexpr uint32_t kCmac = 1u << 1;  // written by RK356x streams (0x1f)
 constexpr uint32_t kCore = 1u << 2;
 constexpr uint32_t kDpu = 1u << 3;
 constexpr uint32_t kDpuRdma = 1u << 4;

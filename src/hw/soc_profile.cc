@@ -11,6 +11,7 @@ constexpr uint32_t kRk3588HwVersion = 0x46495245;  // "FIRE" (hw-facts 1.4, conf
 SocProfile make_rk3588() {
     SocProfile p{};
     p.name = "rk3588";
+    p.arch = NpuArch::kRk3588;
     p.compatible = "rockchip,rk3588-rknpu";
     p.num_cores = 3;
     p.all_cores_mask = 0x7;
@@ -28,6 +29,7 @@ SocProfile make_rk3588() {
     p.nbuf_bytes = 0;
     p.cbuf_banks = 12;
     p.cbuf_bank_bytes = 32 * 1024;
+    p.atom_bytes = 16;
     p.c2_int8 = 16;
     p.c2_fp16 = 8;
     p.c2_32bit = 4;
@@ -57,7 +59,9 @@ std::vector<SocProfile> build_profiles() {
     rk3568.dma_address_bits = 32;
     rk3568.multi_core_irqs = false;
     rk3568.sram_bytes = 0;
-    rk3568.cbuf_banks = 8;
+    rk3568.arch = NpuArch::kRk356x;
+    rk3568.cbuf_banks = 8;  // 8 x 32 KiB, 32-byte entries [3P iav]
+    rk3568.atom_bytes = 8;
     rk3568.c2_int8 = 8;   // [3P iav]
     rk3568.c2_fp16 = 4;
     rk3568.c2_32bit = 2;

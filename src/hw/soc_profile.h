@@ -16,8 +16,14 @@
 
 namespace rknn::hw {
 
+// Register and layout generation of the NPU core. RK3588-class parts share
+// the upstream register map; RK3566/RK3568 place the CORE registers one slot
+// lower, add a CMAC block and use 8-byte atoms (docs/rk3568.md).
+enum class NpuArch : uint8_t { kRk3588, kRk356x };
+
 struct SocProfile {
     const char* name;              // "rk3588"
+    NpuArch arch;
     const char* compatible;        // device-tree compatible of the NPU node
     int num_cores;
     uint32_t all_cores_mask;       // e.g. 0x7
@@ -42,7 +48,9 @@ struct SocProfile {
     int cbuf_banks;
     uint32_t cbuf_bank_bytes;
 
-    // Layout: channels per atom (C2) in feature cubes, by element size.
+    // Layout: bytes per atom and channels per atom (C2) in feature cubes,
+    // by element size.
+    int atom_bytes;
     int c2_int8;
     int c2_fp16;
     int c2_32bit;
@@ -55,7 +63,6 @@ struct SocProfile {
     bool core_mask_runs(uint32_t mask) const;
     // Channels per atom for a precision (int8 16, fp16 8, 32-bit 4 on RK3588).
     int atom_channels(Precision p) const;
-    static constexpr int kAtomBytes = 16;
 };
 
 // nullptr for an unknown name. Names are lower case: rk3588, rk3583, rk3576,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "hw/rk356x_dialect.h"
 #include "npu/native_layout.h"
 
 namespace rknn::npu {
@@ -60,6 +61,77 @@ int band_rows(const ConvGeometry& g, int row, int last, int capacity) {
     return std::clamp(rows, 1, last - row);
 }
 
+// RK3566/RK3568 (docs/rk3568.md 4, iav's board-verified arithmetic): 8 banks
+// of 1024 32-byte entries; a row of `a` atoms takes (a / 4) W entries plus
+// W (three atoms left) or ceil(r W / 4) (r = 1, 2) for the rest; weights take
+// ceil(entries / 1024) banks with no spare. A resident input takes the banks
+// it needs, the weights the others; otherwise the weights stay resident when
+// a data bank remains, or stream through one bank (no reuse), and the input
+// goes in bands. No kernel groups: a depthwise layer runs one task per 32
+// channels (per band).
+StatusOr<ConvPlan> plan_conv_rk356x(const ConvGeometry& g, const hw::SocProfile& soc) {
+    if (g.fp16)
+        return make_status(StatusCode::kUnimplemented, "fp16 convolutions on %s are not built (no source describes its "
+                           "fp16 path; docs/rk3568.md)", soc.name);
+    if (g.packed_row_pixels > 0)
+        return make_status(StatusCode::kUnimplemented, "channel-packed inputs on %s are not built", soc.name);
+    constexpr int kMaxSize = 2047;  // 11-bit width and height fields
+    if (g.in_w > kMaxSize || g.in_h > kMaxSize)
+        return make_status(StatusCode::kUnimplemented, "input %dx%d exceeds the %s's %d-pixel size fields", g.in_w,
+                           g.in_h, soc.name, kMaxSize);
+    const int banks = soc.cbuf_banks;
+    const int entries_per_bank = static_cast<int>(hw::rk356x::kEntriesPerBank);
+    const int declared = rk356x_declared_channels(g, g.in_c);
+    const int atoms = declared / 8;
+    const int64_t row_entries = static_cast<int64_t>(atoms / 4) * g.in_w +
+                                (atoms % 4 == 3 ? g.in_w : (static_cast<int64_t>(atoms % 4) * g.in_w + 3) / 4);
+    if (rk356x_data_entries(g.in_w, declared) > static_cast<uint32_t>(kMaxDataEntries))
+        return make_status(StatusCode::kUnimplemented, "a %d-pixel row of %d channels exceeds DATA_ENTRIES", g.in_w,
+                           declared);
+    auto banks_of = [&](int64_t entries) { return static_cast<int>((entries + entries_per_bank - 1) / entries_per_bank); };
+    const int64_t weight_bytes = static_cast<int64_t>(g.kh) * g.kw * declared * (g.depthwise ? 1 : g.out_c);
+    const int weight_banks = banks_of((weight_bytes + hw::rk356x::kCbufEntryBytes - 1) / hw::rk356x::kCbufEntryBytes);
+    const int whole = banks_of(row_entries * g.in_h);
+
+    ConvPlan plan;
+    plan.kernels_per_task = g.depthwise ? std::min(g.out_c, 32) : g.out_c;
+    bool reuse = false;
+    if (whole < banks) {
+        plan.data_banks = whole;
+        plan.weight_banks = banks - whole;
+    } else if (weight_banks + 1 < banks) {
+        plan.weight_banks = weight_banks;
+        plan.data_banks = banks - weight_banks;
+        reuse = true;
+    } else {
+        plan.data_banks = banks - 1;
+        plan.weight_banks = 1;
+    }
+    plan.input_rows_per_task = whole < banks ? g.in_h
+                                             : static_cast<int>(int64_t{entries_per_bank} * plan.data_banks / row_entries);
+    if (plan.input_rows_per_task < std::min(g.kh, g.in_h))
+        return make_status(StatusCode::kUnimplemented,
+                           "the %d input rows one output row needs do not fit %d banks of the %s's CBUF", g.kh,
+                           plan.data_banks, soc.name);
+    auto& tiles = plan.per_core[0];
+    for (int k = 0; k < g.out_c; k += plan.kernels_per_task) {
+        for (int row = 0; row < g.out_h();) {
+            ConvTile t;
+            t.out_row = row;
+            t.out_rows = band_rows(g, row, g.out_h(), plan.input_rows_per_task);
+            t.kernel = k;
+            t.kernels = std::min(plan.kernels_per_task, g.out_c - k);
+            t.data_banks = plan.data_banks;
+            t.weight_banks = plan.weight_banks;
+            t.reuse_weights = reuse && row != 0;  // never across depthwise groups
+            t.load_lut = tiles.empty();
+            tiles.push_back(t);
+            row += t.out_rows;
+        }
+    }
+    return plan;
+}
+
 }  // namespace
 
 size_t ConvPlan::task_count() const {
@@ -79,6 +151,7 @@ StatusOr<ConvPlan> plan_conv(const ConvGeometry& g, const hw::SocProfile& soc, u
     if (!valid.is_ok()) return valid;
     auto cores = cores_of(core_mask, soc);
     if (!cores.is_ok()) return cores.status();
+    if (soc.arch == hw::NpuArch::kRk356x) return plan_conv_rk356x(g, soc);
 
     const uint32_t bank = soc.cbuf_bank_bytes;
     const int banks = soc.cbuf_banks;
@@ -169,13 +242,27 @@ Status lower_conv_int8(const Int8ConvLayer& layer, const hw::SocProfile& soc, ui
     if (layer.epilogue.bias.size() != static_cast<size_t>(g.out_c) || layer.epilogue.mult.size() != layer.epilogue.bias.size())
         return RKNN_INVALID_ARGUMENT("epilogue has %zu biases and %zu multipliers for %d output channels",
                                      layer.epilogue.bias.size(), layer.epilogue.mult.size(), g.out_c);
+    const bool rk356x = soc.arch == hw::NpuArch::kRk356x;
+    if (rk356x) {
+        const EpilogueRegs& e = layer.epilogue;
+        const char* missing = e.lut != nullptr ? "a LUT activation (loaded by MMIO on RK356x)"
+                              : e.prelu              ? "a per-channel PRelu (BN records)"
+                                                     : nullptr;
+        if (missing != nullptr)
+            return make_status(StatusCode::kUnimplemented, "%s on %s is not built yet", missing, soc.name);
+    }
     auto plan = plan_conv(g, soc, core_mask);
     if (!plan.is_ok()) return plan.status();
     for (int core = 0; core < kMaxProgramCores; ++core) {
         for (const ConvTile& tile : plan.value().per_core[static_cast<size_t>(core)]) {
             TaskEmitter task;
-            emit_conv_int8(&task, g, layer.addresses, layer.epilogue, layer.input_zp, tile);
-            const Status added = program->add(core, task, kConvWithRecords, kDpuInterrupts);
+            if (rk356x) {
+                emit_conv_int8_rk356x(&task, g, layer.addresses, layer.epilogue, layer.input_zp, tile);
+            } else {
+                emit_conv_int8(&task, g, layer.addresses, layer.epilogue, layer.input_zp, tile);
+            }
+            const Status added = program->add(core, task, rk356x ? hw::rk356x::kConvOpEnable : kConvWithRecords,
+                                              kDpuInterrupts);
             if (!added.is_ok()) return added;
         }
     }

@@ -63,6 +63,21 @@ uint32_t weight_bytes_per_kernel(const ConvGeometry& g);
 // One int8 convolution task with its epilogue; `input_zp` pads.
 void emit_conv_int8(TaskEmitter* b, const ConvGeometry& g, const ConvAddresses& a, const EpilogueRegs& e,
                     int8_t input_zp, const ConvTile& tile = {});
+// RK3566/RK3568 (conv_regs_rk356x.cc): one int8 task in that core's register
+// dialect. Direct tiles cover every kernel; a depthwise tile covers one
+// 32-channel group ([kernel, kernel + kernels), kernel a multiple of 32).
+// Buffers: cubes from pack_int8_cube_rk356x (a depthwise output holds
+// align(C, 32) channels: each group task writes 32), weights from
+// pack_conv_weights_int8_rk356x / pack_dw_weights_int8_rk356x, records from
+// bs_records_rk356x.
+void emit_conv_int8_rk356x(TaskEmitter* b, const ConvGeometry& g, const ConvAddresses& a, const EpilogueRegs& e,
+                           int8_t input_zp, const ConvTile& tile = {});
+// The channels the CNA reads for `channels` input channels (DATAIN_CHANNEL:
+// sixteens; a depthwise group at most 32) and the CBUF entries one input row
+// of them fills (32-byte entries).
+int rk356x_declared_channels(const ConvGeometry& g, int channels);
+uint32_t rk356x_data_entries(int width, int declared_channels);
+
 // What follows an fp16 convolution in the DPU's float pipeline: a
 // per-channel bias (fp32 in the ALU slot of 8-byte records at `a.records`),
 // an optional residual add and one activation, all in fp32 before the single

@@ -62,6 +62,19 @@ std::vector<uint8_t> bs_records(const EpilogueRegs& e, int channels) {
     return out;
 }
 
+std::vector<uint8_t> bs_records_rk356x(const EpilogueRegs& e) {
+    constexpr int kLanes = 4;
+    const size_t channels = static_cast<size_t>(align_up(static_cast<int>(e.bias.size()), 32));
+    std::vector<uint8_t> out(channels / kLanes * kRk356xRecordGroupBytes, 0);
+    for (size_t c = 0; c < e.bias.size(); ++c) {
+        uint8_t* group = &out[c / kLanes * kRk356xRecordGroupBytes];
+        const size_t lane = c % kLanes;
+        std::memcpy(group + lane * 4, &e.bias[c], 4);
+        std::memcpy(group + 24 + lane * 2, &e.mult[c], 2);  // after 16 bias and 8 offset bytes
+    }
+    return out;
+}
+
 std::vector<uint8_t> prelu_records(const EpilogueRegs& e, int channels) {
     if (!e.prelu) return {};
     EpilogueRegs slopes;
@@ -121,7 +134,7 @@ void emit_stage(TaskEmitter* b, bool bs, const StageRegs& s) {
                                 {L.mul_operand, static_cast<uint16_t>(s.mul_value)}});
     b->write(L.alu_cfg, twos(s.alu_value));
     b->write(L.relux, twos(s.relux_value));
-    b->write_fields(L.rdma_cfg, {{L.data_use, s.uses_records() ? 3u : 0u}});
+    b->write_fields(L.rdma_cfg, {{L.data_use, s.uses_records() ? s.records_use : 0u}});
     b->address(L.rdma_base, s.records);
 }
 
@@ -178,12 +191,14 @@ void emit_lut_window(TaskEmitter* b, int sel, int32_t le_start, int32_t lo_start
 }
 
 void emit_conv_epilogue(TaskEmitter* b, const EpilogueRegs& e, const BufferRef& records, const BufferRef& bn_records,
-                        uint64_t residual_offset, uint32_t surf_bytes, bool depthwise, bool load_lut) {
+                        uint64_t residual_offset, uint32_t surf_bytes, bool depthwise, bool load_lut,
+                        uint32_t bs_records_use) {
     // BS: per-channel bias (ALU add) and multiplier, from 8-byte records.
     StageRegs bs;
     bs.enabled = bs.alu = bs.alu_per_channel = bs.mul = bs.mul_per_channel = true;
     bs.shift = e.shift;
     bs.records = records;
+    bs.records_use = bs_records_use;
     // BN: clip or leaky ReLU (only valid when no residual follows them).
     StageRegs bn;
     if (e.clip) {

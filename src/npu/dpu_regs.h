@@ -27,7 +27,8 @@ struct StageRegs {
     bool relu = false;
     bool relux = false;
     int32_t relux_value = 0;
-    BufferRef records;  // per-channel operand records (DATA_USE 3); none when 0
+    BufferRef records;  // per-channel operand records; none when 0
+    uint32_t records_use = 3;  // their DATA_USE: 3 ALU + MUL (8-byte records), 7 the RK356x groups
 
     bool uses_records() const { return records.relocatable() || records.offset != 0; }
 };
@@ -89,6 +90,12 @@ EpilogueRegs epilogue_regs(const cpu::int8::Epilogue& e, const int8_t* w, int oc
 // `channels` (the aligned count the DPU reads) >= the real channels, rest zero.
 std::vector<uint8_t> bs_records(const EpilogueRegs& e, int channels);
 constexpr int kBsRecordBytes = 8;
+// RK3566/RK3568 per-channel BS records (docs/rk3568.md 3, BRDMA DATA_USE 7):
+// groups of four channels in 32 bytes, [bias i32 x 4][weight offset i16 x 4]
+// [multiplier i16 x 4], the stream padded to align(C, 32) channels. The
+// weight offsets are 0: the input zero point is folded into the bias.
+std::vector<uint8_t> bs_records_rk356x(const EpilogueRegs& e);
+constexpr int kRk356xRecordGroupBytes = 32;
 // The BN records of a fused per-channel PRelu (the slopes' multipliers in the
 // same 8-byte form), empty without one.
 std::vector<uint8_t> prelu_records(const EpilogueRegs& e, int channels);
@@ -111,8 +118,10 @@ void emit_lut_window(TaskEmitter* b, int sel, int32_t le_start, int32_t lo_start
 // `residual_offset` is added to the residual address. The LUT table is
 // written only with `load_lut` (it stays in the core's DPU for the tasks
 // that follow).
+// `bs_records_use` is the BS records' DATA_USE (7 for bs_records_rk356x).
 void emit_conv_epilogue(TaskEmitter* b, const EpilogueRegs& e, const BufferRef& records, const BufferRef& bn_records,
-                        uint64_t residual_offset, uint32_t surf_bytes, bool depthwise, bool load_lut);
+                        uint64_t residual_offset, uint32_t surf_bytes, bool depthwise, bool load_lut,
+                        uint32_t bs_records_use = 3);
 
 // A DPU-only (flying mode, op-enable 0x18) int8 or fp16 task over a c x h x w cube.
 struct DpuTask {

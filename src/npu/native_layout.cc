@@ -34,26 +34,55 @@ std::vector<uint8_t> unpack_nhwc_image(const uint8_t* image, int c, int h, int w
     return out;
 }
 
-std::vector<uint8_t> pack_int8_cube(const int8_t* nchw, int c, int h, int w, int channels, int8_t fill) {
-    const int surfaces = align_up(channels, 16) / 16;
-    std::vector<uint8_t> out(static_cast<size_t>(surfaces) * h * w * 16, static_cast<uint8_t>(fill));
+namespace {
+// NCHW -> atoms of `c2` bytes, surfaces `surf_bytes` apart (rows dense).
+std::vector<uint8_t> pack_int8_atoms(const int8_t* nchw, int c, int h, int w, int surfaces, int c2,
+                                     uint64_t surf_bytes, int8_t fill) {
+    std::vector<uint8_t> out(static_cast<size_t>(surfaces) * surf_bytes, static_cast<uint8_t>(fill));
     for (int ch = 0; ch < c; ++ch)
         for (int y = 0; y < h; ++y)
             for (int x = 0; x < w; ++x)
-                out[((static_cast<size_t>(ch / 16) * h + y) * w + x) * 16 + ch % 16] =
+                out[static_cast<size_t>(ch / c2) * surf_bytes + (static_cast<size_t>(y) * w + x) * c2 + ch % c2] =
                     static_cast<uint8_t>(nchw[(static_cast<size_t>(ch) * h + y) * w + x]);
     return out;
 }
 
-std::vector<int8_t> unpack_int8_cube(const uint8_t* bytes, int c, int h, int w, uint64_t surf_stride) {
+std::vector<int8_t> unpack_int8_atoms(const uint8_t* bytes, int c, int h, int w, int c2, uint64_t surf_bytes) {
     std::vector<int8_t> out(static_cast<size_t>(c) * h * w);
     for (int ch = 0; ch < c; ++ch)
         for (int y = 0; y < h; ++y)
             for (int x = 0; x < w; ++x)
-                out[(static_cast<size_t>(ch) * h + y) * w + x] =
-                    static_cast<int8_t>(bytes[static_cast<size_t>(ch / 16) * surf_stride +
-                                              (static_cast<size_t>(y) * w + x) * 16 + ch % 16]);
+                out[(static_cast<size_t>(ch) * h + y) * w + x] = static_cast<int8_t>(
+                    bytes[static_cast<size_t>(ch / c2) * surf_bytes + (static_cast<size_t>(y) * w + x) * c2 + ch % c2]);
     return out;
+}
+
+constexpr int kRk356xAtom = 8;
+}  // namespace
+
+uint64_t rk356x_surface_bytes(int h, int w) {
+    const uint64_t pixels = static_cast<uint64_t>(h) * static_cast<uint64_t>(w);
+    return (pixels > 1 ? (pixels + 3) / 4 * 4 : 1) * kRk356xAtom;
+}
+
+uint64_t rk356x_cube_bytes(int c, int h, int w) {
+    return static_cast<uint64_t>(align_up(c, 16) / kRk356xAtom) * rk356x_surface_bytes(h, w);
+}
+
+std::vector<uint8_t> pack_int8_cube_rk356x(const int8_t* nchw, int c, int h, int w, int8_t fill) {
+    return pack_int8_atoms(nchw, c, h, w, align_up(c, 16) / kRk356xAtom, kRk356xAtom, rk356x_surface_bytes(h, w), fill);
+}
+
+std::vector<int8_t> unpack_int8_cube_rk356x(const uint8_t* bytes, int c, int h, int w) {
+    return unpack_int8_atoms(bytes, c, h, w, kRk356xAtom, rk356x_surface_bytes(h, w));
+}
+
+std::vector<uint8_t> pack_int8_cube(const int8_t* nchw, int c, int h, int w, int channels, int8_t fill) {
+    return pack_int8_atoms(nchw, c, h, w, align_up(channels, 16) / 16, 16, static_cast<uint64_t>(h) * w * 16, fill);
+}
+
+std::vector<int8_t> unpack_int8_cube(const uint8_t* bytes, int c, int h, int w, uint64_t surf_stride) {
+    return unpack_int8_atoms(bytes, c, h, w, 16, surf_stride);
 }
 
 std::vector<uint8_t> pack_fp16_cube(const float* nchw, int c, int h, int w, int channels) {
@@ -132,11 +161,16 @@ std::vector<uint16_t> pack_conv_weights_fp16(const float* w, int oc, int ic, int
     return pack_blocks<uint16_t, float>(w, oc, ic, kh, kw, ic_aligned, 16, to_half);
 }
 
+std::vector<int8_t> pack_conv_weights_int8_rk356x(const int8_t* w, int oc, int ic, int kh, int kw) {
+    return pack_blocks<int8_t, int8_t>(w, oc, ic, kh, kw, align_up(ic, 16), 16, same_int8);
+}
+
 namespace {
 // Groups of 64 bytes of channels (64 int8, 32 fp16), [ky][kx][channel] inside.
 template <typename T, typename S>
-std::vector<T> pack_dw_groups(const S* w, int c, int kh, int kw, int c_aligned, T (*conv)(S)) {
-    constexpr int kGroup = 64 / static_cast<int>(sizeof(T));
+std::vector<T> pack_dw_groups(const S* w, int c, int kh, int kw, int c_aligned, T (*conv)(S),
+                              int group_bytes = 64) {
+    const int kGroup = group_bytes / static_cast<int>(sizeof(T));
     std::vector<T> out;
     out.reserve(static_cast<size_t>(c_aligned) * kh * kw);
     for (int c0 = 0; c0 < c_aligned; c0 += kGroup) {
@@ -158,6 +192,11 @@ std::vector<int8_t> pack_dw_weights_int8(const int8_t* w, int c, int kh, int kw,
 
 std::vector<uint16_t> pack_dw_weights_fp16(const float* w, int c, int kh, int kw, int c_aligned) {
     return pack_dw_groups<uint16_t, float>(w, c, kh, kw, c_aligned, to_half);
+}
+
+std::vector<int8_t> pack_dw_weights_int8_rk356x(const int8_t* w, int c, int kh, int kw) {
+    // Full groups are 32 wide; the last one holds align(its channels, 16).
+    return pack_dw_groups<int8_t, int8_t>(w, c, kh, kw, align_up(c, 16), same_int8, 32);
 }
 
 }  // namespace rknn::npu

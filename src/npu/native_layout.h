@@ -38,4 +38,19 @@ std::vector<uint16_t> pack_conv_weights_fp16(const float* w, int oc, int ic, int
 std::vector<int8_t> pack_dw_weights_int8(const int8_t* w, int c, int kh, int kw, int c_aligned);
 std::vector<uint16_t> pack_dw_weights_fp16(const float* w, int c, int kh, int kw, int c_aligned);
 
+// RK3566/RK3568 int8 forms (docs/rk3568.md 2-3): 8-channel atoms of 8 bytes;
+// a surface holds align(H x W, 4) pixels (one for a single pixel), so each is
+// a whole number of 32-byte CBUF entries; a cube has align(C, 16) / 8 surfaces
+// (the CNA reads channels in sixteens), lanes past C hold `fill`.
+uint64_t rk356x_surface_bytes(int h, int w);
+uint64_t rk356x_cube_bytes(int c, int h, int w);
+std::vector<uint8_t> pack_int8_cube_rk356x(const int8_t* nchw, int c, int h, int w, int8_t fill);
+std::vector<int8_t> unpack_int8_cube_rk356x(const uint8_t* bytes, int c, int h, int w);
+// Direct weights in groups of 16 kernels (the last one compact), each
+// [32-channel slice][ky][kx][kernel][channel], channels padded to align(ic, 16).
+std::vector<int8_t> pack_conv_weights_int8_rk356x(const int8_t* w, int oc, int ic, int kh, int kw);
+// Depthwise weights per 32-channel group (one task each): group g at
+// g x kh x kw x 32 bytes, [ky][kx][channel] with align(group channels, 16) lanes.
+std::vector<int8_t> pack_dw_weights_int8_rk356x(const int8_t* w, int c, int kh, int kw);
+
 }  // namespace rknn::npu

@@ -35,6 +35,11 @@ bool is_alias(const graph::Graph& g, const graph::Op& op) {
 }  // namespace
 
 Placement place_op(const graph::Graph& g, const graph::Op& op, const hw::SocProfile& soc, uint32_t core_mask) {
+    // The RK356x generator covers int8 convolutions in its lowering tests, but
+    // the runtime keeps RK3588 cubes (16-byte atoms) in its memory plan.
+    if (soc.arch != hw::NpuArch::kRk3588)
+        return on_cpu(std::string("the runtime's native layouts for ") + soc.name +
+                      " (8-byte atoms, docs/rk3568.md) are not built yet");
     if (is_alias(g, op))
         return {Target::kNpu, NpuForm::kAlias, "an alias of its input: the same cube bytes (no task)", nullptr};
     if (op.type == graph::OpType::kConcat) {

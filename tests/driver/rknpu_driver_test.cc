@@ -292,8 +292,11 @@ TEST(RknpuDrm, SynchronousEmulatorWorksToo) {
     EXPECT_EQ(take(driver->submit(job.request)).task_counter, 1u);
 }
 
+// RK3562: one core with the RK3588 register map in the emulator (the RK356x
+// one does not run this DPU-only job; tests/npu/rk356x_conv_test.cc submits
+// RK3568 programs through this driver).
 TEST(RknpuDrm, SingleCoreSocRunsOnCoreZero) {
-    auto kernel = make_kernel("rk3568");
+    auto kernel = make_kernel("rk3562");
     auto driver = open_rknpu(kernel);
     Bench bench(*driver);
     AddJob job;
