@@ -101,8 +101,6 @@ Status NpuCore::fire(uint32_t mask, TaskContext* ctx) {
     if (rk356x && (mask & oe::kCna) && !(mask & oe::kCmac) && strict_)
         return ctx->bad_program("operation-enable 0x%02x starts the CNA without the CMAC (RK356x needs 0x1f)", mask);
     mask &= rk356x ? ~oe::kCmac : ~0u;
-    if (rk356x && (mask & (oe::kPpu | oe::kPpuRdma)))
-        return ctx->unsupported("PPU tasks on %s are not modelled (its pool chunks differ, docs/rk3568.md 5)", soc_.name);
     const uint32_t conv = oe::kCna | oe::kCore | oe::kDpu;
     const int dpu_group = regs_.executer_group(hw::Block::kDpu);
     const int ppu_group = regs_.executer_group(hw::Block::kPpu);

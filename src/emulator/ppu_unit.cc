@@ -71,13 +71,17 @@ Status decode(TaskContext& ctx, Pool* p) {
         return ctx.bad_program("PPU output %dx%d needs windows beyond the %dx%d input and its padding", ow, oh, iw, ih);
     }
 
-    p->in = packed_cube(g.exec(r::PPU_RDMA_RDMA_SRC_BASE_ADDR), iw, ih, ic, esize);
-    const uint64_t line = g.exec(r::PPU_RDMA_RDMA_SRC_LINE_STRIDE) & ~0xfu;
-    const uint64_t surf = g.exec(r::PPU_RDMA_RDMA_SRC_SURF_STRIDE) & ~0xfu;
+    // RK356x: 8-byte atoms, strides in raw bytes (a one-pixel row is 8).
+    const bool rk356x = ctx.soc.arch == hw::NpuArch::kRk356x;
+    if (rk356x && p->prec != Precision::kInt8) return ctx.unsupported("PPU precision %s on %s", hw::precision_name(p->prec), ctx.soc.name);
+    const uint32_t unit_mask = rk356x ? ~0u : ~0xfu;
+    p->in = packed_cube(g.exec(r::PPU_RDMA_RDMA_SRC_BASE_ADDR), iw, ih, ic, esize, ctx.soc.atom_bytes);
+    const uint64_t line = g.exec(r::PPU_RDMA_RDMA_SRC_LINE_STRIDE) & unit_mask;
+    const uint64_t surf = g.exec(r::PPU_RDMA_RDMA_SRC_SURF_STRIDE) & unit_mask;
     if (line != 0) p->in.row_stride = line;
     if (surf != 0) p->in.surf_stride = surf;
-    p->out = packed_cube(g.exec(r::PPU_DST_BASE_ADDR) & ~0xfu, ow, oh, oc, esize);
-    const uint64_t dsurf = g.exec(r::PPU_DST_SURF_STRIDE) & ~0xfu;
+    p->out = packed_cube(g.exec(r::PPU_DST_BASE_ADDR) & (rk356x ? ~0x7u : ~0xfu), ow, oh, oc, esize, ctx.soc.atom_bytes);
+    const uint64_t dsurf = g.exec(r::PPU_DST_SURF_STRIDE) & unit_mask;
     if (dsurf != 0) p->out.surf_stride = dsurf;
     return Status::ok();
 }

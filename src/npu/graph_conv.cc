@@ -30,7 +30,8 @@ cpu::HostTensor view_of(const graph::Tensor& t, const void* data = nullptr) {
 // The epilogue, its registers and the packed constants, shared by Conv and
 // Gemm/MatMul. `w_rows` holds the weights as [oc][taps] (oc-major).
 Status finish(const graph::Tensor& x, const cpu::HostTensor& wh, const int8_t* w_rows, const cpu::HostTensor* bias,
-              const graph::Tensor* residual, const graph::Tensor& y, const cpu::Fusion& fusion, PreparedConv* prepared) {
+              const graph::Tensor* residual, const graph::Tensor& y, const cpu::Fusion& fusion, const hw::SocProfile& soc,
+              PreparedConv* prepared) {
     const ConvGeometry& geo = prepared->geometry;
     const int oc = geo.out_c;
     const cpu::HostTensor xh = view_of(x), yh = view_of(y);
@@ -44,6 +45,12 @@ Status finish(const graph::Tensor& x, const cpu::HostTensor& wh, const int8_t* w
     layer.geometry = geo;
     layer.input_zp = prepared->input_zp;
     layer.epilogue = epilogue_regs(prepared->epilogue, w_rows, oc, taps, x.quant.zero_point());
+    if (soc.arch == hw::NpuArch::kRk356x) {
+        prepared->weights = geo.depthwise ? pack_dw_weights_int8_rk356x(w_rows, oc, geo.kh, geo.kw)
+                                          : pack_conv_weights_int8_rk356x(w_rows, oc, geo.in_c, geo.kh, geo.kw);
+        prepared->records = bs_records_rk356x(layer.epilogue);
+        return Status::ok();  // a per-channel PRelu is not lowered there (lower_conv_int8 says so)
+    }
     const int c_aligned = align_up(geo.in_c, 16);
     prepared->weights = geo.depthwise ? pack_dw_weights_int8(w_rows, oc, geo.kh, geo.kw, c_aligned)
                                       : pack_conv_weights_int8(w_rows, oc, geo.in_c, geo.kh, geo.kw, c_aligned);
@@ -140,7 +147,8 @@ StatusOr<ConvParts> conv_parts(const graph::Graph& g, const graph::Op& op, DType
     return p;
 }
 
-StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_conv(const graph::Graph& g, const graph::Op& op) {
+StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_conv(const graph::Graph& g, const graph::Op& op,
+                                                          const hw::SocProfile& soc) {
     RKNN_ASSIGN_OR_RETURN(const ConvParts parts, conv_parts(g, op, DType::kInt8, DType::kInt32));
     auto prepared = std::make_unique<PreparedConv>();
     prepared->geometry = parts.geometry;
@@ -155,7 +163,7 @@ StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_conv(const graph::Graph& g,
     }
     RKNN_RETURN_IF_ERROR(finish(*parts.x, view_of(*parts.w, parts.weights->data),
                                 reinterpret_cast<const int8_t*>(parts.weights->data), bias, residual, *parts.y, fusion,
-                                prepared.get()));
+                                soc, prepared.get()));
     return prepared;
 }
 
@@ -203,7 +211,8 @@ StatusOr<GemmParts> gemm_parts(const graph::Graph& g, const graph::Op& op, DType
     return p;
 }
 
-StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_gemm(const graph::Graph& g, const graph::Op& op) {
+StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_gemm(const graph::Graph& g, const graph::Op& op,
+                                                          const hw::SocProfile& soc) {
     RKNN_ASSIGN_OR_RETURN(const GemmParts parts, gemm_parts(g, op, DType::kInt8, DType::kInt32));
     const int64_t k = parts.k, n = parts.n;
     const graph::Tensor& a = *parts.a;
@@ -225,7 +234,7 @@ StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_gemm(const graph::Graph& g,
     cpu::HostTensor bh;
     if (parts.bias != nullptr) bh = view_of(g.tensors[static_cast<size_t>(parts.bias_id)], parts.bias->data);
     RKNN_RETURN_IF_ERROR(finish(a, view_of(*parts.w, parts.weights->data), rows.data(),
-                                parts.bias != nullptr ? &bh : nullptr, residual, y, fusion, prepared.get()));
+                                parts.bias != nullptr ? &bh : nullptr, residual, y, fusion, soc, prepared.get()));
     return prepared;
 }
 

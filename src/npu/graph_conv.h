@@ -33,7 +33,9 @@ struct PreparedConv {
 // NPU computes exactly as the reference does (dilation, groups other than 1
 // or depthwise, batch > 1, float tensors, an activation the DPU cannot place
 // after a residual add, ...).
-StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_conv(const graph::Graph& g, const graph::Op& op);
+// `soc` decides the constants' layouts (RK3588 blocks or the RK356x forms).
+StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_conv(const graph::Graph& g, const graph::Op& op,
+                                                          const hw::SocProfile& soc);
 
 // The dtype-independent part of a graph Conv: geometry, tensors and constants
 // (the weights of `dtype`, the bias of `bias_dtype`), validated.
@@ -65,6 +67,7 @@ StatusOr<GemmParts> gemm_parts(const graph::Graph& g, const graph::Op& op, graph
 
 // Gemm (transA 0, alpha = beta = 1) and MatMul with constant [K, N] weights
 // over one row: a 1x1 convolution of a one-pixel, K-channel cube.
-StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_gemm(const graph::Graph& g, const graph::Op& op);
+StatusOr<std::unique_ptr<PreparedConv>> prepare_int8_gemm(const graph::Graph& g, const graph::Op& op,
+                                                          const hw::SocProfile& soc);
 
 }  // namespace rknn::npu

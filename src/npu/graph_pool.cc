@@ -37,10 +37,19 @@ public:
         return requantise_ ? static_cast<size_t>(align_up(task_.c, 16)) * task_.out_h() * task_.out_w() : 0;
     }
 
-    Status lower(const OpBuffers& buffers, const hw::SocProfile&, uint32_t core_mask, ProgramBuilder* program) const override {
+    Status lower(const OpBuffers& buffers, const hw::SocProfile& soc, uint32_t core_mask,
+                 ProgramBuilder* program) const override {
         if (buffers.features.size() != 1) return RKNN_INVALID_ARGUMENT("pool bound to %zu features", buffers.features.size());
         const int core = first_core(core_mask);
         TaskEmitter pool;
+        if (soc.arch == hw::NpuArch::kRk356x) {
+            // No DPU-only tasks there yet: only pools that keep the quantisation.
+            if (requantise_ || task_.fp16)
+                return make_status(StatusCode::kUnimplemented, "a %s pool on %s (DPU-only tasks are not built there)",
+                                   task_.fp16 ? "fp16" : "requantising", soc.name);
+            emit_pool_rk356x(&pool, task_, buffers.features[0], buffers.output);
+            return program->add(core, pool, kPpuEnable, kPpuInterrupts);
+        }
         emit_pool(&pool, task_, buffers.features[0], requantise_ ? buffers.scratch : buffers.output);
         RKNN_RETURN_IF_ERROR(program->add(core, pool, kPpuEnable, kPpuInterrupts));
         if (!requantise_) return Status::ok();

@@ -35,13 +35,13 @@ bool is_alias(const graph::Graph& g, const graph::Op& op) {
 }  // namespace
 
 Placement place_op(const graph::Graph& g, const graph::Op& op, const hw::SocProfile& soc, uint32_t core_mask) {
-    // The RK356x generator covers int8 convolutions in its lowering tests, but
-    // the runtime keeps RK3588 cubes (16-byte atoms) in its memory plan.
-    if (soc.arch != hw::NpuArch::kRk3588)
-        return on_cpu(std::string("the runtime's native layouts for ") + soc.name +
-                      " (8-byte atoms, docs/rk3568.md) are not built yet");
-    if (is_alias(g, op))
+    const bool rk356x = soc.arch == hw::NpuArch::kRk356x;
+    if (is_alias(g, op) && !(rk356x && g.tensors[static_cast<size_t>(op.inputs[0])].dtype != graph::DType::kInt8))
         return {Target::kNpu, NpuForm::kAlias, "an alias of its input: the same cube bytes (no task)", nullptr};
+    // In place needs every producer to write only its own surfaces; RK356x
+    // depthwise groups write 32 channels.
+    if (rk356x && (op.type == graph::OpType::kConcat || op.type == graph::OpType::kSplit))
+        return on_cpu(std::string("in-place channel ") + graph::op_type_name(op.type) + " is not built for " + soc.name);
     if (op.type == graph::OpType::kConcat) {
         auto plan = plan_concat_in_place(g, op);
         if (!plan.is_ok()) return on_cpu(plan.status().message());
@@ -54,7 +54,7 @@ Placement place_op(const graph::Graph& g, const graph::Op& op, const hw::SocProf
         return {Target::kNpu, NpuForm::kSplitInPlace, "in place: its consumers read the input's surfaces (no task)",
                 nullptr};
     }
-    auto prepared = prepare_op(g, op);
+    auto prepared = prepare_op(g, op, soc);
     if (!prepared.is_ok()) return on_cpu(prepared.status().message());
     // Lowering against placeholder buffers proves the op fits the SoC (tiling, fields).
     const PreparedOp& p = *prepared.value();

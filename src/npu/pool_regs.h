@@ -21,5 +21,9 @@ struct PoolTask {
 };
 
 void emit_pool(TaskEmitter* b, const PoolTask& p, const BufferRef& src, const BufferRef& dst);
+// RK3566/RK3568, int8 (docs/rk3568.md 2, 5): 8-byte atoms, line and surface
+// strides in bytes (W x 8, align(W x H, 4) x 8), the input cube clipped to
+// the rows and columns the windows read, padding only where they need it.
+void emit_pool_rk356x(TaskEmitter* b, const PoolTask& p, const BufferRef& src, const BufferRef& dst);
 
 }  // namespace rknn::npu

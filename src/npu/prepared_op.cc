@@ -95,20 +95,29 @@ std::vector<uint8_t> from_cube_order(const void* data, const graph::Shape& shape
     return std::vector<uint8_t>(src, src + static_cast<size_t>(graph::num_elements(shape)) * elem_bytes);
 }
 
-StatusOr<std::unique_ptr<PreparedOp>> prepare_conv_op(const graph::Graph& g, const graph::Op& op) {
+StatusOr<std::unique_ptr<PreparedOp>> prepare_conv_op(const graph::Graph& g, const graph::Op& op,
+                                                      const hw::SocProfile& soc) {
     RKNN_ASSIGN_OR_RETURN(std::unique_ptr<PreparedConv> conv,
-                          op.type == OpType::kConv ? prepare_int8_conv(g, op) : prepare_int8_gemm(g, op));
+                          op.type == OpType::kConv ? prepare_int8_conv(g, op, soc) : prepare_int8_gemm(g, op, soc));
     return std::unique_ptr<PreparedOp>(std::make_unique<ConvOp>(std::move(conv)));
 }
 
-StatusOr<std::unique_ptr<PreparedOp>> prepare_op(const graph::Graph& g, const graph::Op& op) {
+StatusOr<std::unique_ptr<PreparedOp>> prepare_op(const graph::Graph& g, const graph::Op& op,
+                                                 const hw::SocProfile& soc) {
+    const bool product = op.type == OpType::kConv || op.type == OpType::kGemm || op.type == OpType::kMatMul;
+    const bool fp16 = !op.inputs.empty() && op.inputs[0] >= 0 && static_cast<size_t>(op.inputs[0]) < g.tensors.size() &&
+                      g.tensors[static_cast<size_t>(op.inputs[0])].dtype == graph::DType::kFloat16;
+    const bool pool = op.type == OpType::kMaxPool || op.type == OpType::kAveragePool ||
+                      op.type == OpType::kGlobalAveragePool || op.type == OpType::kGlobalMaxPool;
+    if (soc.arch == hw::NpuArch::kRk356x && (!(product || pool) || fp16))
+        return Status(StatusCode::kUnimplemented, std::string(fp16 ? "fp16 " : "") + graph::op_type_name(op.type) +
+                                                      " is not lowered for " + soc.name +
+                                                      " yet (int8 convolutions and pools are)");
     switch (op.type) {
     case OpType::kConv:
     case OpType::kGemm:
     case OpType::kMatMul: {
-        const bool fp16 = !op.inputs.empty() && op.inputs[0] >= 0 && static_cast<size_t>(op.inputs[0]) < g.tensors.size() &&
-                          g.tensors[static_cast<size_t>(op.inputs[0])].dtype == graph::DType::kFloat16;
-        if (!fp16) return prepare_conv_op(g, op);
+        if (!fp16) return prepare_conv_op(g, op, soc);
         return op.type == OpType::kConv ? prepare_fp16_conv_op(g, op) : prepare_fp16_gemm_op(g, op);
     }
     case OpType::kAdd:

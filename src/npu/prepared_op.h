@@ -67,10 +67,14 @@ protected:
 
 // kUnimplemented with the reason when the NPU does not run `op` exactly as
 // the int8 reference does.
-StatusOr<std::unique_ptr<PreparedOp>> prepare_op(const graph::Graph& g, const graph::Op& op);
+// `soc` decides the constants' layouts; on RK356x only int8 Conv, Gemm,
+// MatMul and pools that keep the quantisation are lowered so far (docs/codegen.md).
+StatusOr<std::unique_ptr<PreparedOp>> prepare_op(const graph::Graph& g, const graph::Op& op,
+                                                 const hw::SocProfile& soc = hw::default_soc());
 
 // The same entry point per family (prepared_op.cc dispatches on the op type).
-StatusOr<std::unique_ptr<PreparedOp>> prepare_conv_op(const graph::Graph& g, const graph::Op& op);
+StatusOr<std::unique_ptr<PreparedOp>> prepare_conv_op(const graph::Graph& g, const graph::Op& op,
+                                                      const hw::SocProfile& soc);
 StatusOr<std::unique_ptr<PreparedOp>> prepare_fp16_conv_op(const graph::Graph& g, const graph::Op& op);
 StatusOr<std::unique_ptr<PreparedOp>> prepare_fp16_gemm_op(const graph::Graph& g, const graph::Op& op);
 StatusOr<std::unique_ptr<PreparedOp>> prepare_dpu_op(const graph::Graph& g, const graph::Op& op);

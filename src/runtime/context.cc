@@ -118,7 +118,8 @@ Status Context::build(const Context* original) {
     // A duplicate takes its original's prepared ops (packed weights and all).
     placements_ = original != nullptr ? original->placements_ : npu::place_graph(g, soc);
     // Level 5 dumps every tensor after the run: give each its own bytes.
-    RKNN_ASSIGN_OR_RETURN(memory_, plan_memory(g, order_, &placements_, /*share_internal=*/log::level() < 5));
+    RKNN_ASSIGN_OR_RETURN(memory_, plan_memory(g, order_, &placements_, native_form(soc),
+                                               /*share_internal=*/log::level() < 5));
     for (int32_t op_index : order_) {
         const graph::Op& op = g.ops[static_cast<size_t>(op_index)];
         if (placements_[static_cast<size_t>(op_index)].target == npu::Target::kCpu && cpu::find_kernel(op.type) == nullptr)
@@ -210,19 +211,24 @@ Status Context::run_npu_segment(const SegmentProgram& segment, int64_t* npu_ns) 
     return Status::ok();
 }
 
+size_t Context::npu_op_count() const {
+    return static_cast<size_t>(std::count_if(placements_.begin(), placements_.end(),
+                                             [](const npu::Placement& p) { return p.target == npu::Target::kNpu; }));
+}
+
 Status Context::run_cpu_step(const CpuStep& step) {
     const graph::Graph& g = graph_;
     for (int32_t t : step.unpack_before) {
         const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
         RKNN_ASSIGN_OR_RETURN(values_[static_cast<size_t>(t)],
                               unpack_native(buffers_->host(home.buffer) + home.offset, home.bytes,
-                                            g.tensors[static_cast<size_t>(t)], home.packed_row_pixels));
+                                            g.tensors[static_cast<size_t>(t)], memory_.form, home.packed_row_pixels));
     }
     RKNN_RETURN_IF_ERROR(executor_->run_op(step.op, values_));
     for (int32_t t : step.pack_after) {
         const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
         RKNN_RETURN_IF_ERROR(pack_native(values_[static_cast<size_t>(t)], buffers_->host(home.buffer) + home.offset,
-                                         home.bytes, home.packed_row_pixels));
+                                         home.bytes, memory_.form, home.packed_row_pixels));
         device_dirty_ = true;
     }
     return Status::ok();
@@ -268,7 +274,7 @@ StatusOr<cpu::HostTensor> Context::current_value(int32_t tensor) const {
     const bool on_device = home.valid() && (producer < 0 || placements_[static_cast<size_t>(producer)].target == npu::Target::kNpu);
     if (!on_device) return values_[static_cast<size_t>(tensor)];
     return unpack_native(buffers_->host(home.buffer) + home.offset, home.bytes, graph_.tensors[static_cast<size_t>(tensor)],
-                         home.packed_row_pixels);
+                         memory_.form, home.packed_row_pixels);
 }
 
 void Context::dump_layers() const {

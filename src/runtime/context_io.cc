@@ -25,6 +25,8 @@ void Context::prepare_fast_io() {
     pixel_rules_.assign(g.inputs.size(), std::nullopt);
     input_read_on_cpu_.assign(g.inputs.size(), false);
     dequant_rules_.assign(g.outputs.size(), std::nullopt);
+    // The fast conversions write and read RK3588 cubes; RK356x takes the generic path.
+    if (memory_.form.rk356x) return;
     for (size_t k = 0; k < g.inputs.size(); ++k) {
         const int32_t t = g.inputs[k];
         for (const CpuStep& step : schedule_.cpu_steps) {
@@ -122,13 +124,15 @@ Status Context::inputs_set(uint32_t count, const rknn_input* inputs) {
         cpu::HostTensor value;
         if (in.pass_through) {
             // Already in the native form: the device cube, or the model's NCHW values.
-            const uint64_t native = home.valid() ? home.bytes : declared_bytes(declared);
+            const uint64_t native = !home.valid() ? declared_bytes(declared)
+                                    : home.packed_row_pixels > 0 ? home.bytes
+                                                                 : native_cube_dims(declared, memory_.form).bytes;
             if (in.size < native)
                 return make_status(StatusCode::kInputInvalid, "input %u: pass_through needs %llu bytes, got %u",
                                    in.index, static_cast<unsigned long long>(native), in.size);
             if (home.valid()) {
                 RKNN_ASSIGN_OR_RETURN(value, unpack_native(static_cast<const uint8_t*>(in.buf), in.size, declared,
-                                                           home.packed_row_pixels));
+                                                           memory_.form, home.packed_row_pixels));
             } else {
                 value = cpu::make_tensor_like(declared, declared.shape);
                 std::memcpy(value.raw(), in.buf, value.byte_size());
@@ -139,7 +143,8 @@ Status Context::inputs_set(uint32_t count, const rknn_input* inputs) {
         }
         if (home.valid()) {
             RKNN_RETURN_IF_ERROR(
-                pack_native(value, buffers_->host(home.buffer) + home.offset, home.bytes, home.packed_row_pixels));
+                pack_native(value, buffers_->host(home.buffer) + home.offset, home.bytes, memory_.form,
+                            home.packed_row_pixels));
             device_dirty_ = true;
         }
         values_[static_cast<size_t>(t)] = std::move(value);

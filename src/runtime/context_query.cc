@@ -40,7 +40,7 @@ Status Context::query_tensor_attr(int cmd, rknn_tensor_attr* attr) {
     const bool on_device = input ? schedule_.input_on_device[attr->index] : schedule_.output_on_device[attr->index];
     const int32_t t = list[attr->index];
     fill_tensor_attr(graph_.tensors[static_cast<size_t>(t)], input, kind, on_device,
-                     memory_.homes[static_cast<size_t>(t)].packed_row_pixels, attr);
+                     memory_.homes[static_cast<size_t>(t)].packed_row_pixels, memory_.form, attr);
     return Status::ok();
 }
 

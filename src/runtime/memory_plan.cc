@@ -110,8 +110,9 @@ std::vector<bool> device_tensors(const graph::Graph& g, std::vector<npu::Placeme
 // Whether graph input `t`, alone in its region, can stay a channel-packed
 // image: every op reading it is an NPU convolution taking it as its main
 // input and able to read it that way.
-bool packable_input(const graph::Graph& g, int32_t t, const std::vector<npu::Placement>& placements) {
-    if (packed_image_row_pixels(g.tensors[static_cast<size_t>(t)]) == 0) return false;
+bool packable_input(const graph::Graph& g, int32_t t, const std::vector<npu::Placement>& placements,
+                    const NativeForm& form) {
+    if (packed_image_row_pixels(g.tensors[static_cast<size_t>(t)], form) == 0) return false;
     if (std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end()) return false;
     for (size_t i = 0; i < g.ops.size(); ++i) {
         const graph::Op& op = g.ops[i];
@@ -161,7 +162,7 @@ uint64_t place_internal(std::vector<Region*> regions) {
 }  // namespace
 
 StatusOr<MemoryPlan> plan_memory(const graph::Graph& g, const std::vector<int32_t>& order,
-                                 std::vector<npu::Placement>* placements, bool share_internal) {
+                                 std::vector<npu::Placement>* placements, const NativeForm& form, bool share_internal) {
     std::vector<Link> links(g.tensors.size());
     bind_in_place(g, order, placements, &links);
     std::vector<bool> on_device = device_tensors(g, placements);
@@ -180,6 +181,7 @@ StatusOr<MemoryPlan> plan_memory(const graph::Graph& g, const std::vector<int32_
     std::vector<int32_t> region_of_root(g.tensors.size(), -1);
     std::vector<Region> regions;
     MemoryPlan plan;
+    plan.form = form;
     plan.homes.resize(g.tensors.size());
     for (size_t t = 0; t < g.tensors.size(); ++t) {
         if (!on_device[t]) continue;
@@ -190,7 +192,7 @@ StatusOr<MemoryPlan> plan_memory(const graph::Graph& g, const std::vector<int32_
             index = static_cast<int32_t>(regions.size());
             Region r;
             r.root = root;
-            r.bytes = native_cube_bytes(g.tensors[static_cast<size_t>(root)]);
+            r.bytes = native_cube_bytes(g.tensors[static_cast<size_t>(root)], form);
             r.first = static_cast<int32_t>(order.size());
             r.last = -1;
             regions.push_back(r);
@@ -199,7 +201,7 @@ StatusOr<MemoryPlan> plan_memory(const graph::Graph& g, const std::vector<int32_
         r.first = std::min(r.first, life[t].first);
         r.last = std::max({r.last, life[t].last, life[t].first});
         r.io = r.io || is_io[t];
-        plan.homes[t] = {index, offset, native_cube_bytes(g.tensors[t])};  // region index for now
+        plan.homes[t] = {index, offset, native_cube_bytes(g.tensors[t], form)};  // region index for now
     }
 
     std::vector<int> members(regions.size(), 0);
@@ -207,11 +209,11 @@ StatusOr<MemoryPlan> plan_memory(const graph::Graph& g, const std::vector<int32_
         if (home.valid()) ++members[static_cast<size_t>(home.buffer)];
     for (int32_t t : g.inputs) {
         DeviceHome& home = plan.homes[static_cast<size_t>(t)];
-        if (!home.valid() || members[static_cast<size_t>(home.buffer)] != 1 || !packable_input(g, t, *placements))
+        if (!home.valid() || members[static_cast<size_t>(home.buffer)] != 1 || !packable_input(g, t, *placements, form))
             continue;
         const graph::Tensor& tensor = g.tensors[static_cast<size_t>(t)];
-        home.packed_row_pixels = packed_image_row_pixels(tensor);
-        home.bytes = packed_image_bytes(tensor);
+        home.packed_row_pixels = packed_image_row_pixels(tensor, form);
+        home.bytes = packed_image_bytes(tensor, form);
         regions[static_cast<size_t>(home.buffer)].bytes = home.bytes;
     }
 

@@ -17,6 +17,7 @@
 #include "base/status.h"
 #include "graph/graph.h"
 #include "npu/placement.h"
+#include "runtime/native_tensor.h"
 
 namespace rknn::runtime {
 
@@ -37,6 +38,7 @@ struct DeviceHome {
 };
 
 struct MemoryPlan {
+    NativeForm form;                     // how the SoC lays out the cubes
     std::vector<DeviceHome> homes;       // per tensor
     std::vector<uint64_t> buffer_bytes;  // per buffer id
     std::vector<std::vector<uint64_t>> constant_offsets;  // per op: its constants in the weight buffer
@@ -52,6 +54,7 @@ struct MemoryPlan {
 // `share_internal` false: every internal region gets bytes of its own (for
 // dumps that read every tensor after the run).
 StatusOr<MemoryPlan> plan_memory(const graph::Graph& g, const std::vector<int32_t>& order,
-                                 std::vector<npu::Placement>* placements, bool share_internal = true);
+                                 std::vector<npu::Placement>* placements, const NativeForm& form,
+                                 bool share_internal = true);
 
 }  // namespace rknn::runtime

@@ -11,6 +11,7 @@ namespace rknn::runtime {
 namespace {
 
 constexpr int kAtomBytes = 16;
+constexpr int kRk356xAtomBytes = 8;
 
 int channels_per_atom(graph::DType dtype) { return dtype == graph::DType::kFloat16 ? 8 : 16; }
 
@@ -21,25 +22,35 @@ bool cube_of(const graph::Tensor& t, npu::CubeShape* cube) {
 
 }  // namespace
 
+NativeForm native_form(const hw::SocProfile& soc) {
+    NativeForm form;
+    form.rk356x = soc.arch == hw::NpuArch::kRk356x;
+    return form;
+}
+
 bool has_native_cube(const graph::Tensor& t) {
     npu::CubeShape cube;
     return cube_of(t, &cube);
 }
 
-uint64_t native_cube_bytes(const graph::Tensor& t) {
+uint64_t native_cube_bytes(const graph::Tensor& t, const NativeForm& form) {
     npu::CubeShape cube;
     if (!cube_of(t, &cube)) return 0;
+    if (form.rk356x)
+        return t.dtype == graph::DType::kInt8 ? npu::rk356x_cube_bytes(npu::align_up(cube.c, 32), cube.h, cube.w) : 0;
     const int c2 = channels_per_atom(t.dtype);
     const uint64_t c1 = static_cast<uint64_t>((cube.c + c2 - 1) / c2);
     return c1 * static_cast<uint64_t>(cube.h) * static_cast<uint64_t>(cube.w) * kAtomBytes;
 }
 
-CubeDims native_cube_dims(const graph::Tensor& t) {
+CubeDims native_cube_dims(const graph::Tensor& t, const NativeForm& form) {
     npu::CubeShape cube;
     if (!cube_of(t, &cube)) return {};
-    const int c2 = channels_per_atom(t.dtype);
-    return {static_cast<uint32_t>((cube.c + c2 - 1) / c2), static_cast<uint32_t>(cube.h),
-            static_cast<uint32_t>(cube.w), static_cast<uint32_t>(c2)};
+    const int c2 = form.rk356x ? kRk356xAtomBytes : channels_per_atom(t.dtype);
+    const auto c1 = static_cast<uint32_t>((cube.c + c2 - 1) / c2);
+    const uint64_t surface = form.rk356x ? npu::rk356x_surface_bytes(cube.h, cube.w)
+                                         : static_cast<uint64_t>(cube.h) * static_cast<uint64_t>(cube.w) * kAtomBytes;
+    return {c1, static_cast<uint32_t>(cube.h), static_cast<uint32_t>(cube.w), static_cast<uint32_t>(c2), c1 * surface};
 }
 
 bool native_cube_shape(const graph::Tensor& t, int* c, int* h, int* w) {
@@ -49,19 +60,21 @@ bool native_cube_shape(const graph::Tensor& t, int* c, int* h, int* w) {
     return true;
 }
 
-uint32_t packed_image_row_pixels(const graph::Tensor& t) {
+uint32_t packed_image_row_pixels(const graph::Tensor& t, const NativeForm& form) {
+    if (form.rk356x) return 0;  // not built for RK356x
     npu::CubeShape cube;
     if (t.shape.size() != 4 || !cube_of(t, &cube) || (cube.c != 1 && cube.c != 3 && cube.c != 4)) return 0;
     return static_cast<uint32_t>(npu::packed_row_pixels(cube.w, t.dtype == graph::DType::kFloat16));
 }
 
-uint64_t packed_image_bytes(const graph::Tensor& t) {
-    const uint32_t pitch = packed_image_row_pixels(t);
+uint64_t packed_image_bytes(const graph::Tensor& t, const NativeForm& form) {
+    const uint32_t pitch = packed_image_row_pixels(t, form);
     if (pitch == 0) return 0;
     return static_cast<uint64_t>(t.shape[2]) * pitch * static_cast<uint64_t>(t.shape[1]) * graph::dtype_size(t.dtype);
 }
 
-Status pack_native(const cpu::HostTensor& value, uint8_t* dst, uint64_t dst_bytes, uint32_t packed_row_pixels) {
+Status pack_native(const cpu::HostTensor& value, uint8_t* dst, uint64_t dst_bytes, const NativeForm& form,
+                   uint32_t packed_row_pixels) {
     graph::Tensor declared;
     declared.dtype = value.dtype();
     declared.shape = value.shape();
@@ -71,8 +84,12 @@ Status pack_native(const cpu::HostTensor& value, uint8_t* dst, uint64_t dst_byte
     const int c2 = channels_per_atom(value.dtype());
     const std::vector<uint8_t> ordered = npu::to_cube_order(value.raw(), value.shape(), graph::dtype_size(value.dtype()));
     std::vector<uint8_t> bytes;
-    if (packed_row_pixels > 0) {
-        if (packed_row_pixels != packed_image_row_pixels(declared))
+    if (form.rk356x && value.dtype() != graph::DType::kInt8) {
+        return RKNN_INTERNAL_ERROR("RK356x cubes are int8 only");
+    } else if (form.rk356x) {
+        bytes = npu::pack_int8_cube_rk356x(reinterpret_cast<const int8_t*>(ordered.data()), cube.c, cube.h, cube.w, 0);
+    } else if (packed_row_pixels > 0) {
+        if (packed_row_pixels != packed_image_row_pixels(declared, form))
             return RKNN_INTERNAL_ERROR("tensor of %s has no %u-pixel packed form",
                                        graph::shape_to_string(value.shape()).c_str(), packed_row_pixels);
         bytes = npu::pack_nhwc_image(ordered.data(), cube.c, cube.h, cube.w, static_cast<int>(packed_row_pixels),
@@ -92,21 +109,29 @@ Status pack_native(const cpu::HostTensor& value, uint8_t* dst, uint64_t dst_byte
     if (bytes.size() > dst_bytes) return RKNN_INTERNAL_ERROR("native cube of %zu bytes exceeds its %llu-byte home",
                                                              bytes.size(), static_cast<unsigned long long>(dst_bytes));
     std::memcpy(dst, bytes.data(), bytes.size());
+    // RK356x homes have room for align(C, 32) channels: clear the surfaces past the data.
+    if (form.rk356x) std::memset(dst + bytes.size(), 0, static_cast<size_t>(dst_bytes - bytes.size()));
     return Status::ok();
 }
 
 StatusOr<cpu::HostTensor> unpack_native(const uint8_t* src, uint64_t src_bytes, const graph::Tensor& declared,
-                                        uint32_t packed_row_pixels) {
+                                        const NativeForm& form, uint32_t packed_row_pixels) {
     npu::CubeShape cube;
     if (!cube_of(declared, &cube)) return RKNN_INTERNAL_ERROR("tensor %s has no native cube", declared.name.c_str());
-    if (packed_row_pixels > 0 && packed_row_pixels != packed_image_row_pixels(declared))
+    if (packed_row_pixels > 0 && packed_row_pixels != packed_image_row_pixels(declared, form))
         return RKNN_INTERNAL_ERROR("tensor %s has no %u-pixel packed form", declared.name.c_str(), packed_row_pixels);
-    const uint64_t needed = packed_row_pixels > 0 ? packed_image_bytes(declared) : native_cube_bytes(declared);
+    if (form.rk356x && declared.dtype != graph::DType::kInt8)
+        return RKNN_INTERNAL_ERROR("tensor %s: RK356x cubes are int8 only", declared.name.c_str());
+    const uint64_t needed =
+        packed_row_pixels > 0 ? packed_image_bytes(declared, form) : native_cube_dims(declared, form).bytes;
     if (needed > src_bytes) return RKNN_INTERNAL_ERROR("native form of %s is cut short", declared.name.c_str());
     const uint64_t surface = static_cast<uint64_t>(cube.h) * static_cast<uint64_t>(cube.w) * kAtomBytes;
     cpu::HostTensor out = cpu::make_tensor_like(declared, declared.shape);
     std::vector<uint8_t> ordered;  // the cube's NCHW order
-    if (packed_row_pixels > 0) {
+    if (form.rk356x) {
+        const std::vector<int8_t> codes = npu::unpack_int8_cube_rk356x(src, cube.c, cube.h, cube.w);
+        ordered.assign(reinterpret_cast<const uint8_t*>(codes.data()), reinterpret_cast<const uint8_t*>(codes.data()) + codes.size());
+    } else if (packed_row_pixels > 0) {
         ordered = npu::unpack_nhwc_image(src, cube.c, cube.h, cube.w, static_cast<int>(packed_row_pixels),
                                          graph::dtype_size(declared.dtype));
     } else if (declared.dtype == graph::DType::kFloat16) {

@@ -34,7 +34,7 @@ uint32_t rknn_type_size(rknn_tensor_type type) {
 }
 
 void fill_tensor_attr(const graph::Tensor& t, bool is_input, AttrKind kind, bool on_device, uint32_t packed_row_pixels,
-                      rknn_tensor_attr* attr) {
+                      const NativeForm& form, rknn_tensor_attr* attr) {
     const uint32_t index = attr->index;
     std::memset(attr, 0, sizeof(*attr));
     attr->index = index;
@@ -64,9 +64,9 @@ void fill_tensor_attr(const graph::Tensor& t, bool is_input, AttrKind kind, bool
     for (uint32_t d = 0; d < attr->n_dims; ++d) attr->dims[d] = static_cast<uint32_t>(t.shape[d]);
     if (!four_d) {
         if (kind != AttrKind::kNative || !on_device) return;
-        attr->size_with_stride = static_cast<uint32_t>(native_cube_bytes(t));
+        attr->size_with_stride = static_cast<uint32_t>(native_cube_dims(t, form).bytes);
         if (t.shape.size() == 2 && t.shape[0] > 1) {  // M rows of one pixel each: a real cube
-            const CubeDims cube = native_cube_dims(t);
+            const CubeDims cube = native_cube_dims(t, form);
             attr->n_dims = 0;
             for (uint32_t d : {1u, cube.c1, cube.h, cube.w, cube.c2}) attr->dims[attr->n_dims++] = d;
             attr->fmt = RKNN_TENSOR_NC1HWC2;
@@ -81,13 +81,13 @@ void fill_tensor_attr(const graph::Tensor& t, bool is_input, AttrKind kind, bool
         set_dims({n, h, w, c});
         attr->fmt = RKNN_TENSOR_NHWC;
         attr->w_stride = packed_row_pixels;
-        attr->size_with_stride = static_cast<uint32_t>(packed_image_bytes(t));
+        attr->size_with_stride = static_cast<uint32_t>(packed_image_bytes(t, form));
     } else if (kind == AttrKind::kNative && on_device) {
-        const CubeDims cube = native_cube_dims(t);
+        const CubeDims cube = native_cube_dims(t, form);
         set_dims({n, cube.c1, cube.h, cube.w, cube.c2});
         attr->fmt = RKNN_TENSOR_NC1HWC2;
         attr->w_stride = cube.w;
-        attr->size_with_stride = static_cast<uint32_t>(native_cube_bytes(t));
+        attr->size_with_stride = static_cast<uint32_t>(cube.bytes);
     } else if (nhwc) {
         set_dims({n, h, w, c});
         attr->fmt = RKNN_TENSOR_NHWC;

@@ -21,6 +21,7 @@
 #include "base/status.h"
 #include "graph/graph.h"
 #include "rknn_api.h"
+#include "runtime/native_tensor.h"
 
 namespace rknn::runtime {
 
@@ -33,8 +34,9 @@ enum class AttrKind { kUser, kNative, kNativeNhwc };
 
 // Fills everything but `index` (which the caller keeps).
 // `packed_row_pixels` > 0: the device holds the tensor as a channel-packed
-// image with that row pitch (native_tensor.h), reported as NHWC.
+// image with that row pitch (native_tensor.h), reported as NHWC. `form`:
+// how the SoC lays out native cubes.
 void fill_tensor_attr(const graph::Tensor& t, bool is_input, AttrKind kind, bool on_device, uint32_t packed_row_pixels,
-                      rknn_tensor_attr* attr);
+                      const NativeForm& form, rknn_tensor_attr* attr);
 
 }  // namespace rknn::runtime

@@ -93,10 +93,11 @@ OneOp make_op(OpType type, const std::vector<Operand>& operands, const Shape& ou
     return o;
 }
 
-::testing::AssertionResult npu_matches(const OneOp& o) {
-    const auto placement = npu::place_op(o.g, o.g.ops[0], rknn::hw::default_soc());
+::testing::AssertionResult npu_matches(const OneOp& o, const char* soc = "rk3588") {
+    const auto placement = npu::place_op(o.g, o.g.ops[0], *rknn::hw::find_soc(soc));
     if (placement.target != npu::Target::kNpu) return ::testing::AssertionFailure() << "placed on the CPU: " << placement.reason;
-    auto run = npu::testing::run_graph_op(o.g, o.g.ops[0], [&o](int32_t id) -> const HostTensor& { return o.values.at(id); });
+    auto run = npu::testing::run_graph_op(o.g, o.g.ops[0], [&o](int32_t id) -> const HostTensor& { return o.values.at(id); },
+                                          0, false, soc);
     if (!run.is_ok()) return ::testing::AssertionFailure() << run.status().message();
     int differ = 0;
     for (size_t i = 0; i < run.value().output.size(); ++i) differ += run.value().output[i] != o.reference.data<uint8_t>()[i];
@@ -122,8 +123,8 @@ OneOp make_op(OpType type, const std::vector<Operand>& operands, const Shape& ou
     return ::testing::AssertionSuccess();
 }
 
-std::string cpu_reason(const OneOp& o) {
-    const auto placement = npu::place_op(o.g, o.g.ops[0], rknn::hw::default_soc());
+std::string cpu_reason(const OneOp& o, const char* soc = "rk3588") {
+    const auto placement = npu::place_op(o.g, o.g.ops[0], *rknn::hw::find_soc(soc));
     return placement.target == npu::Target::kCpu ? placement.reason : std::string();
 }
 
@@ -224,6 +225,32 @@ TEST(NpuGraphOps, PoolsRunOnThePpu) {
     EXPECT_TRUE(npu_matches(make_op(OpType::kMaxPool, {{x, q5}}, {1, 24, 5, 5}, per_tensor(0.08f, -7), pool_attrs(2, 2, 0))));
     EXPECT_TRUE(npu_matches(make_op(OpType::kGlobalAveragePool, {{{1, 24, 7, 7}, q0}}, {1, 24, 1, 1}, per_tensor(0.02f, 3))));
     EXPECT_NE(cpu_reason(make_op(OpType::kGlobalAveragePool, {{{1, 24, 20, 20}, q0}}, {1, 24, 1, 1}, q0)).find("1..16"),
+              std::string::npos);
+}
+
+// RK3568 (8-byte atoms, padded surfaces): pools that keep the quantisation
+// run on its PPU; what needs a DPU-only task or the LUT stays on the CPU.
+TEST(NpuGraphOps, Rk3568PoolsRunOnItsPpu) {
+    const QuantParams q0 = per_tensor(0.05f, 0), q5 = per_tensor(0.05f, 5), qm = per_tensor(0.05f, -37);
+    auto pool_attrs = [](int k, int s, int p) {
+        Attributes a;
+        a.set_ints("kernel_shape", {k, k});
+        a.set_ints("strides", {s, s});
+        a.set_ints("pads", {p, p, p, p});
+        return a;
+    };
+    const char* rk3568 = "rk3568";
+    const Shape x = {1, 21, 11, 11};  // 121 pixels: surfaces padded to 124
+    EXPECT_TRUE(npu_matches(make_op(OpType::kMaxPool, {{x, q5}}, {1, 21, 6, 6}, q5, pool_attrs(3, 2, 1)), rk3568));
+    EXPECT_TRUE(npu_matches(make_op(OpType::kMaxPool, {{x, q5}}, {1, 21, 5, 5}, q5, pool_attrs(2, 2, 0)), rk3568));
+    EXPECT_TRUE(npu_matches(make_op(OpType::kMaxPool, {{{1, 40, 9, 7}, qm}}, {1, 40, 4, 3}, qm, pool_attrs(3, 2, 0)), rk3568));
+    EXPECT_TRUE(npu_matches(make_op(OpType::kAveragePool, {{x, q0}}, {1, 21, 3, 3}, q0, pool_attrs(3, 3, 0)), rk3568));
+    EXPECT_TRUE(npu_matches(make_op(OpType::kGlobalAveragePool, {{{1, 24, 7, 7}, qm}}, {1, 24, 1, 1}, qm), rk3568));
+    EXPECT_TRUE(npu_matches(make_op(OpType::kGlobalMaxPool, {{{1, 24, 7, 7}, q5}}, {1, 24, 1, 1}, q5), rk3568));
+    EXPECT_NE(cpu_reason(make_op(OpType::kGlobalAveragePool, {{{1, 24, 7, 7}, q0}}, {1, 24, 1, 1}, per_tensor(0.02f, 3)),
+                         rk3568).find("DPU-only"),
+              std::string::npos);
+    EXPECT_NE(cpu_reason(make_op(OpType::kRelu, {{x, q5}}, x, q5), rk3568).find("not lowered for rk3568"),
               std::string::npos);
 }
 

@@ -116,9 +116,10 @@ bool fp16_close(const std::vector<uint8_t>& got, const HostTensor& ref, double* 
     return ok;
 }
 
-StatusOr<ModelReport> run_model(const fs::path& dir, const char* name, uint32_t core_mask, bool fp16) {
-    const rknn::convert::ConvertOptions options = rknn::testing::exported_model_options(
+StatusOr<ModelReport> run_model(const fs::path& dir, const char* name, uint32_t core_mask, bool fp16, const char* soc) {
+    rknn::convert::ConvertOptions options = rknn::testing::exported_model_options(
         dir, name, fp16 ? rknn::convert::TargetDType::kFloat16 : rknn::convert::TargetDType::kInt8);
+    options.target_soc = soc;
     RKNN_ASSIGN_OR_RETURN(rknn::convert::ConvertResult converted, rknn::convert::convert_onnx(options));
     const rknn::graph::Graph& g = converted.graph;
 
@@ -148,7 +149,7 @@ StatusOr<ModelReport> run_model(const fs::path& dir, const char* name, uint32_t 
     }));
 
     ModelReport report;
-    const auto placements = npu::place_graph(g, rknn::hw::default_soc(), core_mask);
+    const auto placements = npu::place_graph(g, *rknn::hw::find_soc(soc), core_mask);
     for (size_t i = 0; i < g.ops.size(); ++i) {
         const auto& op = g.ops[i];
         if (placements[i].target != npu::Target::kNpu) {
@@ -184,7 +185,7 @@ StatusOr<ModelReport> run_model(const fs::path& dir, const char* name, uint32_t 
             continue;
         }
         auto run = npu::testing::run_graph_op(g, op, [&values](int32_t id) -> const HostTensor& { return values.at(id); },
-                                              core_mask);
+                                              core_mask, false, soc);
         if (!run.is_ok()) return run.status().with_context("op " + std::to_string(i) + " " + op.name);
         report.codegen_ms += run.value().codegen_ms;
         report.tasks += run.value().tasks;
@@ -207,20 +208,28 @@ int main(int argc, char** argv) {
     fs::path dir;
     if (const int code = rknn::testing::exported_models_dir(argc, argv, &dir); code != 0) return code;
     int failures = 0;
-    for (const bool fp16 : {false, true}) {
+    struct Pass {
+        const char* soc;
+        bool fp16;
+    };
+    // RK3568: int8 only (one core; its fp16 path is not built).
+    for (const Pass pass : {Pass{"rk3588", false}, Pass{"rk3588", true}, Pass{"rk3568", false}}) {
+        const bool fp16 = pass.fp16;
         for (const char* name : kModels) {
-            // Single core for two models, all three cores for the detector.
-            const uint32_t mask = std::strcmp(name, "yolov5s_like") == 0 ? 0x7u : 0u;
-            auto report = run_model(dir, name, mask, fp16);
+            // Single core for two models, all three cores of an RK3588 for the detector.
+            const bool all_cores = std::strcmp(name, "yolov5s_like") == 0 && std::strcmp(pass.soc, "rk3588") == 0;
+            const uint32_t mask = all_cores ? 0x7u : 0u;
+            auto report = run_model(dir, name, mask, fp16, pass.soc);
             if (!report.is_ok()) {
-                std::printf("%-14s %s FAILED: %s\n", name, fp16 ? "fp16" : "int8", report.status().message().c_str());
+                std::printf("%-14s %s %s FAILED: %s\n", name, pass.soc, fp16 ? "fp16" : "int8",
+                            report.status().message().c_str());
                 ++failures;
                 continue;
             }
             const ModelReport& r = report.value();
-            std::printf("%-14s %s NPU ops %3d (%d differ)  CPU ops %3d  tasks %5zu  regcmd %8zu bytes  codegen %.1f ms%s",
-                        name, fp16 ? "fp16" : "int8", r.npu_ops, r.differing_ops, r.cpu_ops, r.tasks, r.regcmd_bytes,
-                        r.codegen_ms, mask > 1 ? "  (3 cores)" : "");
+            std::printf("%-14s %s %s NPU ops %3d (%d differ)  CPU ops %3d  tasks %5zu  regcmd %8zu bytes  codegen %.1f ms%s",
+                        name, pass.soc, fp16 ? "fp16" : "int8", r.npu_ops, r.differing_ops, r.cpu_ops, r.tasks,
+                        r.regcmd_bytes, r.codegen_ms, mask > 1 ? "  (3 cores)" : "");
             if (fp16) std::printf("  largest difference %.1f ulp", r.worst_fp16_ulps);
             std::printf("\n");
             std::string npu_types;

@@ -4,10 +4,9 @@
 #include <cstring>
 
 #include "driver/rknpu_driver.h"
-#include "base/half.h"
 #include "hw/soc_profile.h"
-#include "npu/native_layout.h"
 #include "npu/prepared_op.h"
+#include "runtime/native_tensor.h"
 #include "runtime/npu_segments.h"
 
 namespace rknn::npu::testing {
@@ -84,14 +83,15 @@ uint64_t NpuRunner::programs_on_core(int core) const { return kernel_->npu().sta
 
 StatusOr<OpRun> run_graph_op(const graph::Graph& g, const graph::Op& op,
                              const std::function<const cpu::HostTensor&(int32_t)>& value_of, uint32_t core_mask,
-                             bool packed_input) {
+                             bool packed_input, const char* soc) {
     OpRun run;
+    NpuRunner runner(soc);
+    if (!runner.ready()) return RKNN_INTERNAL_ERROR("could not open the rknpu back-end on the mock kernel");
+    const runtime::NativeForm form = runtime::native_form(runner.soc());
     const auto start = std::chrono::steady_clock::now();
-    RKNN_ASSIGN_OR_RETURN(std::unique_ptr<PreparedOp> prepared, prepare_op(g, op));
+    RKNN_ASSIGN_OR_RETURN(std::unique_ptr<PreparedOp> prepared, prepare_op(g, op, runner.soc()));
     if (packed_input && !prepared->reads_packed_input())
         return RKNN_INVALID_ARGUMENT("the op does not read a channel-packed input");
-    NpuRunner runner;
-    if (!runner.ready()) return RKNN_INTERNAL_ERROR("could not open the rknpu back-end on the mock kernel");
     // Buffers in binding order: feature cubes, constants, then the output cube.
     OpBuffers buffers;
     int32_t next = 0;
@@ -99,9 +99,11 @@ StatusOr<OpRun> run_graph_op(const graph::Graph& g, const graph::Op& op,
     for (size_t i = 0; i < prepared->constants().size(); ++i) buffers.constants.push_back(BufferRef(next++, 0));
     buffers.output = BufferRef(next, 0);
     if (prepared->scratch_bytes() > 0) buffers.scratch = BufferRef(next + 1, 0);
-    const graph::Tensor& first = g.tensors[static_cast<size_t>(op.inputs[static_cast<size_t>(prepared->feature_inputs()[0])])];
-    const bool first_fp16 = first.dtype == graph::DType::kFloat16;
-    if (packed_input) buffers.packed_row_pixels = packed_row_pixels(static_cast<int>(first.shape.back()), first_fp16);
+    const auto tensor_of = [&](int index) -> const graph::Tensor& {
+        return g.tensors[static_cast<size_t>(op.inputs[static_cast<size_t>(index)])];
+    };
+    const int first_input = prepared->feature_inputs()[0];
+    if (packed_input) buffers.packed_row_pixels = static_cast<int>(runtime::packed_image_row_pixels(tensor_of(first_input), form));
     ProgramBuilder builder(runner.soc());
     RKNN_RETURN_IF_ERROR(prepared->lower(buffers, runner.soc(), core_mask, &builder));
     const Program program = builder.finish();
@@ -110,54 +112,26 @@ StatusOr<OpRun> run_graph_op(const graph::Graph& g, const graph::Op& op,
     run.regcmd_bytes = program.bytes();
 
     for (int index : prepared->feature_inputs()) {
-        const cpu::HostTensor& t = value_of(op.inputs[static_cast<size_t>(index)]);
-        CubeShape c;
-        if (!cube_of_shape(t.shape(), &c)) return RKNN_INVALID_ARGUMENT("feature input is not a cube");
-        std::vector<uint8_t> cube;
-        const std::vector<uint8_t> ordered = to_cube_order(t.raw(), t.shape(), graph::dtype_size(t.dtype()));
-        if (packed_input && index == prepared->feature_inputs()[0]) {
-            cube = pack_nhwc_image(ordered.data(), c.c, c.h, c.w, buffers.packed_row_pixels, graph::dtype_size(t.dtype()));
-        } else if (t.dtype() == graph::DType::kFloat16) {
-            std::vector<float> values(static_cast<size_t>(t.numel()));
-            for (size_t i = 0; i < values.size(); ++i) {
-                uint16_t h;
-                std::memcpy(&h, ordered.data() + i * 2, 2);
-                values[i] = half_to_float(h);
-            }
-            cube = pack_fp16_cube(values.data(), c.c, c.h, c.w, align_up(c.c, 8));
-        } else {
-            cube = pack_int8_cube(reinterpret_cast<const int8_t*>(ordered.data()), c.c, c.h, c.w, align_up(c.c, 16), 0);
-        }
-        if (runner.add(cube.data(), cube.size()) < 0) return RKNN_INTERNAL_ERROR("buffer creation failed");
+        const uint32_t pitch = packed_input && index == first_input ? static_cast<uint32_t>(buffers.packed_row_pixels) : 0;
+        const graph::Tensor& declared = tensor_of(index);
+        std::vector<uint8_t> bytes(pitch > 0 ? runtime::packed_image_bytes(declared, form)
+                                             : runtime::native_cube_bytes(declared, form));
+        RKNN_RETURN_IF_ERROR(runtime::pack_native(value_of(op.inputs[static_cast<size_t>(index)]), bytes.data(),
+                                                  bytes.size(), form, pitch));
+        if (runner.add(bytes.data(), bytes.size()) < 0) return RKNN_INTERNAL_ERROR("buffer creation failed");
     }
     for (const auto& bytes : prepared->constants())
         if (runner.add(bytes.data(), bytes.size()) < 0) return RKNN_INTERNAL_ERROR("buffer creation failed");
-    CubeShape out;
-    if (!cube_of_shape(g.tensors[static_cast<size_t>(op.outputs[0])].shape, &out))
-        return RKNN_INVALID_ARGUMENT("output is not a cube");
-    const int oc = out.c, oh = out.h, ow = out.w;
-    const bool fp16 = g.tensors[static_cast<size_t>(op.outputs[0])].dtype == graph::DType::kFloat16;
-    const size_t out_bytes = static_cast<size_t>(fp16 ? align_up(oc, 8) * 2 : align_up(oc, 16)) * oh * ow;
+    const graph::Tensor& y = g.tensors[static_cast<size_t>(op.outputs[0])];
+    const uint64_t out_bytes = runtime::native_cube_bytes(y, form);
+    if (out_bytes == 0) return RKNN_INVALID_ARGUMENT("output is not a cube");
     if (runner.zeros(out_bytes) != next ||
         (prepared->scratch_bytes() > 0 && runner.zeros(prepared->scratch_bytes()) != next + 1))
         return RKNN_INTERNAL_ERROR("buffer creation failed");
     RKNN_RETURN_IF_ERROR(runner.run(program));
-    const uint64_t surface = static_cast<uint64_t>(oh) * ow * 16;
-    std::vector<uint8_t> ordered;
-    if (fp16) {
-        const std::vector<float> values = unpack_fp16_cube(runner.data(next), oc, oh, ow, surface);
-        ordered.resize(values.size() * 2);
-        for (size_t i = 0; i < values.size(); ++i) {
-            const uint16_t h = float_to_half(values[i]);
-            std::memcpy(&ordered[i * 2], &h, 2);
-        }
-    } else {
-        const std::vector<int8_t> codes = unpack_int8_cube(runner.data(next), oc, oh, ow, surface);
-        ordered.assign(reinterpret_cast<const uint8_t*>(codes.data()),
-                       reinterpret_cast<const uint8_t*>(codes.data()) + codes.size());
-    }
-    const graph::Tensor& y = g.tensors[static_cast<size_t>(op.outputs[0])];
-    run.output = from_cube_order(ordered.data(), y.shape, fp16 ? 2 : 1);
+    RKNN_ASSIGN_OR_RETURN(const cpu::HostTensor value, runtime::unpack_native(runner.data(next), out_bytes, y, form));
+    const auto* raw = static_cast<const uint8_t*>(value.raw());
+    run.output.assign(raw, raw + value.byte_size());
     return run;
 }
 

@@ -52,8 +52,9 @@ struct OpRun {
 // `value_of(tensor id)` gives each feature input as an int8 or fp16 NCHW tensor.
 // `packed_input`: the first feature as a channel-packed NHWC image (the op
 // must reads_packed_input()), as the runtime keeps 1/3/4-channel inputs.
+// Cubes and constants in the forms of `soc`, run on a mock of it.
 StatusOr<OpRun> run_graph_op(const graph::Graph& g, const graph::Op& op,
                              const std::function<const cpu::HostTensor&(int32_t)>& value_of, uint32_t core_mask = 0,
-                             bool packed_input = false);
+                             bool packed_input = false, const char* soc = "rk3588");
 
 }  // namespace rknn::npu::testing

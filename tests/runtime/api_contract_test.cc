@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "api/context_handle.h"
+#include "common/mock_soc.h"
 #include "base/half.h"
 #include "cpu/convert.h"
 #include "cpu/graph_executor.h"
@@ -443,6 +444,61 @@ TEST(ApiModels, ReversedChannelsAndAnInputThatIsAnOutput) {
     EXPECT_EQ(std::memcmp(outs[0].buf, expected[0].raw(), 10), 0);
     EXPECT_EQ(std::memcmp(outs[1].buf, fed.raw(), 192), 0);  // the normalised, quantised input
     EXPECT_EQ(rknn_outputs_release(ctx, 2, outs), RKNN_SUCC);
+    EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+}
+
+// A model for RK3568 on a mock RK3568: the convolution and the Gemm run in
+// the RK356x dialect and MaxPool on its PPU (Relu and Reshape on the CPU);
+// native cubes have 8-byte atoms and padded surfaces; the results equal the
+// int8 reference, also through pass_through of a hand-packed native input.
+TEST(ApiModels, Rk3568ModelThroughTheApi) {
+    const rknn::testing::MockSoc mock("rk3568");
+    graph::Graph g = quantized_cnn();
+    g.target_soc = "rk3568";
+    rknn_context ctx = 0;
+    ASSERT_EQ(init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &ctx), RKNN_SUCC);
+    auto context = rknn::api::runtime_context(ctx);
+    ASSERT_TRUE(context.is_ok());
+    EXPECT_EQ(context.value()->npu_op_count(), 3u) << "Conv, MaxPool and Gemm (Relu and Reshape on the CPU)";
+    rknn_tensor_attr attr{};
+    ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_NATIVE_INPUT_ATTR, &attr, sizeof(attr)), RKNN_SUCC);
+    EXPECT_EQ(attr.fmt, RKNN_TENSOR_NC1HWC2);
+    EXPECT_EQ(std::vector<uint32_t>(attr.dims, attr.dims + 5), (std::vector<uint32_t>{1, 1, 8, 8, 8}));
+    EXPECT_EQ(attr.size_with_stride, 64u * 8u) << "one surface of 64 pixels (a multiple of 4) x 8 bytes";
+    rknn_tensor_attr out_attr{};
+    ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_NATIVE_OUTPUT_ATTR, &out_attr, sizeof(out_attr)), RKNN_SUCC);
+    EXPECT_EQ(out_attr.size_with_stride, 2u * 8u) << "10 channels of one pixel: two one-pixel surfaces";
+
+    std::vector<uint8_t> p = pixels(12);
+    HostTensor raw(graph::DType::kUInt8, {1, 8, 8, 3});
+    std::memcpy(raw.raw(), p.data(), p.size());
+    const graph::Tensor& in = g.tensors[static_cast<size_t>(g.inputs[0])];
+    auto normalised = rknn::layout::apply_preprocess(raw, g.preprocess[0], in.shape);
+    ASSERT_TRUE(normalised.is_ok());
+    HostTensor fed = rknn::cpu::make_tensor_like(in, in.shape);
+    ASSERT_TRUE(rknn::cpu::from_float32(normalised.value(), &fed).is_ok());
+    auto exec = rknn::cpu::GraphExecutor::create(g);
+    std::vector<HostTensor> expected;
+    ASSERT_TRUE(exec.value()->run({fed}, &expected).is_ok());
+
+    // The native input by hand: channel c of pixel (y, x) at (y * 8 + x) * 8 + c.
+    std::vector<uint8_t> native(attr.size_with_stride, 0);
+    for (int c = 0; c < 3; ++c)
+        for (int i = 0; i < 64; ++i) native[static_cast<size_t>(i * 8 + c)] = static_cast<uint8_t>(fed.data<int8_t>()[c * 64 + i]);
+    rknn_input plain = input_of(p.data(), 192, RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
+    rknn_input passed = input_of(native.data(), static_cast<uint32_t>(native.size()), RKNN_TENSOR_INT8, RKNN_TENSOR_NC1HWC2);
+    passed.pass_through = 1;
+    for (rknn_input input : {plain, passed}) {
+        ASSERT_EQ(rknn_inputs_set(ctx, 1, &input), RKNN_SUCC);
+        ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
+        rknn_output out{};
+        ASSERT_EQ(rknn_outputs_get(ctx, 1, &out, nullptr), RKNN_SUCC);
+        ASSERT_EQ(out.size, 10u);
+        EXPECT_EQ(std::memcmp(out.buf, expected[0].raw(), 10), 0) << (input.pass_through ? "pass_through" : "pixels");
+        EXPECT_EQ(rknn_outputs_release(ctx, 1, &out), RKNN_SUCC);
+    }
+    passed.size -= 8;
+    EXPECT_EQ(rknn_inputs_set(ctx, 1, &passed), RKNN_ERR_INPUT_INVALID) << "a native input cut short";
     EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
 }
 

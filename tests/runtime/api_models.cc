@@ -21,15 +21,18 @@
 
 #include <unistd.h>
 
+#include "api/context_handle.h"
 #include "base/npy.h"
 #include "converter.h"
 #include "cpu/convert.h"
 #include "cpu/graph_executor.h"
 #include "exported_models.h"
 #include "layout/preprocess.h"
+#include "common/mock_soc.h"
 #include "model/model_file.h"
 #include "quant/accuracy.h"
 #include "rknn_api.h"
+#include "runtime/context.h"
 
 namespace {
 
@@ -82,14 +85,17 @@ struct Result {
     double worst_torch = 1.0, worst_reference = 1.0;
     bool bit_exact = true;
     double init_ms = 0, run_ms = 0;
+    size_t npu_ops = 0, ops = 0;
 };
 
 StatusOr<Result> evaluate(const fs::path& dir, const ModelCase& m, rknn::convert::TargetDType dtype,
-                          const fs::path& work) {
+                          const fs::path& work, const char* soc = "rk3588") {
     const bool int8 = dtype == rknn::convert::TargetDType::kInt8;
-    const rknn::convert::ConvertOptions options = rknn::testing::exported_model_options(dir, m.name, dtype);
+    rknn::convert::ConvertOptions options = rknn::testing::exported_model_options(dir, m.name, dtype);
+    options.target_soc = soc;
+    const rknn::testing::MockSoc mock(soc);
     RKNN_ASSIGN_OR_RETURN(rknn::convert::ConvertResult converted, rknn::convert::convert_onnx(options));
-    const fs::path model_path = work / (std::string(m.name) + (int8 ? "_int8" : "_fp16") + ".rknn");
+    const fs::path model_path = work / (std::string(m.name) + (int8 ? "_int8_" : "_fp16_") + soc + ".rknn");
     RKNN_RETURN_IF_ERROR(rknn::model::write_model_file(converted.graph, model_path.string()));
     RKNN_ASSIGN_OR_RETURN(const rknn::npy::Array pixels,
                           rknn::npy::read_file((dir / (std::string(m.name) + "_input.npy")).string()));
@@ -100,6 +106,10 @@ StatusOr<Result> evaluate(const fs::path& dir, const ModelCase& m, rknn::convert
     const Clock::time_point init_start = Clock::now();
     RKNN_RETURN_IF_ERROR(api(rknn_init(&ctx, const_cast<char*>(model_path.c_str()), 0, 0, nullptr), "rknn_init"));
     result.init_ms = ms_since(init_start);
+    if (auto context = rknn::api::runtime_context(ctx); context.is_ok()) {
+        result.npu_ops = context.value()->npu_op_count();
+        result.ops = context.value()->graph().ops.size();
+    }
     rknn_input_output_num io{};
     Status status = api(rknn_query(ctx, RKNN_QUERY_IN_OUT_NUM, &io, sizeof(io)), "rknn_query(IN_OUT_NUM)");
     if (status.is_ok() && (io.n_input != 1 || io.n_output != static_cast<uint32_t>(m.outputs)))
@@ -175,24 +185,35 @@ int main(int argc, char** argv) {
     const fs::path work = fs::temp_directory_path() / ("api_models_" + std::to_string(::getpid()));
     fs::create_directories(work);
     int failures = 0;
-    std::printf("%-14s %-5s %-12s %-13s %-10s %9s %9s\n", "model", "dtype", "vs PyTorch", "vs reference", "bytes",
-                "init ms", "run ms");
+    std::printf("%-14s %-6s %-5s %-12s %-13s %-10s %9s %9s %9s\n", "model", "soc", "dtype", "vs PyTorch",
+                "vs reference", "bytes", "NPU ops", "init ms", "run ms");
+    struct Pass {
+        const char* soc;
+        rknn::convert::TargetDType dtype;
+    };
+    // RK3568: int8 only (its fp16 path is not built; the ops run on the CPU).
+    const Pass passes[] = {{"rk3588", rknn::convert::TargetDType::kInt8},
+                           {"rk3588", rknn::convert::TargetDType::kFloat16},
+                           {"rk3568", rknn::convert::TargetDType::kInt8}};
     for (const ModelCase& m : kModels) {
-        for (const auto dtype : {rknn::convert::TargetDType::kInt8, rknn::convert::TargetDType::kFloat16}) {
-            const bool int8 = dtype == rknn::convert::TargetDType::kInt8;
-            auto result = evaluate(dir, m, dtype, work);
+        for (const Pass& pass : passes) {
+            const bool int8 = pass.dtype == rknn::convert::TargetDType::kInt8;
+            auto result = evaluate(dir, m, pass.dtype, work, pass.soc);
             if (!result.is_ok()) {
-                std::printf("%-14s %-5s FAILED: %s\n", m.name, int8 ? "int8" : "fp16", result.status().message().c_str());
+                std::printf("%-14s %-6s %-5s FAILED: %s\n", m.name, pass.soc, int8 ? "int8" : "fp16",
+                            result.status().message().c_str());
                 ++failures;
                 continue;
             }
             const Result& r = result.value();
             const bool ok = r.worst_torch >= (int8 ? kInt8Threshold : kFp16Threshold) &&
-                            (int8 ? r.bit_exact : r.worst_reference >= kFp16ReferenceThreshold);
+                            (int8 ? r.bit_exact : r.worst_reference >= kFp16ReferenceThreshold) && r.npu_ops > 0;
             failures += ok ? 0 : 1;
-            std::printf("%-14s %-5s %-12.5f %-13.6f %-10s %9.1f %9.1f %s\n", m.name, int8 ? "int8" : "fp16",
-                        r.worst_torch, r.worst_reference, r.bit_exact ? "identical" : "differ", r.init_ms, r.run_ms,
-                        ok ? "ok" : "FAILED");
+            char placed[32];
+            std::snprintf(placed, sizeof(placed), "%zu/%zu", r.npu_ops, r.ops);
+            std::printf("%-14s %-6s %-5s %-12.5f %-13.6f %-10s %9s %9.1f %9.1f %s\n", m.name, pass.soc,
+                        int8 ? "int8" : "fp16", r.worst_torch, r.worst_reference, r.bit_exact ? "identical" : "differ",
+                        placed, r.init_ms, r.run_ms, ok ? "ok" : "FAILED");
         }
     }
     fs::remove_all(work);

@@ -17,6 +17,8 @@
 
 namespace {
 
+const rknn::runtime::NativeForm kRk3588{};  // the forms these conversions write
+
 namespace graph = rknn::graph;
 namespace runtime = rknn::runtime;
 
@@ -35,9 +37,9 @@ TEST(FastIo, CubeToFloatEqualsTheGenericDequantisation) {
     for (int c : {1, 5, 16, 17, 40}) {
         for (int hw : {1, 3, 5, 7, 13}) {
             const graph::Tensor t = int8_tensor(c, hw, hw + 2, 0.0173f, static_cast<int32_t>(rng() % 41) - 20);
-            std::vector<uint8_t> cube(runtime::native_cube_bytes(t));
+            std::vector<uint8_t> cube(runtime::native_cube_bytes(t, kRk3588));
             for (uint8_t& b : cube) b = static_cast<uint8_t>(rng());
-            auto value = runtime::unpack_native(cube.data(), cube.size(), t);
+            auto value = runtime::unpack_native(cube.data(), cube.size(), t, kRk3588);
             ASSERT_TRUE(value.is_ok());
             const rknn::cpu::HostTensor expected = rknn::cpu::to_float32(value.value());
             auto rule = runtime::make_dequant(t);
@@ -66,8 +68,8 @@ TEST(FastIo, PixelTablesEqualTheGenericInputConversion) {
             in.fmt = nhwc ? RKNN_TENSOR_NHWC : RKNN_TENSOR_NCHW;
             auto generic = runtime::convert_input(in, t, &pre);
             ASSERT_TRUE(generic.is_ok());
-            std::vector<uint8_t> expected(runtime::native_cube_bytes(t), 0);
-            ASSERT_TRUE(runtime::pack_native(generic.value(), expected.data(), expected.size()).is_ok());
+            std::vector<uint8_t> expected(runtime::native_cube_bytes(t, kRk3588), 0);
+            ASSERT_TRUE(runtime::pack_native(generic.value(), expected.data(), expected.size(), kRk3588).is_ok());
 
             auto codes = runtime::make_pixel_codes(t, &pre);
             ASSERT_TRUE(codes.is_ok());
@@ -107,12 +109,12 @@ TEST(FastIo, PackedImagesEqualTheGenericInputConversion) {
         in.fmt = RKNN_TENSOR_NHWC;
         auto generic = runtime::convert_input(in, t, &pre);
         ASSERT_TRUE(generic.is_ok());
-        const uint32_t pitch = runtime::packed_image_row_pixels(t);
+        const uint32_t pitch = runtime::packed_image_row_pixels(t, kRk3588);
         ASSERT_EQ(pitch % 16, 0u);
         ASSERT_GE(pitch, static_cast<uint32_t>(w));
-        std::vector<uint8_t> expected(runtime::packed_image_bytes(t), 0);
-        ASSERT_TRUE(runtime::pack_native(generic.value(), expected.data(), expected.size(), pitch).is_ok());
-        auto back = runtime::unpack_native(expected.data(), expected.size(), t, pitch);
+        std::vector<uint8_t> expected(runtime::packed_image_bytes(t, kRk3588), 0);
+        ASSERT_TRUE(runtime::pack_native(generic.value(), expected.data(), expected.size(), kRk3588, pitch).is_ok());
+        auto back = runtime::unpack_native(expected.data(), expected.size(), t, kRk3588, pitch);
         ASSERT_TRUE(back.is_ok());
         EXPECT_EQ(std::memcmp(back.value().raw(), generic.value().raw(), pixels.size()), 0);
 
