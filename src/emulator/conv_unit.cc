@@ -83,6 +83,10 @@ Status decode(TaskContext& ctx, ConvDesc* d) {
         if (d->fp16) return ctx.unsupported("fp16 convolutions on %s are not modelled", ctx.soc.name);
         if ((g.exec(f::CMAC_MISC_CFG_DW_EN) != 0) != d->depthwise)
             return ctx.bad_program("CNA CONV_MODE and CMAC MISC_CFG.DW_EN disagree");
+        const uint32_t data = g.exec(f::CNA_CBUF_CON0_DATA_BANK), weight = g.exec(f::CNA_CBUF_CON0_WEIGHT_BANK);
+        if (data == 0 || weight == 0 || data + weight > static_cast<uint32_t>(ctx.soc.cbuf_banks))
+            return ctx.bad_program("CNA CBUF_CON0 gives %u data and %u weight banks of the %d", data, weight,
+                                   ctx.soc.cbuf_banks);
     }
     const bool core_dw = g.exec(f::CORE_MISC_CFG_DW_EN) != 0;
     if (core_dw != d->depthwise) return ctx.bad_program("CNA CONV_MODE and CORE MISC_CFG.DW_EN disagree");

@@ -79,14 +79,15 @@ struct Dpu {
 int ew_size_bytes(uint32_t code) { return code == 1 ? 1 : (code == 2 ? 2 : (code == 3 ? 4 : 0)); }
 
 // RK356x records with every operand (DATA_USE 7): groups of four channels in
-// 32 bytes, [alu i32 x 4][ow i16 x 4][mul i16 x 4] (docs/rk3568.md 3); the
-// stream's length is in DPU_RDMA 0x5024, 8-byte words less one.
-Status read_rk356x_records(TaskContext& ctx, uint64_t base, int channels, Stage* s, std::vector<uint32_t>* ow,
-                           const char* what) {
+// 32 bytes, [alu i32 x 4][ow i16 x 4][mul u16 x 4] (docs/rk3568.md 3); the BS
+// stream's length is in DPU_RDMA 0x5024, 8-byte words less one (checked in
+// strict mode).
+Status read_rk356x_records(TaskContext& ctx, uint64_t base, int channels, bool bs, Stage* s,
+                           std::vector<uint32_t>* ow, const char* what) {
     constexpr int kLanes = 4, kGroup = 32;
     const uint64_t bytes = static_cast<uint64_t>((channels + kLanes - 1) / kLanes) * kGroup;
     const uint64_t stream = (uint64_t{ctx.regs.exec(r::DPU_RDMA_RDMA_BS_STREAM_LEN)} + 1) * 8;
-    if (ctx.strict && stream < bytes)
+    if (ctx.strict && bs && stream < bytes)
         return ctx.bad_program("%s: the BS stream length (0x5024) covers %llu bytes, the %d channels need %llu", what,
                                static_cast<unsigned long long>(stream), channels, static_cast<unsigned long long>(bytes));
     RKNN_ASSIGN_OR_RETURN(uint8_t * p, ctx.map(base, bytes, false, what));
@@ -109,11 +110,11 @@ Status read_rk356x_records(TaskContext& ctx, uint64_t base, int channels, Stage*
 }
 
 // Reads `channels` per-channel records for a stage; `use` is the DATA_USE field.
-Status read_records(TaskContext& ctx, uint64_t base, uint32_t use, int channels, Stage* s, std::vector<uint32_t>* ow,
-                    const char* what) {
+Status read_records(TaskContext& ctx, uint64_t base, uint32_t use, int channels, bool bs, Stage* s,
+                    std::vector<uint32_t>* ow, const char* what) {
     if (use == 0) return ctx.bad_program("%s: a per-channel operand is selected but DATA_USE is 0", what);
     if (ctx.soc.arch == hw::NpuArch::kRk356x && use == bs_record::kUseAll)
-        return read_rk356x_records(ctx, base, channels, s, ow, what);
+        return read_rk356x_records(ctx, base, channels, bs, s, ow, what);
     const int rec = use == bs_record::kUseAlu ? bs_record::kAluOnlyBytes : bs_record::kFullBytes;
     RKNN_ASSIGN_OR_RETURN(uint8_t * p, ctx.map(base, static_cast<uint64_t>(rec) * channels, false, what));
     s->alu.resize(static_cast<size_t>(channels));
@@ -168,7 +169,8 @@ Status decode_stage(TaskContext& ctx, bool bs, int channels, Stage* s, std::vect
             return ctx.bad_program("DPU %s: per-channel multiplier but DATA_USE reads the ALU operand only",
                                    bs ? "BS" : "BN");
         }
-        RKNN_RETURN_IF_ERROR(read_records(ctx, base, use, channels, s, ow, bs ? "DPU BRDMA operands" : "DPU NRDMA operands"));
+        RKNN_RETURN_IF_ERROR(
+            read_records(ctx, base, use, channels, bs, s, ow, bs ? "DPU BRDMA operands" : "DPU NRDMA operands"));
     }
     return Status::ok();
 }

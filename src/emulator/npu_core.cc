@@ -25,8 +25,7 @@ size_t pc_slot(uint32_t offset) { return offset / 4; }
 NpuCore::NpuCore(const hw::SocProfile& soc, int index, DmaPort* dma, bool strict)
     : soc_(soc), index_(index), dma_(dma), strict_(strict) {
     rules_.check_block_offset = soc.check_block_offset;
-    // RK356x offsets are checked after they are mapped to the table's (run_task).
-    rules_.require_known_register = strict && soc.arch == hw::NpuArch::kRk3588;
+    rules_.require_known_register = strict;
     reset();
 }
 
@@ -146,7 +145,13 @@ Status NpuCore::run_task(uint64_t addr, uint32_t fetch_words, uint32_t* link_add
         uint64_t word;
         std::memcpy(&word, p, 8);
         ++result->words_decoded;
-        hw::DecodedWord d = hw::decode_word(word, rules_);
+        // RK356x streams speak a dialect: their writes come back with the table's offsets.
+        const bool rk356x = soc_.arch == hw::NpuArch::kRk356x;
+        hw::DecodedWord d = rk356x ? hw::rk356x::decode_word(word, rules_) : hw::decode_word(word, rules_);
+        if (!rk356x && strict_ && d.kind == hw::WordKind::kWrite && hw::rk356x::rk356x_only(d.reg)) {
+            d.kind = hw::WordKind::kInvalid;
+            d.problem = "a register only RK356x streams write";
+        }
         switch (d.kind) {
         case hw::WordKind::kNop: break;
         case hw::WordKind::kInvalid:
@@ -160,20 +165,6 @@ Status NpuCore::run_task(uint64_t addr, uint32_t fetch_words, uint32_t* link_add
             break;
         case hw::WordKind::kArm: armed = true; break;
         case hw::WordKind::kWrite:
-            if (soc_.arch == hw::NpuArch::kRk356x && d.block != hw::Block::kPc) {
-                uint16_t table = 0;
-                if (!hw::rk356x::table_offset(d.reg, &table)) {
-                    if (strict_) {
-                        ctx->fault = FaultKind::kDecode;
-                        char msg[128];
-                        std::snprintf(msg, sizeof(msg), "word %u writes 0x%04x, which the %s register map does not name",
-                                      i, d.reg, soc_.name);
-                        return Status(StatusCode::kInvalidArgument, msg);
-                    }
-                    break;
-                }
-                d.reg = table;
-            }
             if (d.block == hw::Block::kPc) {
                 if (d.reg == r::PC_BASE_ADDRESS) {
                     *link_addr = d.value;

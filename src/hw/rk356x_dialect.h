@@ -11,6 +11,7 @@
 
 #include <cstdint>
 
+#include "hw/regcmd.h"
 #include "hw/registers.h"
 
 namespace rknn::hw::rk356x {
@@ -19,6 +20,13 @@ namespace rknn::hw::rk356x {
 bool table_offset(uint16_t wire, uint16_t* table);
 // Table offset -> wire offset; false for a register with no RK356x slot.
 bool wire_offset(uint16_t table, uint16_t* wire);
+// Registers of the table only RK356x streams write (the CMAC block, DPU_RDMA
+// 0x503C): an RK3588 stream that writes them is malformed.
+bool rk356x_only(uint16_t table);
+// A word of an RK356x stream, its register write given the table's offset. A
+// write to an offset the RK356x map does not name is invalid when `rules`
+// require known registers, else kept with its wire offset.
+DecodedWord decode_word(uint64_t word, const DecodeRules& rules);
 
 // Fields whose RK356x layout differs from the table's (offsets are the table's).
 namespace field {

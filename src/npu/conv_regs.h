@@ -70,8 +70,10 @@ void emit_conv_int8(TaskEmitter* b, const ConvGeometry& g, const ConvAddresses& 
 // align(C, 32) channels: each group task writes 32), weights from
 // pack_conv_weights_int8_rk356x / pack_dw_weights_int8_rk356x, records from
 // bs_records_rk356x.
+// `tile` comes from plan_conv (its banks are the 8-bank CBUF's; ConvTile's
+// defaults are RK3588's).
 void emit_conv_int8_rk356x(TaskEmitter* b, const ConvGeometry& g, const ConvAddresses& a, const EpilogueRegs& e,
-                           int8_t input_zp, const ConvTile& tile = {});
+                           int8_t input_zp, const ConvTile& tile);
 // The channels the CNA reads for `channels` input channels (DATAIN_CHANNEL:
 // sixteens; a depthwise group at most 32) and the CBUF entries one input row
 // of them fills (32-byte entries).

@@ -110,9 +110,13 @@ void emit_conv_int8_rk356x(TaskEmitter* b, const ConvGeometry& g, const ConvAddr
     b->write(r::CORE_DATAOUT_SIZE_1, static_cast<uint32_t>(announced - 1));
     b->write(r::CORE_UNDOC_3030, 0);
 
+    // A one-pixel input (FC) also sets NONALIGN and SURF_LEN = align(K, 16) / 8, as the vendor's FC tasks do.
+    const bool fc = g.in_h == 1 && g.in_w == 1 && !dw;
     b->write_fields(r::DPU_FEATURE_MODE_CFG, {{x::field::DPU_FEATURE_MODE_CFG_BURST_LEN, x::kDpuBurst},
                                               {x::field::DPU_FEATURE_MODE_CFG_OUTPUT_MODE, x::kDpuOutputToMemory},
-                                              {x::field::DPU_FEATURE_MODE_CFG_CONV_MODE, dw ? 3u : 0u}});
+                                              {x::field::DPU_FEATURE_MODE_CFG_CONV_MODE, dw ? 3u : 0u},
+                                              {f::DPU_FEATURE_MODE_CFG_SURF_LEN, fc ? static_cast<uint32_t>(declared / 8) : 0u},
+                                              {f::DPU_FEATURE_MODE_CFG_NONALIGN, fc ? 1u : 0u}});
     const uint64_t out_offset = (dw ? channel_surfaces : static_cast<uint64_t>(first / kAtomBytes)) * out_surf +
                                 static_cast<uint64_t>(out_row) * out_w * kAtomBytes;
     b->address(r::DPU_DST_BASE_ADDR, a.output.plus(out_offset));

@@ -92,8 +92,9 @@ std::vector<uint8_t> bs_records(const EpilogueRegs& e, int channels);
 constexpr int kBsRecordBytes = 8;
 // RK3566/RK3568 per-channel BS records (docs/rk3568.md 3, BRDMA DATA_USE 7):
 // groups of four channels in 32 bytes, [bias i32 x 4][weight offset i16 x 4]
-// [multiplier i16 x 4], the stream padded to align(C, 32) channels. The
-// weight offsets are 0: the input zero point is folded into the bias.
+// [multiplier u16 x 4], the stream padded to align(C, 32) channels. The
+// weight offsets are 0: the weights are symmetric and the tasks bypass the
+// weight-offset term (BS_OW_CFG OD_BYPASS).
 std::vector<uint8_t> bs_records_rk356x(const EpilogueRegs& e);
 constexpr int kRk356xRecordGroupBytes = 32;
 // The BN records of a fused per-channel PRelu (the slopes' multipliers in the

@@ -211,9 +211,10 @@ Status Context::run_npu_segment(const SegmentProgram& segment, int64_t* npu_ns) 
     return Status::ok();
 }
 
-size_t Context::npu_op_count() const {
-    return static_cast<size_t>(std::count_if(placements_.begin(), placements_.end(),
-                                             [](const npu::Placement& p) { return p.target == npu::Target::kNpu; }));
+size_t Context::npu_task_op_count() const {
+    return static_cast<size_t>(std::count_if(placements_.begin(), placements_.end(), [](const npu::Placement& p) {
+        return p.target == npu::Target::kNpu && p.form == npu::NpuForm::kTasks;
+    }));
 }
 
 Status Context::run_cpu_step(const CpuStep& step) {

@@ -53,8 +53,8 @@ public:
     bool shares_weights_with(const Context& other) const;
 
     const graph::Graph& graph() const { return graph_; }
-    // Ops placed on the NPU (tasks, aliases and in-place ops), for tools and tests.
-    size_t npu_op_count() const;
+    // Ops the NPU runs as tasks (not counting aliases and in-place ops), for tools and tests.
+    size_t npu_task_op_count() const;
     // Of the last finished rknn_run: the NPU time the kernel driver reported,
     // summed over its submits (0 where the driver reports none).
     int64_t last_run_npu_ns();

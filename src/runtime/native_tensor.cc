@@ -45,7 +45,7 @@ uint64_t native_cube_bytes(const graph::Tensor& t, const NativeForm& form) {
 
 CubeDims native_cube_dims(const graph::Tensor& t, const NativeForm& form) {
     npu::CubeShape cube;
-    if (!cube_of(t, &cube)) return {};
+    if (!cube_of(t, &cube) || (form.rk356x && t.dtype != graph::DType::kInt8)) return {};
     const int c2 = form.rk356x ? kRk356xAtomBytes : channels_per_atom(t.dtype);
     const auto c1 = static_cast<uint32_t>((cube.c + c2 - 1) / c2);
     const uint64_t surface = form.rk356x ? npu::rk356x_surface_bytes(cube.h, cube.w)

@@ -129,6 +129,15 @@ std::string cpu_reason(const OneOp& o, const char* soc = "rk3588") {
 }
 
 const Shape kCube = {1, 40, 6, 9};
+
+// A square pooling window, stride and padding.
+Attributes pool_attrs(int k, int s, int p) {
+    Attributes a;
+    a.set_ints("kernel_shape", {k, k});
+    a.set_ints("strides", {s, s});
+    a.set_ints("pads", {p, p, p, p});
+    return a;
+}
 const QuantParams kQa = per_tensor(0.04f, -3), kQb = per_tensor(0.07f, 6), kQy = per_tensor(0.09f, -2);
 
 TEST(NpuGraphOps, BinaryElementwiseOpsAreBitExact) {
@@ -188,13 +197,6 @@ TEST(NpuGraphOps, StandaloneActivationsRunThroughTheLut) {
 TEST(NpuGraphOps, PoolsRunOnThePpu) {
     const QuantParams q0 = per_tensor(0.05f, 0), q5 = per_tensor(0.05f, 5);
     const Shape x = {1, 24, 11, 11};
-    auto pool_attrs = [](int k, int s, int p) {
-        Attributes a;
-        a.set_ints("kernel_shape", {k, k});
-        a.set_ints("strides", {s, s});
-        a.set_ints("pads", {p, p, p, p});
-        return a;
-    };
     EXPECT_TRUE(npu_matches(make_op(OpType::kMaxPool, {{x, q5}}, {1, 24, 6, 6}, q5, pool_attrs(3, 2, 1))));
     EXPECT_TRUE(npu_matches(make_op(OpType::kMaxPool, {{x, q5}}, {1, 24, 5, 5}, q5, pool_attrs(2, 2, 0))));
     EXPECT_TRUE(npu_matches(make_op(OpType::kAveragePool, {{x, q0}}, {1, 24, 3, 3}, q0, pool_attrs(3, 3, 0))));
@@ -232,13 +234,6 @@ TEST(NpuGraphOps, PoolsRunOnThePpu) {
 // run on its PPU; what needs a DPU-only task or the LUT stays on the CPU.
 TEST(NpuGraphOps, Rk3568PoolsRunOnItsPpu) {
     const QuantParams q0 = per_tensor(0.05f, 0), q5 = per_tensor(0.05f, 5), qm = per_tensor(0.05f, -37);
-    auto pool_attrs = [](int k, int s, int p) {
-        Attributes a;
-        a.set_ints("kernel_shape", {k, k});
-        a.set_ints("strides", {s, s});
-        a.set_ints("pads", {p, p, p, p});
-        return a;
-    };
     const char* rk3568 = "rk3568";
     const Shape x = {1, 21, 11, 11};  // 121 pixels: surfaces padded to 124
     EXPECT_TRUE(npu_matches(make_op(OpType::kMaxPool, {{x, q5}}, {1, 21, 6, 6}, q5, pool_attrs(3, 2, 1)), rk3568));
@@ -299,7 +294,10 @@ TEST(NpuGraphOps, MultiRowMatrixProductsAreBitExact) {
     for (bool matmul : {false, true}) {
         for (int m : {1, 2, 7, 33, 300}) {
             SCOPED_TRACE((matmul ? "MatMul M=" : "Gemm M=") + std::to_string(m));
-            EXPECT_TRUE(npu_matches(make_matrix_product(matmul, m, 40 + m % 7, 24 + m % 5, static_cast<uint32_t>(m))));
+            const OneOp o = make_matrix_product(matmul, m, 40 + m % 7, 24 + m % 5, static_cast<uint32_t>(m));
+            EXPECT_TRUE(npu_matches(o));
+            // RK3568: M one-pixel rows in surfaces of align(M, 4) pixels.
+            EXPECT_TRUE(npu_matches(o, "rk3568"));
         }
     }
 }

@@ -237,7 +237,7 @@ int main(int argc, char** argv) {
             std::printf("    NPU:%s\n", npu_types.c_str());
             for (const auto& [reason, count] : r.cpu_reasons) std::printf("    CPU x%-3d %s\n", count, reason.c_str());
             // int8 models must run their compute on the NPU; fp16 ones may fall back where the float pipeline cannot.
-            if (r.differing_ops != 0 || (!fp16 && r.npu_ops == 0)) ++failures;
+            if (r.differing_ops != 0 || (!fp16 && r.tasks == 0)) ++failures;
         }
     }
     return failures == 0 ? 0 : 1;

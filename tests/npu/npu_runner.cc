@@ -81,6 +81,8 @@ Status NpuRunner::run(const Program& program, uint32_t* tasks_done) {
 
 uint64_t NpuRunner::programs_on_core(int core) const { return kernel_->npu().stats(core).programs; }
 
+std::string NpuRunner::last_fault(int core) const { return kernel_->npu().last_result(core).message; }
+
 StatusOr<OpRun> run_graph_op(const graph::Graph& g, const graph::Op& op,
                              const std::function<const cpu::HostTensor&(int32_t)>& value_of, uint32_t core_mask,
                              bool packed_input, const char* soc) {
@@ -103,7 +105,10 @@ StatusOr<OpRun> run_graph_op(const graph::Graph& g, const graph::Op& op,
         return g.tensors[static_cast<size_t>(op.inputs[static_cast<size_t>(index)])];
     };
     const int first_input = prepared->feature_inputs()[0];
-    if (packed_input) buffers.packed_row_pixels = static_cast<int>(runtime::packed_image_row_pixels(tensor_of(first_input), form));
+    if (packed_input) {
+        buffers.packed_row_pixels = static_cast<int>(runtime::packed_image_row_pixels(tensor_of(first_input), form));
+        if (buffers.packed_row_pixels == 0) return RKNN_INVALID_ARGUMENT("the input has no channel-packed form on %s", soc);
+    }
     ProgramBuilder builder(runner.soc());
     RKNN_RETURN_IF_ERROR(prepared->lower(buffers, runner.soc(), core_mask, &builder));
     const Program program = builder.finish();

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "base/status.h"
@@ -35,6 +36,8 @@ public:
     const uint8_t* data(int buffer) const { return buffers_[static_cast<size_t>(buffer)].host; }
     // How many programs a core ran (the mock NPU's counters).
     uint64_t programs_on_core(int core) const;
+    // Why the last program on `core` stopped early ("" when it completed).
+    std::string last_fault(int core) const;
 
 private:
     std::shared_ptr<driver::mock::MockKernel> kernel_;

@@ -5,6 +5,7 @@
 // field against a table of them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 
@@ -63,8 +64,12 @@ struct Rk356xRun {
     const auto records = npu::bs_records_rk356x(lowered.epilogue);
     // Each depthwise group task writes 32 channels.
     const uint64_t out_bytes = npu::rk356x_cube_bytes(s.depthwise ? npu::align_up(oc, 32) : oc, oh, ow);
+    // The residual is read like the output: 32 channels per depthwise group.
     std::vector<uint8_t> residual(out_bytes, 0);
-    if (s.residual) residual = npu::pack_int8_cube_rk356x(layer.residual.data<int8_t>(), oc, oh, ow, 0);
+    if (s.residual) {
+        const auto packed = npu::pack_int8_cube_rk356x(layer.residual.data<int8_t>(), oc, oh, ow, 0);
+        std::copy(packed.begin(), packed.end(), residual.begin());
+    }
     if (runner.add(cube.data(), cube.size()) != kInput || runner.add(weights.data(), weights.size()) != kWeights ||
         runner.add(records.data(), records.size()) != kRecords || runner.zeros(out_bytes) != kOutput ||
         runner.add(residual.data(), residual.size()) != kResidual)
@@ -97,6 +102,19 @@ struct Rk356xRun {
     return ::testing::AssertionSuccess();
 }
 
+QuantConvSpec square_dw_residual(int c) {
+    QuantConvSpec s;
+    s.c_in = s.c_out = c;
+    s.h = s.w = 9;
+    s.kh = s.kw = 3;
+    s.pad_top = s.pad_left = s.pad_bottom = s.pad_right = 1;
+    s.depthwise = true;
+    s.residual = true;
+    s.activation = OpType::kRelu;
+    s.input_zp = 11;
+    return s;
+}
+
 void check_random(const char* kind, int cases, uint32_t seed, bool depthwise, bool fully_connected) {
     std::mt19937 rng(seed);
     int failures = 0;
@@ -117,6 +135,16 @@ TEST(Rk356xConv, RandomDirectConvolutionsAreBitExact) { check_random("conv", 200
 TEST(Rk356xConv, RandomDepthwiseConvolutionsAreBitExact) { check_random("depthwise", 120, 103, true, false); }
 
 TEST(Rk356xConv, RandomFullyConnectedLayersAreBitExact) { check_random("fc", 100, 107, false, true); }
+
+// A fused residual after a depthwise layer: each 32-channel group's EW stage
+// reads its own 32 channels of the residual.
+TEST(Rk356xConv, DepthwiseWithAResidualIsBitExact) {
+    for (int c : {16, 40, 72}) {
+        QuantConvSpec s = square_dw_residual(c);
+        Rk356xRun run;
+        EXPECT_TRUE(matches_reference(s, static_cast<uint32_t>(c), &run));
+    }
+}
 
 // ---- the CBUF: 8 banks of 1024 32-byte entries -------------------------------
 
@@ -256,6 +284,7 @@ std::vector<RecipeCase> recipe_cases() {
          square_layer(200, 10, 1, 1, 1, 1, 0, false),
          1,
          {{0x1010, 1u << 4, "FEATURE_GRAINS 1 for a one-pixel input (1.3)"},
+          {0x400c, 0x108u | (1u << 25) | (26u << 9), "FC: NONALIGN and SURF_LEN align(K,16)/8 (1.2, LOG T48)"},
           {0x1080, 1, "a one-pixel surface keeps stride 1 (2, MH)"},
           {0x4024, 8, "a 1x1 output's DST_SURF_STRIDE is 8, below the field's unit (2, LOG T52)"},
           {0x3014, 15, "10 channels announce 16 (5)"}}},
@@ -283,7 +312,7 @@ TEST(Rk356xConv, RegistersFollowTheBoardVerifiedRecipe) {
         EXPECT_EQ(writes.count(0x301c), 0u) << c.name;
         for (const auto& task : run.program.tasks) EXPECT_EQ(task.enable_mask, 0x1fu) << c.name;
     }
-    EXPECT_EQ(compared, 32);
+    EXPECT_EQ(compared, 33);
 }
 
 // The second 32-channel group of a depthwise layer reads and writes at the
@@ -317,16 +346,20 @@ TEST(Rk356xConv, ConvolutionWithoutTheCmacIsRefused) {
     ASSERT_EQ(runner.add(weights.data(), weights.size()), kWeights);
     ASSERT_EQ(runner.add(records.data(), records.size()), kRecords);
     ASSERT_EQ(runner.zeros(npu::rk356x_cube_bytes(16, 4, 4)), kOutput);
+    auto plan = npu::plan_conv(lowered.geometry, runner.soc(), 0);
+    ASSERT_TRUE(plan.is_ok());
     for (uint32_t mask : {0x1fu, 0x1du}) {
         npu::TaskEmitter task;
-        npu::emit_conv_int8_rk356x(&task, lowered.geometry, lowered.addresses, lowered.epilogue, lowered.input_zp);
+        npu::emit_conv_int8_rk356x(&task, lowered.geometry, lowered.addresses, lowered.epilogue, lowered.input_zp,
+                                   plan.value().per_core[0][0]);
         npu::ProgramBuilder builder(runner.soc());
         ASSERT_TRUE(builder.add(0, task, mask, 0x300).is_ok());
         const rknn::Status ran = runner.run(builder.finish());
         if (mask == 0x1f) {
             EXPECT_TRUE(ran.is_ok()) << ran.message();
         } else {
-            EXPECT_FALSE(ran.is_ok()) << "the mock NPU faults the task (its log names the CMAC)";
+            EXPECT_FALSE(ran.is_ok());
+            EXPECT_NE(runner.last_fault(0).find("without the CMAC"), std::string::npos) << runner.last_fault(0);
         }
     }
 }

@@ -90,6 +90,22 @@ rknn_input input_of(void* buf, uint32_t size, rknn_tensor_type type, rknn_tensor
     return in;
 }
 
+// The graph's input for NHWC pixels `p` as the runtime normalises and
+// quantises it (`fed`), and the CPU reference's outputs for it.
+::testing::AssertionResult run_reference(const graph::Graph& g, const std::vector<uint8_t>& p, HostTensor* fed,
+                                         std::vector<HostTensor>* expected) {
+    HostTensor raw(graph::DType::kUInt8, {1, 8, 8, 3});
+    std::memcpy(raw.raw(), p.data(), p.size());
+    const graph::Tensor& in = g.tensors[static_cast<size_t>(g.inputs[0])];
+    auto normalised = rknn::layout::apply_preprocess(raw, g.preprocess[0], in.shape);
+    if (!normalised.is_ok()) return ::testing::AssertionFailure() << normalised.status().message();
+    *fed = rknn::cpu::make_tensor_like(in, in.shape);
+    if (!rknn::cpu::from_float32(normalised.value(), fed).is_ok()) return ::testing::AssertionFailure() << "quantisation";
+    auto exec = rknn::cpu::GraphExecutor::create(g);
+    if (!exec.is_ok() || !exec.value()->run({*fed}, expected).is_ok()) return ::testing::AssertionFailure() << "reference run";
+    return ::testing::AssertionSuccess();
+}
+
 class ApiContract : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -104,15 +120,10 @@ protected:
 
     // The reference's int8 output for raw NHWC pixels.
     std::vector<int8_t> reference(const std::vector<uint8_t>& p) const {
-        HostTensor raw(graph::DType::kUInt8, {1, 8, 8, 3});
-        std::memcpy(raw.raw(), p.data(), p.size());
-        const graph::Tensor& in = graph_.tensors[static_cast<size_t>(graph_.inputs[0])];
-        auto normalised = rknn::layout::apply_preprocess(raw, graph_.preprocess[0], in.shape);
-        HostTensor fed = rknn::cpu::make_tensor_like(in, in.shape);
-        EXPECT_TRUE(rknn::cpu::from_float32(normalised.value(), &fed).is_ok());
-        auto exec = rknn::cpu::GraphExecutor::create(graph_);
+        HostTensor fed;
         std::vector<HostTensor> outs;
-        EXPECT_TRUE(exec.value()->run({fed}, &outs).is_ok());
+        EXPECT_TRUE(run_reference(graph_, p, &fed, &outs));
+        if (outs.empty()) return {};
         return std::vector<int8_t>(outs[0].data<int8_t>(), outs[0].data<int8_t>() + outs[0].numel());
     }
 
@@ -423,16 +434,9 @@ TEST(ApiModels, ReversedChannelsAndAnInputThatIsAnOutput) {
     EXPECT_EQ(std::vector<uint32_t>(attr.dims, attr.dims + 5), (std::vector<uint32_t>{1, 1, 8, 8, 16}));
     EXPECT_EQ(attr.size_with_stride, 8u * 8u * 16u);
     std::vector<uint8_t> p = pixels(6);
-    HostTensor raw(graph::DType::kUInt8, {1, 8, 8, 3});
-    std::memcpy(raw.raw(), p.data(), p.size());
-    const graph::Tensor& in = g.tensors[static_cast<size_t>(g.inputs[0])];
-    auto normalised = rknn::layout::apply_preprocess(raw, g.preprocess[0], in.shape);
-    ASSERT_TRUE(normalised.is_ok());
-    HostTensor fed = rknn::cpu::make_tensor_like(in, in.shape);
-    ASSERT_TRUE(rknn::cpu::from_float32(normalised.value(), &fed).is_ok());
-    auto exec = rknn::cpu::GraphExecutor::create(g);
+    HostTensor fed;
     std::vector<HostTensor> expected;
-    ASSERT_TRUE(exec.value()->run({fed}, &expected).is_ok());
+    ASSERT_TRUE(run_reference(g, p, &fed, &expected));
 
     rknn_input input = input_of(p.data(), 192, RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
     ASSERT_EQ(rknn_inputs_set(ctx, 1, &input), RKNN_SUCC);
@@ -459,7 +463,7 @@ TEST(ApiModels, Rk3568ModelThroughTheApi) {
     ASSERT_EQ(init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &ctx), RKNN_SUCC);
     auto context = rknn::api::runtime_context(ctx);
     ASSERT_TRUE(context.is_ok());
-    EXPECT_EQ(context.value()->npu_op_count(), 3u) << "Conv, MaxPool and Gemm (Relu and Reshape on the CPU)";
+    EXPECT_EQ(context.value()->npu_task_op_count(), 3u) << "Conv, MaxPool and Gemm (Relu and Reshape on the CPU)";
     rknn_tensor_attr attr{};
     ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_NATIVE_INPUT_ATTR, &attr, sizeof(attr)), RKNN_SUCC);
     EXPECT_EQ(attr.fmt, RKNN_TENSOR_NC1HWC2);
@@ -470,16 +474,9 @@ TEST(ApiModels, Rk3568ModelThroughTheApi) {
     EXPECT_EQ(out_attr.size_with_stride, 2u * 8u) << "10 channels of one pixel: two one-pixel surfaces";
 
     std::vector<uint8_t> p = pixels(12);
-    HostTensor raw(graph::DType::kUInt8, {1, 8, 8, 3});
-    std::memcpy(raw.raw(), p.data(), p.size());
-    const graph::Tensor& in = g.tensors[static_cast<size_t>(g.inputs[0])];
-    auto normalised = rknn::layout::apply_preprocess(raw, g.preprocess[0], in.shape);
-    ASSERT_TRUE(normalised.is_ok());
-    HostTensor fed = rknn::cpu::make_tensor_like(in, in.shape);
-    ASSERT_TRUE(rknn::cpu::from_float32(normalised.value(), &fed).is_ok());
-    auto exec = rknn::cpu::GraphExecutor::create(g);
+    HostTensor fed;
     std::vector<HostTensor> expected;
-    ASSERT_TRUE(exec.value()->run({fed}, &expected).is_ok());
+    ASSERT_TRUE(run_reference(g, p, &fed, &expected));
 
     // The native input by hand: channel c of pixel (y, x) at (y * 8 + x) * 8 + c.
     std::vector<uint8_t> native(attr.size_with_stride, 0);

@@ -107,7 +107,7 @@ StatusOr<Result> evaluate(const fs::path& dir, const ModelCase& m, rknn::convert
     RKNN_RETURN_IF_ERROR(api(rknn_init(&ctx, const_cast<char*>(model_path.c_str()), 0, 0, nullptr), "rknn_init"));
     result.init_ms = ms_since(init_start);
     if (auto context = rknn::api::runtime_context(ctx); context.is_ok()) {
-        result.npu_ops = context.value()->npu_op_count();
+        result.npu_ops = context.value()->npu_task_op_count();
         result.ops = context.value()->graph().ops.size();
     }
     rknn_input_output_num io{};
@@ -186,7 +186,7 @@ int main(int argc, char** argv) {
     fs::create_directories(work);
     int failures = 0;
     std::printf("%-14s %-6s %-5s %-12s %-13s %-10s %9s %9s %9s\n", "model", "soc", "dtype", "vs PyTorch",
-                "vs reference", "bytes", "NPU ops", "init ms", "run ms");
+                "vs reference", "bytes", "NPU tasks", "init ms", "run ms");
     struct Pass {
         const char* soc;
         rknn::convert::TargetDType dtype;

@@ -22,6 +22,7 @@
 
 #include "hw/regcmd.h"
 #include "hw/regcmd_text.h"
+#include "hw/rk356x_dialect.h"
 #include "hw/soc_profile.h"
 
 namespace {
@@ -39,7 +40,8 @@ const char kUsage[] =
     "\n"
     "options:\n"
     "  --soc NAME         SoC whose decoding rules apply (default rk3588). The register\n"
-    "                     table is RK3588's for every SoC.\n"
+    "                     table is RK3588's for every SoC; rk3566/rk3568 streams are read\n"
+    "                     in their dialect (CORE registers one slot lower) and named by it.\n"
     "  --offset WORDS     start at this word (default 0); printed indices stay absolute\n"
     "  --count WORDS      print at most this many words (default: to the end)\n"
     "  --tasks N          stop after N tasks (N operation-enable words)\n"
@@ -231,14 +233,20 @@ struct Scan {
     size_t missing_arm = 0;      // enables with no arm marker since the previous task
 };
 
+// One word as `soc` reads it (RK356x: in its dialect, given the table's offsets).
+rknn::hw::DecodedWord decode_as(const rknn::hw::SocProfile& soc, uint64_t word, const rknn::hw::DecodeRules& rules) {
+    return soc.arch == rknn::hw::NpuArch::kRk356x ? rknn::hw::rk356x::decode_word(word, rules)
+                                                  : rknn::hw::decode_word(word, rules);
+}
+
 Scan scan(const std::vector<uint64_t>& words, size_t begin, size_t end, uint64_t max_tasks,
-          const rknn::hw::DecodeRules& rules) {
+          const rknn::hw::DecodeRules& rules, const rknn::hw::SocProfile& soc) {
     Scan s;
     s.end = end;
     bool armed = false;
     size_t last_enable = begin;
     for (size_t i = begin; i < end; ++i) {
-        const rknn::hw::DecodedWord d = rknn::hw::decode_word(words[i], rules);
+        const rknn::hw::DecodedWord d = decode_as(soc, words[i], rules);
         if (d.kind == rknn::hw::WordKind::kInvalid && s.invalid++ == 0) {
             s.first_invalid = i;
             s.first_problem = d.problem;
@@ -258,11 +266,12 @@ Scan scan(const std::vector<uint64_t>& words, size_t begin, size_t end, uint64_t
     return s;
 }
 
-void print_dump(const std::vector<uint64_t>& words, size_t begin, size_t end, const rknn::hw::DecodeRules& rules) {
+void print_dump(const std::vector<uint64_t>& words, size_t begin, size_t end, const rknn::hw::DecodeRules& rules,
+                const rknn::hw::SocProfile& soc) {
     int task = 0;
     bool armed = false;
     for (size_t i = begin; i < end; ++i) {
-        const rknn::hw::DecodedWord d = rknn::hw::decode_word(words[i], rules);
+        const rknn::hw::DecodedWord d = decode_as(soc, words[i], rules);
         std::string text = describe(d, words[i]);
         if (d.kind == rknn::hw::WordKind::kArm) armed = true;
         if (d.kind == rknn::hw::WordKind::kOpEnable && !armed) text += "  (warning: no arm marker before it)";
@@ -281,7 +290,10 @@ int dump(const Options& opt) {
         for (const std::string& n : rknn::hw::soc_names()) names += " " + n;
         return usage_error("unknown SoC '" + opt.soc + "' (known:" + names + ")");
     }
-    if (!soc->layout_verified) {
+    if (soc->arch == rknn::hw::NpuArch::kRk356x) {
+        std::fprintf(stderr, "rknn_regdump: note: %s streams are read in the RK356x dialect (docs/rk3568.md, "
+                     "third-party facts); --listing keeps their wire offsets\n", soc->name);
+    } else if (!soc->layout_verified) {
         std::fprintf(stderr, "rknn_regdump: note: names come from the RK3588 register table; %s's layout is unverified\n",
                      soc->name);
     }
@@ -312,7 +324,7 @@ int dump(const Options& opt) {
     rknn::hw::DecodeRules rules;
     rules.check_block_offset = soc->check_block_offset;
     rules.require_known_register = !opt.permissive;
-    const Scan s = scan(words, begin, end, opt.tasks, rules);
+    const Scan s = scan(words, begin, end, opt.tasks, rules, *soc);
 
     const char* prefix = opt.listing ? "# " : "";
     if (opt.listing) {
@@ -324,7 +336,7 @@ int dump(const Options& opt) {
                                     words.begin() + static_cast<std::ptrdiff_t>(s.end));
         std::fputs(rknn::hw::print_listing(slice, lo).c_str(), stdout);
     } else {
-        print_dump(words, begin, s.end, rules);
+        print_dump(words, begin, s.end, rules, *soc);
     }
     std::printf("%ssummary: %zu words, %zu tasks, %zu invalid words, %zu words after the last task\n", prefix,
                 s.end - begin, s.tasks, s.invalid, s.after_last_task);
