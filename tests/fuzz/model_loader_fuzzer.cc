@@ -37,9 +37,11 @@ void plan_for_the_npu(const rknn::graph::Graph& g) {
             if (d < 0) return;  // dynamic shapes: refused by rknn_init
     auto order = rknn::graph::topological_order(g);
     if (!order.is_ok()) return;
-    const rknn::hw::SocProfile& soc = rknn::hw::default_soc();
+    // The SoC the model names (its own layouts and lowering), else RK3588.
+    const rknn::hw::SocProfile* named = rknn::hw::find_soc(g.target_soc);
+    const rknn::hw::SocProfile& soc = named != nullptr ? *named : rknn::hw::default_soc();
     std::vector<rknn::npu::Placement> placements = rknn::npu::place_graph(g, soc);
-    auto memory = rknn::runtime::plan_memory(g, order.value(), &placements);
+    auto memory = rknn::runtime::plan_memory(g, order.value(), &placements, rknn::runtime::native_form(soc));
     if (!memory.is_ok()) return;
     const rknn::runtime::Schedule schedule =
         rknn::runtime::build_schedule(g, order.value(), placements, memory.value(), false);
