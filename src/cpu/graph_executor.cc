@@ -175,6 +175,65 @@ Status GraphExecutor::run_kernel(const graph::Op& op, const KernelEntry& entry, 
     return Status::ok();
 }
 
+StatusOr<GraphExecutor::PreparedCall> GraphExecutor::prepare_call(int32_t op_index, std::vector<HostTensor>& values) const {
+    if (op_index < 0 || static_cast<size_t>(op_index) >= graph_.ops.size())
+        return RKNN_INVALID_ARGUMENT("op %d out of range", op_index);
+    const graph::Op& op = graph_.ops[static_cast<size_t>(op_index)];
+    const KernelEntry* entry = find_kernel(op.type);
+    if (entry == nullptr) return Status(StatusCode::kUnimplemented, "no CPU kernel");
+    std::vector<const HostTensor*> in(op.inputs.size(), nullptr);
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+        const int32_t t = op.inputs[i];
+        if (t < 0) continue;
+        in[i] = graph_.is_constant(t) ? &constants_[static_cast<size_t>(t)] : &values[static_cast<size_t>(t)];
+        if (in[i]->dtype() == DType::kUndefined) return Status(StatusCode::kUnimplemented, "an input has no value yet");
+    }
+    const bool int8 = options_.use_int8_kernels && wants_int8(*entry, graph_, op, in);
+    const bool passthrough = !int8 && entry->moves_data && can_move_quantized(graph_, op, in);
+    if (!int8) {
+        for (const HostTensor* t : in)
+            if (t != nullptr && needs_float(*entry, *t, passthrough))
+                return Status(StatusCode::kUnimplemented, "the reference kernel widens its inputs");
+    }
+    std::vector<graph::ValueInfo> infos(in.size());
+    std::vector<const graph::ValueInfo*> info_ptrs(in.size(), nullptr);
+    for (size_t i = 0; i < in.size(); ++i) {
+        if (in[i] == nullptr) continue;
+        infos[i] = {in[i]->dtype(), in[i]->shape(), in[i]->raw()};
+        info_ptrs[i] = &infos[i];
+    }
+    std::vector<graph::ValueInfo> out_infos;
+    RKNN_RETURN_IF_ERROR(graph::infer_op(op, info_ptrs, &out_infos));
+    std::vector<HostTensor*> outs(op.outputs.size());
+    for (size_t i = 0; i < op.outputs.size(); ++i) {
+        const graph::Tensor& declared = graph_.tensors[static_cast<size_t>(op.outputs[i])];
+        const bool quantized = declared.quant.is_quantized() && graph::is_integer(declared.dtype);
+        if (i >= out_infos.size() || out_infos[i].shape != declared.shape ||
+            (!int8 && (out_infos[i].dtype != declared.dtype || (quantized && !passthrough))))
+            return Status(StatusCode::kUnimplemented, "the kernel's result needs converting to the declared tensor");
+        HostTensor& value = values[static_cast<size_t>(op.outputs[i])];
+        if (value.dtype() != declared.dtype || value.shape() != declared.shape) value = make_tensor_like(declared, declared.shape);
+        value.quant = declared.quant;
+        outs[i] = &value;
+    }
+    PreparedCall call;
+    call.args = std::make_shared<KernelArgs>(KernelArgs{op, in, outs});
+    call.fn = int8 ? entry->run_int8 : entry->run;
+    call.int8 = int8;
+    // An int8 kernel may decline these tensors (run_op then falls back).
+    const Status trial = call.fn(*call.args);
+    if (!trial.is_ok()) return Status(StatusCode::kUnimplemented, "the kernel declined: " + trial.message());
+    return call;
+}
+
+Status GraphExecutor::run_prepared(const PreparedCall& call) const {
+    if (call.fn == nullptr || call.args == nullptr) return RKNN_INTERNAL_ERROR("an unprepared call");
+    const Status status = call.fn(*call.args);
+    if (!status.is_ok()) return status.with_context(std::string(graph::op_type_name(call.args->op.type)) + " \"" +
+                                                    call.args->op.name + "\"");
+    return Status::ok();
+}
+
 Status GraphExecutor::run(const std::vector<HostTensor>& inputs, std::vector<HostTensor>* outputs,
                           const Observer& observer, RunStats* stats) const {
     if (inputs.size() != graph_.inputs.size()) {

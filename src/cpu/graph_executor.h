@@ -19,6 +19,7 @@
 namespace rknn::cpu {
 
 struct KernelEntry;
+struct KernelArgs;
 
 class GraphExecutor {
 public:
@@ -51,6 +52,24 @@ public:
     // constants come from the graph) and stores its outputs there. The
     // runtime uses it for the ops placed on the CPU.
     Status run_op(int32_t op_index, std::vector<HostTensor>& values, RunStats* stats = nullptr) const;
+
+    // One op's kernel call prepared once, for an op that runs again and again
+    // on tensors that keep their shapes (the runtime's CPU steps): the
+    // argument lists are built and the outputs allocated in `values` (whose
+    // tensor objects must stay where they are), so running it allocates
+    // nothing here; a kernel may still use scratch of its own. Only for ops
+    // whose kernel writes the declared tensors as they are: an int8 kernel,
+    // or a reference kernel on its native dtypes (quantised values passed
+    // through by a data-moving op) with the declared output shapes. Prepare
+    // runs the call once; kUnimplemented, with the reason, when the op needs
+    // conversions (then run_op is the way).
+    struct PreparedCall {
+        std::shared_ptr<KernelArgs> args;
+        Status (*fn)(const KernelArgs&) = nullptr;
+        bool int8 = false;
+    };
+    StatusOr<PreparedCall> prepare_call(int32_t op_index, std::vector<HostTensor>& values) const;
+    Status run_prepared(const PreparedCall& call) const;
 
     const graph::Graph& graph() const { return graph_; }
     const std::vector<int32_t>& order() const { return order_; }

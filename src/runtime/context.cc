@@ -152,6 +152,7 @@ Status Context::build(const Context* original) {
         const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
         values_[static_cast<size_t>(t)] = cpu::make_tensor_like(declared, declared.shape);
     }
+    prepare_cpu_calls();
     prepare_fast_io();
     size_t npu_ops = 0, tasks = 0;
     for (const NpuSegment& s : schedule_.segments) npu_ops += s.ops.size();
@@ -217,15 +218,44 @@ size_t Context::npu_task_op_count() const {
     }));
 }
 
+void Context::prepare_cpu_calls() {
+    const graph::Graph& g = graph_;
+    cpu_calls_.assign(g.ops.size(), std::nullopt);
+    for (const CpuStep& step : schedule_.cpu_steps) {
+        for (int32_t t : step.unpack_before) {
+            const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
+            cpu::HostTensor& value = values_[static_cast<size_t>(t)];
+            if (value.dtype() != declared.dtype || value.shape() != declared.shape)
+                value = cpu::make_tensor_like(declared, declared.shape);
+        }
+        auto call = executor_->prepare_call(step.op, values_);
+        if (call.is_ok()) {
+            cpu_calls_[static_cast<size_t>(step.op)] = std::move(call).value();
+            continue;
+        }
+        RKNN_LOG_AT(4, "CPU op %d (%s) allocates on each run: %s", step.op,
+                    graph::op_type_name(g.ops[static_cast<size_t>(step.op)].type), call.status().message().c_str());
+        // Its outputs get values of their declared form now, so that the ops
+        // reading them can still be prepared (run_op replaces them each run).
+        for (int32_t t : g.ops[static_cast<size_t>(step.op)].outputs) {
+            if (t < 0) continue;
+            const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
+            cpu::HostTensor& value = values_[static_cast<size_t>(t)];
+            if (value.dtype() == graph::DType::kUndefined) value = cpu::make_tensor_like(declared, declared.shape);
+        }
+    }
+}
+
 Status Context::run_cpu_step(const CpuStep& step) {
     const graph::Graph& g = graph_;
     for (int32_t t : step.unpack_before) {
         const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
-        RKNN_ASSIGN_OR_RETURN(values_[static_cast<size_t>(t)],
-                              unpack_native(buffers_->host(home.buffer) + home.offset, home.bytes,
-                                            g.tensors[static_cast<size_t>(t)], memory_.form, home.packed_row_pixels));
+        RKNN_RETURN_IF_ERROR(unpack_native_into(buffers_->host(home.buffer) + home.offset, home.bytes,
+                                                g.tensors[static_cast<size_t>(t)], memory_.form, home.packed_row_pixels,
+                                                &values_[static_cast<size_t>(t)]));
     }
-    RKNN_RETURN_IF_ERROR(executor_->run_op(step.op, values_));
+    const std::optional<cpu::GraphExecutor::PreparedCall>& call = cpu_calls_[static_cast<size_t>(step.op)];
+    RKNN_RETURN_IF_ERROR(call.has_value() ? executor_->run_prepared(*call) : executor_->run_op(step.op, values_));
     for (int32_t t : step.pack_after) {
         const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
         RKNN_RETURN_IF_ERROR(pack_native(values_[static_cast<size_t>(t)], buffers_->host(home.buffer) + home.offset,

@@ -68,6 +68,7 @@ private:
     // buffer; the context keeps its previous ones when this fails.
     Status generate_programs(uint32_t core_mask);
     Status run_cpu_step(const CpuStep& step);
+    void prepare_cpu_calls();
     // Adds the driver-reported NPU time to *npu_ns.
     Status run_npu_segment(const SegmentProgram& segment, int64_t* npu_ns);
     StatusOr<cpu::HostTensor> output_value(size_t index) const;
@@ -93,6 +94,10 @@ private:
     int32_t regcmd_buffer_ = -1;
     std::unique_ptr<cpu::GraphExecutor> executor_;
     std::vector<cpu::HostTensor> values_;  // per tensor: the CPU's value
+    // Per op: the CPU steps' kernel calls prepared at init (their tensors in
+    // values_), so that a run allocates nothing for them; empty where the op
+    // needs conversions (GraphExecutor::run_op then).
+    std::vector<std::optional<cpu::GraphExecutor::PreparedCall>> cpu_calls_;
     bool device_dirty_ = false;            // CPU wrote device memory since the last flush
     uint32_t timeout_ms_ = 20000;
     uint32_t core_mask_ = 0;  // 0: one core, the kernel's choice

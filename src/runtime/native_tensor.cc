@@ -15,10 +15,12 @@ constexpr int kRk356xAtomBytes = 8;
 
 int channels_per_atom(graph::DType dtype) { return dtype == graph::DType::kFloat16 ? 8 : 16; }
 
-bool cube_of(const graph::Tensor& t, npu::CubeShape* cube) {
-    if (t.dtype != graph::DType::kInt8 && t.dtype != graph::DType::kFloat16) return false;
-    return npu::cube_of_shape(t.shape, cube);
+bool cube_of(graph::DType dtype, const graph::Shape& shape, npu::CubeShape* cube) {
+    if (dtype != graph::DType::kInt8 && dtype != graph::DType::kFloat16) return false;
+    return npu::cube_of_shape(shape, cube);
 }
+
+bool cube_of(const graph::Tensor& t, npu::CubeShape* cube) { return cube_of(t.dtype, t.shape, cube); }
 
 }  // namespace
 
@@ -73,12 +75,70 @@ uint64_t packed_image_bytes(const graph::Tensor& t, const NativeForm& form) {
     return static_cast<uint64_t>(t.shape[2]) * pitch * static_cast<uint64_t>(t.shape[1]) * graph::dtype_size(t.dtype);
 }
 
+namespace {
+
+// Whether a tensor's device form is a cube in channel-major order (no packed
+// image, no multi-row matrix) of an element type the form holds: the form the
+// direct copies below handle.
+bool direct_cube(graph::DType dtype, const graph::Shape& shape, const NativeForm& form, uint32_t packed_row_pixels,
+                 npu::CubeShape* cube) {
+    if (packed_row_pixels > 0 || !cube_of(dtype, shape, cube)) return false;
+    if (shape.size() == 2 && shape[0] > 1) return false;  // rows reorder their values
+    return dtype == graph::DType::kInt8 || (dtype == graph::DType::kFloat16 && !form.rk356x);
+}
+
+// Bytes between surfaces and between pixels of the cube's atoms, and the
+// bytes of the surfaces its channels fill.
+struct CubeStrides {
+    uint64_t surface = 0, atom = 0, bytes = 0;
+};
+CubeStrides cube_strides(graph::DType dtype, const npu::CubeShape& cube, const NativeForm& form) {
+    CubeStrides s;
+    s.atom = static_cast<uint64_t>(form.rk356x ? kRk356xAtomBytes : kAtomBytes);
+    s.surface = form.rk356x ? npu::rk356x_surface_bytes(cube.h, cube.w)
+                            : static_cast<uint64_t>(cube.h) * static_cast<uint64_t>(cube.w) * kAtomBytes;
+    const uint64_t c2 = s.atom / graph::dtype_size(dtype);
+    s.bytes = (static_cast<uint64_t>(cube.c) + c2 - 1) / c2 * s.surface;
+    return s;
+}
+
+// Copies between an NCHW host buffer and the cube, one element at a time.
+template <bool kToCube>
+void copy_cube(const npu::CubeShape& cube, size_t elem, uint64_t surface, uint64_t atom, const uint8_t* from, uint8_t* to) {
+    const size_t plane = static_cast<size_t>(cube.h) * static_cast<size_t>(cube.w);
+    const size_t c2 = static_cast<size_t>(atom) / elem;
+    for (size_t c = 0; c < static_cast<size_t>(cube.c); ++c) {
+        const uint64_t base = (c / c2) * surface + (c % c2) * elem;
+        for (size_t p = 0; p < plane; ++p) {
+            const size_t host = (c * plane + p) * elem;
+            const uint64_t device = base + p * atom;
+            if (kToCube) {
+                std::memcpy(to + device, from + host, elem);
+            } else {
+                std::memcpy(to + host, from + device, elem);
+            }
+        }
+    }
+}
+
+}  // namespace
+
 Status pack_native(const cpu::HostTensor& value, uint8_t* dst, uint64_t dst_bytes, const NativeForm& form,
                    uint32_t packed_row_pixels) {
+    npu::CubeShape cube;
+    if (direct_cube(value.dtype(), value.shape(), form, packed_row_pixels, &cube)) {
+        const CubeStrides s = cube_strides(value.dtype(), cube, form);
+        if (s.bytes > dst_bytes)
+            return RKNN_INTERNAL_ERROR("native cube of %llu bytes exceeds its %llu-byte home",
+                                       static_cast<unsigned long long>(s.bytes), static_cast<unsigned long long>(dst_bytes));
+        // Padding lanes zero (and on RK356x the spare surfaces of the home).
+        std::memset(dst, 0, static_cast<size_t>(form.rk356x ? dst_bytes : s.bytes));
+        copy_cube<true>(cube, graph::dtype_size(value.dtype()), s.surface, s.atom, static_cast<const uint8_t*>(value.raw()), dst);
+        return Status::ok();
+    }
     graph::Tensor declared;
     declared.dtype = value.dtype();
     declared.shape = value.shape();
-    npu::CubeShape cube;
     if (!cube_of(declared, &cube)) return RKNN_INTERNAL_ERROR("tensor of %s has no native cube",
                                                               graph::shape_to_string(value.shape()).c_str());
     const int c2 = channels_per_atom(value.dtype());
@@ -111,6 +171,20 @@ Status pack_native(const cpu::HostTensor& value, uint8_t* dst, uint64_t dst_byte
     std::memcpy(dst, bytes.data(), bytes.size());
     // RK356x homes have room for align(C, 32) channels: clear the surfaces past the data.
     if (form.rk356x) std::memset(dst + bytes.size(), 0, static_cast<size_t>(dst_bytes - bytes.size()));
+    return Status::ok();
+}
+
+Status unpack_native_into(const uint8_t* src, uint64_t src_bytes, const graph::Tensor& declared,
+                          const NativeForm& form, uint32_t packed_row_pixels, cpu::HostTensor* out) {
+    npu::CubeShape cube;
+    if (!direct_cube(declared.dtype, declared.shape, form, packed_row_pixels, &cube)) {
+        RKNN_ASSIGN_OR_RETURN(*out, unpack_native(src, src_bytes, declared, form, packed_row_pixels));
+        return Status::ok();
+    }
+    const CubeStrides s = cube_strides(declared.dtype, cube, form);
+    if (s.bytes > src_bytes) return RKNN_INTERNAL_ERROR("native form of %s is cut short", declared.name.c_str());
+    if (out->dtype() != declared.dtype || out->shape() != declared.shape) *out = cpu::make_tensor_like(declared, declared.shape);
+    copy_cube<false>(cube, graph::dtype_size(declared.dtype), s.surface, s.atom, src, static_cast<uint8_t*>(out->raw()));
     return Status::ok();
 }
 

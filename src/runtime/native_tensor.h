@@ -56,5 +56,11 @@ Status pack_native(const cpu::HostTensor& value, uint8_t* dst, uint64_t dst_byte
 // Device bytes (cube or packed image, as above) -> a host tensor shaped and typed as `declared`.
 StatusOr<cpu::HostTensor> unpack_native(const uint8_t* src, uint64_t src_bytes, const graph::Tensor& declared,
                                         const NativeForm& form, uint32_t packed_row_pixels = 0);
+// The same into `out`, reusing its storage when it already has the declared
+// dtype and shape. Cubes of [1, C, H, W] tensors and one-row matrices are read
+// (and pack_native writes them) without temporary buffers, so a CPU step that
+// runs again allocates nothing; other forms go through unpack_native.
+Status unpack_native_into(const uint8_t* src, uint64_t src_bytes, const graph::Tensor& declared,
+                          const NativeForm& form, uint32_t packed_row_pixels, cpu::HostTensor* out);
 
 }  // namespace rknn::runtime

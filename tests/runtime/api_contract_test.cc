@@ -25,70 +25,18 @@
 #include "rknn_api.h"
 #include "runtime/context.h"
 #include "common/test_graphs.h"
+#include "runtime/contract_models.h"
 
 namespace {
 
 using rknn::cpu::HostTensor;
 namespace graph = rknn::graph;
 
-constexpr float kMean[] = {120.0f, 110.0f, 100.0f};
-constexpr float kStd[] = {60.0f, 55.0f, 50.0f};
-
-// Calibrates a one-input float graph on `count` seeded random samples of
-// its [1, 3, 8, 8] input (values in about [-2, 2]) and quantises it to int8.
-void quantize_8x8(graph::Graph* g, uint32_t seed, int count) {
-    std::vector<std::vector<HostTensor>> samples;
-    std::mt19937 rng(seed);
-    for (int s = 0; s < count; ++s) {
-        HostTensor x(graph::DType::kFloat32, {1, 3, 8, 8});
-        for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(rng() % 256) / 60.0f - 2.0f;
-        samples.push_back({x});
-    }
-    auto ranges = rknn::convert::calibrate(*g, samples, rknn::convert::CalibMethod::kMinMax);
-    ASSERT_TRUE(ranges.is_ok());
-    ASSERT_TRUE(rknn::convert::quantize_int8(g, ranges.value(), {}).is_ok());
-}
-
-// small_cnn (Conv -> Relu -> MaxPool -> Reshape -> Gemm) quantised to int8,
-// fed as NHWC uint8 pixels with mean/std.
-graph::Graph quantized_cnn() {
-    graph::Graph g = rknn::testing::small_cnn();
-    quantize_8x8(&g, 7, 4);
-    graph::InputPreprocess pre;
-    pre.mean.assign(std::begin(kMean), std::end(kMean));
-    pre.std.assign(std::begin(kStd), std::end(kStd));
-    pre.user_layout = graph::Layout::kNHWC;
-    pre.user_dtype = graph::DType::kUInt8;
-    g.preprocess = {pre};
-    g.custom_string = "contract test";
-    return g;
-}
-
-// rknn_init on the serialised graph, whose bytes are freed right after (as
-// clients do); -1000 when the graph does not serialise.
-int init_graph(const graph::Graph& g, uint32_t flags, rknn_context* ctx) {
-    auto bytes = rknn::model::serialize_model(g);
-    if (!bytes.is_ok()) return -1000;
-    return rknn_init(ctx, bytes.value().data(), static_cast<uint32_t>(bytes.value().size()), flags, nullptr);
-}
-
-std::vector<uint8_t> pixels(uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::vector<uint8_t> p(8 * 8 * 3);
-    for (uint8_t& v : p) v = static_cast<uint8_t>(rng());
-    return p;
-}
-
-// Input 0 of the given bytes, type and layout.
-rknn_input input_of(void* buf, uint32_t size, rknn_tensor_type type, rknn_tensor_format fmt) {
-    rknn_input in{};
-    in.index = 0;
-    in.buf = buf;
-    in.size = size;
-    in.type = type;
-    in.fmt = fmt;
-    return in;
-}
+using rknn::testing::init_graph;
+using rknn::testing::input_of;
+using rknn::testing::pixels;
+using rknn::testing::quantize_8x8;
+using rknn::testing::quantized_cnn;
 
 // The graph's input for NHWC pixels `p` as the runtime normalises and
 // quantises it (`fed`), and the CPU reference's outputs for it.

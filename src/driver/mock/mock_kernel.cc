@@ -78,7 +78,21 @@ int MockKernel::dup(int fd) {
     return copy >= 0 ? copy : -errno;
 }
 
+namespace {
+thread_local int t_kernel_calls = 0;  // depth of mock-kernel calls on this thread
+
+struct KernelCall {
+    KernelCall() { ++t_kernel_calls; }
+    ~KernelCall() { --t_kernel_calls; }
+    KernelCall(const KernelCall&) = delete;
+    KernelCall& operator=(const KernelCall&) = delete;
+};
+}  // namespace
+
+bool serving_kernel_call() { return t_kernel_calls > 0; }
+
 int MockKernel::ioctl(int fd, unsigned long request, void* arg) {
+    const KernelCall in_kernel;
     std::lock_guard<std::mutex> lock(mu_);
     MockFile* file = find(fd);
     if (file == nullptr) return fd < kFirstFd ? -ENOTTY : -EBADF;

@@ -40,6 +40,11 @@
 
 namespace rknn::driver::mock {
 
+// True on a thread while a mock kernel serves one of its ioctls: what the
+// kernel allocates there is the device side's, not the runtime's (tests that
+// count the runtime's allocations leave it out).
+bool serving_kernel_call();
+
 class MockKernel final : public IoctlTransport {
 public:
     static constexpr const char* kRknpuRenderNode = "/dev/dri/renderD129";
