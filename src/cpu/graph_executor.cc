@@ -59,6 +59,18 @@ bool needs_float(const KernelEntry& entry, const HostTensor& t, bool quantized_p
     return (entry.native_dtypes & dtype_bit(t.dtype())) == 0 && graph::is_float(t.dtype());
 }
 
+// The op's output dtypes and shapes for these input values.
+Status infer_outputs(const graph::Op& op, const std::vector<const HostTensor*>& in, std::vector<graph::ValueInfo>* out) {
+    std::vector<graph::ValueInfo> infos(in.size());
+    std::vector<const graph::ValueInfo*> info_ptrs(in.size(), nullptr);
+    for (size_t i = 0; i < in.size(); ++i) {
+        if (in[i] == nullptr) continue;
+        infos[i] = {in[i]->dtype(), in[i]->shape(), in[i]->raw()};
+        info_ptrs[i] = &infos[i];
+    }
+    return graph::infer_op(op, info_ptrs, out);
+}
+
 }  // namespace
 
 HostTensor make_tensor_like(const graph::Tensor& tensor, const Shape& shape) {
@@ -130,15 +142,8 @@ Status GraphExecutor::run_kernel(const graph::Op& op, const KernelEntry& entry, 
             }
         }
     }
-    std::vector<graph::ValueInfo> infos(in.size());
-    std::vector<const graph::ValueInfo*> info_ptrs(in.size(), nullptr);
-    for (size_t i = 0; i < in.size(); ++i) {
-        if (args_in[i] == nullptr) continue;
-        infos[i] = {args_in[i]->dtype(), args_in[i]->shape(), args_in[i]->raw()};
-        info_ptrs[i] = &infos[i];
-    }
     std::vector<graph::ValueInfo> out_infos;
-    RKNN_RETURN_IF_ERROR(graph::infer_op(op, info_ptrs, &out_infos));
+    RKNN_RETURN_IF_ERROR(infer_outputs(op, args_in, &out_infos));
     for (const graph::ValueInfo& out : out_infos) {
         if (graph::num_elements(out.shape) * static_cast<int64_t>(graph::dtype_size(out.dtype)) > kMaxTensorBytes) {
             return Status(StatusCode::kResourceExhausted, "an output of " + graph::shape_to_string(out.shape) +
@@ -195,15 +200,8 @@ StatusOr<GraphExecutor::PreparedCall> GraphExecutor::prepare_call(int32_t op_ind
             if (t != nullptr && needs_float(*entry, *t, passthrough))
                 return Status(StatusCode::kUnimplemented, "the reference kernel widens its inputs");
     }
-    std::vector<graph::ValueInfo> infos(in.size());
-    std::vector<const graph::ValueInfo*> info_ptrs(in.size(), nullptr);
-    for (size_t i = 0; i < in.size(); ++i) {
-        if (in[i] == nullptr) continue;
-        infos[i] = {in[i]->dtype(), in[i]->shape(), in[i]->raw()};
-        info_ptrs[i] = &infos[i];
-    }
     std::vector<graph::ValueInfo> out_infos;
-    RKNN_RETURN_IF_ERROR(graph::infer_op(op, info_ptrs, &out_infos));
+    RKNN_RETURN_IF_ERROR(infer_outputs(op, in, &out_infos));
     std::vector<HostTensor*> outs(op.outputs.size());
     for (size_t i = 0; i < op.outputs.size(); ++i) {
         const graph::Tensor& declared = graph_.tensors[static_cast<size_t>(op.outputs[i])];
