@@ -56,7 +56,9 @@ void emit_conv_int8_rk356x(TaskEmitter* b, const ConvGeometry& g, const ConvAddr
     const int out_w = g.out_w();
     const uint64_t in_surf = rk356x_surface_bytes(g.in_h, g.in_w);
     const uint64_t out_surf = rk356x_surface_bytes(g.out_h(), out_w);
-    const uint64_t channel_surfaces = static_cast<uint64_t>(dw ? first / kAtomBytes : 0);
+    // The tile's first output surface; a depthwise group also reads from there.
+    const uint64_t first_surface = static_cast<uint64_t>(first / kAtomBytes);
+    const uint64_t input_surface = dw ? first_surface : 0;
 
     for (uint16_t sp : {r::CNA_S_POINTER, r::CMAC_S_POINTER, r::CORE_S_POINTER, r::DPU_S_POINTER,
                         r::DPU_RDMA_RDMA_S_POINTER})
@@ -89,7 +91,7 @@ void emit_conv_int8_rk356x(TaskEmitter* b, const ConvGeometry& g, const ConvAddr
     b->write_fields(r::CNA_PAD_CON0, {{f::CNA_PAD_CON0_PAD_TOP, static_cast<uint32_t>(band.pad_top)},
                                       {f::CNA_PAD_CON0_PAD_LEFT, static_cast<uint32_t>(g.pad_left)},
                                       {x::field::CNA_PAD_CON0_PAD_VALUE, static_cast<uint16_t>(int16_t{input_zp})}});
-    b->address(r::CNA_FEATURE_DATA_ADDR, a.input.plus(channel_surfaces * in_surf +
+    b->address(r::CNA_FEATURE_DATA_ADDR, a.input.plus(input_surface * in_surf +
                                                       static_cast<uint64_t>(band.first) * g.in_w * kAtomBytes));
     b->write(r::CNA_DMA_CON0, x::kCnaDmaCon0);
     // Strides in 8-byte units: a row of W atoms, a surface of the whole
@@ -117,7 +119,7 @@ void emit_conv_int8_rk356x(TaskEmitter* b, const ConvGeometry& g, const ConvAddr
                                               {x::field::DPU_FEATURE_MODE_CFG_CONV_MODE, dw ? 3u : 0u},
                                               {f::DPU_FEATURE_MODE_CFG_SURF_LEN, fc ? static_cast<uint32_t>(declared / 8) : 0u},
                                               {f::DPU_FEATURE_MODE_CFG_NONALIGN, fc ? 1u : 0u}});
-    const uint64_t out_offset = (dw ? channel_surfaces : static_cast<uint64_t>(first / kAtomBytes)) * out_surf +
+    const uint64_t out_offset = first_surface * out_surf +
                                 static_cast<uint64_t>(out_row) * out_w * kAtomBytes;
     b->address(r::DPU_DST_BASE_ADDR, a.output.plus(out_offset));
     // Raw bytes: a one-pixel surface is 8, below the field's 16-byte unit.

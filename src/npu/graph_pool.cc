@@ -43,10 +43,11 @@ public:
         const int core = first_core(core_mask);
         TaskEmitter pool;
         if (soc.arch == hw::NpuArch::kRk356x) {
-            // No DPU-only tasks there yet: only pools that keep the quantisation.
-            if (requantise_ || task_.fp16)
-                return make_status(StatusCode::kUnimplemented, "a %s pool on %s (DPU-only tasks are not built there)",
-                                   task_.fp16 ? "fp16" : "requantising", soc.name);
+            // No DPU-only tasks there yet: only pools that keep the quantisation
+            // (fp16 ops never get here: prepare_op keeps them on the CPU).
+            if (requantise_)
+                return make_status(StatusCode::kUnimplemented, "a requantising pool on %s (DPU-only tasks are not built there)",
+                                   soc.name);
             emit_pool_rk356x(&pool, task_, buffers.features[0], buffers.output);
             return program->add(core, pool, kPpuEnable, kPpuInterrupts);
         }

@@ -221,13 +221,15 @@ size_t Context::npu_task_op_count() const {
 void Context::prepare_cpu_calls() {
     const graph::Graph& g = graph_;
     cpu_calls_.assign(g.ops.size(), std::nullopt);
+    // Gives tensor `t` a host value of its declared dtype and shape.
+    const auto allocate = [&](int32_t t) {
+        const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
+        cpu::HostTensor& value = values_[static_cast<size_t>(t)];
+        if (value.dtype() != declared.dtype || value.shape() != declared.shape)
+            value = cpu::make_tensor_like(declared, declared.shape);
+    };
     for (const CpuStep& step : schedule_.cpu_steps) {
-        for (int32_t t : step.unpack_before) {
-            const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
-            cpu::HostTensor& value = values_[static_cast<size_t>(t)];
-            if (value.dtype() != declared.dtype || value.shape() != declared.shape)
-                value = cpu::make_tensor_like(declared, declared.shape);
-        }
+        for (int32_t t : step.unpack_before) allocate(t);
         auto call = executor_->prepare_call(step.op, values_);
         if (call.is_ok()) {
             cpu_calls_[static_cast<size_t>(step.op)] = std::move(call).value();
@@ -237,12 +239,8 @@ void Context::prepare_cpu_calls() {
                     graph::op_type_name(g.ops[static_cast<size_t>(step.op)].type), call.status().message().c_str());
         // Its outputs get values of their declared form now, so that the ops
         // reading them can still be prepared (run_op replaces them each run).
-        for (int32_t t : g.ops[static_cast<size_t>(step.op)].outputs) {
-            if (t < 0) continue;
-            const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
-            cpu::HostTensor& value = values_[static_cast<size_t>(t)];
-            if (value.dtype() == graph::DType::kUndefined) value = cpu::make_tensor_like(declared, declared.shape);
-        }
+        for (int32_t t : g.ops[static_cast<size_t>(step.op)].outputs)
+            if (t >= 0) allocate(t);
     }
 }
 
