@@ -269,27 +269,47 @@ uint64_t input_offset(const ConvDesc& d, int c, int y, int x) {
            static_cast<uint64_t>(x) * d.atom_bytes + static_cast<uint64_t>(c % c2) * d.esize;
 }
 
+// Copies n bytes with the sign bit flipped (int8 -> uint8 biased by +128),
+// eight at a time.
+inline void copy_biased(uint8_t* dst, const uint8_t* src, int n) {
+    constexpr uint64_t kSignBits = 0x8080808080808080ull;
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t v;
+        std::memcpy(&v, src + i, 8);
+        v ^= kSignBits;
+        std::memcpy(dst + i, &v, 8);
+    }
+    for (; i < n; ++i) dst[i] = static_cast<uint8_t>(src[i] ^ 0x80u);
+}
+
 // int8 input as a padded HWC image of values biased by +128 (uint8).
 // Rows [y0, y1) of the padded image.
 RKNN_HOT_LOOP void image_rows_u8(const ConvDesc& d, const uint8_t* in, const PaddedImage* img,
                                  const std::vector<uint8_t>& pad, uint8_t* image, int y0, int y1) {
     const bool plain = d.cvt_identity && !d.channel_packed;
+    const size_t pixel_bytes = static_cast<size_t>(img->channels);
     for (int y = y0; y < y1; ++y) {
+        uint8_t* row = image + static_cast<size_t>(y) * img->width * pixel_bytes;
+        const int iy = y - d.pad_top;
+        const bool row_inside = iy >= 0 && iy < d.in_h;
         for (int x = 0; x < img->width; ++x) {
-            uint8_t* px = image + (static_cast<size_t>(y) * img->width + x) * img->channels;
-            const int iy = y - d.pad_top, ix = x - d.pad_left;
-            if (iy < 0 || iy >= d.in_h || ix < 0 || ix >= d.in_w) {
-                std::memcpy(px, pad.data(), pad.size());
-                continue;
+            const int ix = x - d.pad_left;
+            if (!row_inside || ix < 0 || ix >= d.in_w) std::memcpy(row + x * pixel_bytes, pad.data(), pad.size());
+        }
+        if (!row_inside) continue;
+        uint8_t* first = row + static_cast<size_t>(d.pad_left) * pixel_bytes;
+        if (plain) {  // one surface row at a time: whole atoms, sign bits flipped
+            for (int c0 = 0; c0 < d.in_c; c0 += d.atom_bytes) {
+                const uint8_t* src = in + input_offset(d, c0, iy, 0);
+                const int n = std::min(d.atom_bytes, d.in_c - c0);
+                for (int ix = 0; ix < d.in_w; ++ix)
+                    copy_biased(first + ix * pixel_bytes + c0, src + static_cast<size_t>(ix) * d.atom_bytes, n);
             }
-            if (plain) {  // whole atoms: copy an atom's channels at a time
-                for (int c0 = 0; c0 < d.in_c; c0 += d.atom_bytes) {
-                    const uint8_t* src = in + input_offset(d, c0, iy, ix);
-                    const int n = std::min(d.atom_bytes, d.in_c - c0);
-                    for (int i = 0; i < n; ++i) px[c0 + i] = static_cast<uint8_t>(src[i] ^ 0x80u);
-                }
-                continue;
-            }
+            continue;
+        }
+        for (int ix = 0; ix < d.in_w; ++ix) {
+            uint8_t* px = first + ix * pixel_bytes;
             for (int c = 0; c < d.in_c; ++c) {
                 const bool present = c < d.in_c_real || !d.channel_packed;
                 const uint8_t raw = present ? in[input_offset(d, c, iy, ix)] : 0;
@@ -388,9 +408,35 @@ uint64_t expected_weight_bytes(const ConvDesc& d) {
 // Largest total of cached weight bytes per core (then the cache starts over).
 constexpr size_t kWeightCacheBytes = size_t{64} << 20;
 
+// Packs [kernel][k] weights, leaving out the columns that are zero in every
+// kernel when they are more than a quarter of them.
+void pack_direct_int8(const std::vector<int8_t>& w, int kernels, int k, DirectWeightsS8* out) {
+    std::vector<uint8_t> live(static_cast<size_t>(k), 0);
+    for (size_t o = 0; o < static_cast<size_t>(kernels); ++o) {
+        const int8_t* row = w.data() + o * static_cast<size_t>(k);
+        for (size_t j = 0; j < static_cast<size_t>(k); ++j) live[j] |= row[j] != 0;
+    }
+    out->columns.clear();
+    for (size_t j = 0; j < live.size(); ++j) {
+        if (live[j]) out->columns.push_back(static_cast<uint32_t>(j));
+    }
+    if (out->columns.size() * 4 > static_cast<size_t>(k) * 3) {
+        out->columns.clear();
+        pack_weights(w.data(), kernels, k, static_cast<size_t>(k), &out->gemm);
+        return;
+    }
+    if (out->columns.empty()) out->columns.push_back(0);  // all zero: one column keeps the product defined
+    const size_t kept = out->columns.size();
+    std::vector<int8_t> compact(static_cast<size_t>(kernels) * kept);
+    for (size_t o = 0; o < static_cast<size_t>(kernels); ++o) {
+        for (size_t j = 0; j < kept; ++j) compact[o * kept + j] = w[o * static_cast<size_t>(k) + out->columns[j]];
+    }
+    pack_weights(compact.data(), kernels, static_cast<int>(kept), kept, &out->gemm);
+}
+
 // The packed weights of a direct int8 task, from the cache when the bytes
 // at the weight address are the ones packed before.
-const PackedWeightsS8& packed_int8_weights(const ConvDesc& d, const uint8_t* wp, ConvScratch* s) {
+const DirectWeightsS8& packed_int8_weights(const ConvDesc& d, const uint8_t* wp, ConvScratch* s) {
     const uint64_t bytes = expected_weight_bytes(d);
     const int k = d.kh * d.kw * d.in_c;
     const int kernels = std::min(d.kernels, d.out_c);
@@ -406,33 +452,54 @@ const PackedWeightsS8& packed_int8_weights(const ConvDesc& d, const uint8_t* wp,
         cache.bytes = 0;
     }
     if (2 * bytes > kWeightCacheBytes) {  // too large to keep: pack into the scratch
-        pack_weights(s->weights.data(), kernels, k, static_cast<size_t>(k), &s->packed);
+        pack_direct_int8(s->weights, kernels, k, &s->packed);
         return s->packed;
     }
     PackedWeightCache::Entry& entry = cache.entries[key];
     cache.bytes -= entry.source.size() * 2;
     entry.source.assign(wp, wp + bytes);
-    pack_weights(s->weights.data(), kernels, k, static_cast<size_t>(k), &entry.packed);
+    pack_direct_int8(s->weights, kernels, k, &entry.packed);
     cache.bytes += bytes * 2;
     return entry.packed;
 }
 
-// The im2col rows of output pixels [p0, p0 + np) (and their window sums).
-void im2col_batch(const ConvDesc& d, const PaddedImage& img, const uint8_t* image, int p0, int np, size_t lda,
-                  size_t row_bytes, int k, bool want_sum, uint8_t* rows, ConvOutput* out) {
+// What one direct task's GEMM reads: the padded image, and per kept column
+// its offset from a window's first byte (when columns were left out).
+struct Im2col {
+    const PaddedImage* img = nullptr;
+    const uint8_t* image = nullptr;
+    size_t row_bytes = 0;           // kw * in_c: one kernel row of a window
+    std::vector<uint32_t> gather;   // empty: whole window rows
+};
+
+// The im2col rows of output pixels [p0, p0 + np) (and their window sums,
+// over the whole window).
+void im2col_batch(const ConvDesc& d, const Im2col& src, int p0, int np, size_t lda, bool want_sum, uint8_t* rows,
+                  ConvOutput* out) {
+    const PaddedImage& img = *src.img;
+    const size_t image_row = static_cast<size_t>(img.width) * img.channels;
     for (int i = 0; i < np; ++i) {
         const int oy = (p0 + i) / d.out_w, ox = (p0 + i) % d.out_w;
         uint8_t* row = rows + static_cast<size_t>(i) * lda;
-        for (int ky = 0; ky < d.kh; ++ky) {
-            const uint8_t* src = image +
-                                 ((static_cast<size_t>(oy) * d.stride_y + ky) * img.width +
-                                  static_cast<size_t>(ox) * d.stride_x) * img.channels;
-            std::memcpy(row + static_cast<size_t>(ky) * row_bytes, src, row_bytes);
+        const uint8_t* window = src.image + static_cast<size_t>(oy) * d.stride_y * image_row +
+                                static_cast<size_t>(ox) * d.stride_x * img.channels;
+        size_t used;
+        if (src.gather.empty()) {
+            for (int ky = 0; ky < d.kh; ++ky)
+                std::memcpy(row + static_cast<size_t>(ky) * src.row_bytes, window + ky * image_row, src.row_bytes);
+            used = static_cast<size_t>(d.kh) * src.row_bytes;
+        } else {
+            for (size_t j = 0; j < src.gather.size(); ++j) row[j] = window[src.gather[j]];
+            used = src.gather.size();
         }
+        std::memset(row + used, 128, lda - used);  // the padding to k_padded: zero once un-biased
         if (want_sum) {
             int32_t sum = 0;
-            for (int kk = 0; kk < k; ++kk) sum += row[kk];
-            out->window_sum[static_cast<size_t>(p0 + i)] = sum - 128 * k;
+            for (int ky = 0; ky < d.kh; ++ky) {
+                const uint8_t* line = window + ky * image_row;
+                for (size_t kk = 0; kk < src.row_bytes; ++kk) sum += line[kk];
+            }
+            out->window_sum[static_cast<size_t>(p0 + i)] = sum - 128 * d.kh * static_cast<int32_t>(src.row_bytes);
         }
     }
 }
@@ -440,58 +507,93 @@ void im2col_batch(const ConvDesc& d, const PaddedImage& img, const uint8_t* imag
 Status direct_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bool want_sum, ConvScratch* s,
                    ConvOutput* out) {
     RKNN_ASSIGN_OR_RETURN(uint8_t * wp, ctx.map(d.weight_base, expected_weight_bytes(d), false, "CNA weights"));
-    const int k = d.kh * d.kw * d.in_c;
-    const PackedWeightsS8& packed = packed_int8_weights(d, wp, s);
+    const DirectWeightsS8& weights = packed_int8_weights(d, wp, s);
+    const PackedWeightsS8& packed = weights.gemm;
 
     PaddedImage img;
-    std::vector<uint8_t> image;
+    std::vector<uint8_t>& image = s->image;
     build_image_u8(d, in, &img, &image);
+    Im2col src;
+    src.img = &img;
+    src.image = image.data();
+    src.row_bytes = static_cast<size_t>(d.kw) * d.in_c;
+    for (uint32_t column : weights.columns) {
+        const size_t ky = column / src.row_bytes;
+        src.gather.push_back(static_cast<uint32_t>(ky * img.width * img.channels + column % src.row_bytes));
+    }
     const size_t lda = static_cast<size_t>(packed.k_padded);
     const int pixels = d.out_w * d.out_h;
     const int batch = static_cast<int>(std::max<size_t>(1, std::min<size_t>(kPixelsPerBatch, kRowBatchBytes / lda)));
-    const size_t row_bytes = static_cast<size_t>(d.kw) * d.in_c;
+    // A 1x1 stride-1 task without padding reads each pixel's channels as the
+    // image holds them: the image rows are the GEMM's rows, no im2col needed.
+    const bool image_is_a = d.kh == 1 && d.kw == 1 && d.stride_x == 1 && d.stride_y == 1 && img.width == d.out_w &&
+                            img.height == d.out_h && src.gather.empty() && lda == static_cast<size_t>(img.channels) &&
+                            !want_sum;
+    // The rows of pixels [p0, p0 + np), built in `rows` when needed.
+    const auto a_rows = [&](int p0, int np, bool sums, std::vector<uint8_t>* rows) -> const uint8_t* {
+        if (image_is_a) return image.data() + static_cast<size_t>(p0) * lda;
+        rows->resize(static_cast<size_t>(np) * lda);
+        im2col_batch(d, src, p0, np, lda, sums, rows->data(), out);
+        return rows->data();
+    };
     // Batches of output pixels are independent: large tasks share them out
     // over the host's threads (each with its own im2col rows).
-    const uint64_t macs = static_cast<uint64_t>(pixels) * static_cast<uint64_t>(k) * static_cast<uint64_t>(out->channels);
-    const int64_t grain = macs >= kParallelMacs ? batch : pixels;
+    const uint64_t macs = static_cast<uint64_t>(pixels) * static_cast<uint64_t>(packed.k) * static_cast<uint64_t>(out->channels);
+    const bool parallel = macs >= kParallelMacs && host_threads() > 1;
+    const int block_pairs = packed.n_blocks / 2;
+    if (parallel && pixels < batch * host_threads() && block_pairs > 1) {
+        // Few pixels (the deep layers): share the output channels out instead,
+        // each thread building the same few im2col rows.
+        parallel_for(block_pairs, 1, [&](int64_t first, int64_t last) {
+            thread_local std::vector<uint8_t> rows;
+            for (int p0 = 0; p0 < pixels; p0 += batch) {
+                const int np = std::min(batch, pixels - p0);
+                const uint8_t* a = a_rows(p0, np, want_sum && first == 0, &rows);
+                gemm_u8s8_blocks(np, a, lda, packed, static_cast<int>(2 * first), static_cast<int>(2 * last),
+                                 out->acc.data() + static_cast<size_t>(p0) * out->channels,
+                                 static_cast<size_t>(out->channels));
+            }
+        });
+        return Status::ok();
+    }
+    const int64_t grain = parallel ? batch : pixels;
     parallel_for(pixels, grain, [&](int64_t first, int64_t last) {
         thread_local std::vector<uint8_t> rows;
-        rows.assign(static_cast<size_t>(batch) * lda, 128);
         for (int p0 = static_cast<int>(first); p0 < last; p0 += batch) {
             const int np = std::min(batch, static_cast<int>(last) - p0);
-            im2col_batch(d, img, image.data(), p0, np, lda, row_bytes, k, want_sum, rows.data(), out);
-            gemm_u8s8(np, rows.data(), lda, packed, out->acc.data() + static_cast<size_t>(p0) * out->channels,
+            const uint8_t* a = a_rows(p0, np, want_sum, &rows);
+            gemm_u8s8(np, a, lda, packed, out->acc.data() + static_cast<size_t>(p0) * out->channels,
                       static_cast<size_t>(out->channels));
         }
     });
     return Status::ok();
 }
 
-// Depthwise output rows [y0, y1).
+// Depthwise output rows [y0, y1), accumulated in place; the window sums only
+// when the DPU asks for them.
 RKNN_HOT_LOOP void depthwise_rows(const ConvDesc& d, const PaddedImage& img, const std::vector<uint8_t>& image,
                                   const int8_t* weights, bool want_sum, ConvOutput* out, int y0, int y1) {
     const int ch = out->channels;
     const int live = std::min(ch, d.in_c);  // RK356x groups announce 32 outputs for fewer inputs
-    std::vector<int32_t> acc(static_cast<size_t>(ch)), sum(static_cast<size_t>(ch));
     for (int oy = y0; oy < y1; ++oy) {
         for (int ox = 0; ox < d.out_w; ++ox) {
-            std::fill(acc.begin(), acc.end(), 0);
-            std::fill(sum.begin(), sum.end(), 0);
+            const size_t p = static_cast<size_t>(oy) * d.out_w + ox;
+            int32_t* acc = out->acc.data() + p * ch;
+            int32_t* sum = want_sum ? out->window_sum.data() + p * ch : nullptr;
+            std::fill(acc, acc + ch, 0);
+            if (sum != nullptr) std::fill(sum, sum + ch, 0);
             for (int ky = 0; ky < d.kh; ++ky) {
+                const uint8_t* line = image.data() + ((static_cast<size_t>(oy) * d.stride_y + ky) * img.width +
+                                                      static_cast<size_t>(ox) * d.stride_x) * img.channels;
                 for (int kx = 0; kx < d.kw; ++kx) {
-                    const uint8_t* px = image.data() + ((static_cast<size_t>(oy) * d.stride_y + ky) * img.width +
-                                                        static_cast<size_t>(ox) * d.stride_x + kx) * img.channels;
+                    const uint8_t* px = line + static_cast<size_t>(kx) * img.channels;
                     const int8_t* w = weights + (static_cast<size_t>(ky) * d.kw + kx) * d.in_c;
-                    for (int c = 0; c < live; ++c) {
-                        const int32_t x = static_cast<int32_t>(px[c]) - 128;
-                        acc[static_cast<size_t>(c)] += x * w[c];
-                        sum[static_cast<size_t>(c)] += x;
+                    for (int c = 0; c < live; ++c) acc[c] += (static_cast<int32_t>(px[c]) - 128) * w[c];
+                    if (sum != nullptr) {
+                        for (int c = 0; c < live; ++c) sum[c] += static_cast<int32_t>(px[c]) - 128;
                     }
                 }
             }
-            const size_t p = static_cast<size_t>(oy) * d.out_w + ox;
-            std::copy(acc.begin(), acc.end(), out->acc.begin() + static_cast<std::ptrdiff_t>(p * ch));
-            if (want_sum) std::copy(sum.begin(), sum.end(), out->window_sum.begin() + static_cast<std::ptrdiff_t>(p * ch));
         }
     }
 }
@@ -501,7 +603,7 @@ Status depthwise_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bo
     RKNN_ASSIGN_OR_RETURN(uint8_t * wp, ctx.map(d.weight_base, expected_weight_bytes(d), false, "CNA weights"));
     unpack_depthwise_weights(d, reinterpret_cast<const int8_t*>(wp), &s->weights);
     PaddedImage img;
-    std::vector<uint8_t> image;
+    std::vector<uint8_t>& image = s->image;
     build_image_u8(d, in, &img, &image);
     const uint64_t macs = static_cast<uint64_t>(d.out_w) * d.out_h * d.kh * d.kw * static_cast<uint64_t>(out->channels);
     parallel_for(d.out_h, macs >= kParallelMacs / 8 ? 1 : d.out_h, [&](int64_t y0, int64_t y1) {

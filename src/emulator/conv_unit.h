@@ -40,6 +40,16 @@ struct ConvOutput {
     bool window_sum_per_channel = false;
 };
 
+// The weights of a direct int8 task ready for the GEMM. Reduction columns
+// whose weight is zero in every kernel add nothing to any output (the
+// channels a channel-packed image pads each pixel to, say); when they are
+// most of the columns they are left out of the product, and `columns` lists
+// the im2col columns kept, in order.
+struct DirectWeightsS8 {
+    PackedWeightsS8 gemm;
+    std::vector<uint32_t> columns;  // empty: every column
+};
+
 // Scratch memory reused from task to task on one core.
 // Packed int8 weights of earlier tasks, kept with a copy of the bytes they
 // were packed from: a task whose weights (same address, same layout) still
@@ -48,7 +58,7 @@ struct ConvOutput {
 struct PackedWeightCache {
     struct Entry {
         std::vector<uint8_t> source;
-        PackedWeightsS8 packed;
+        DirectWeightsS8 packed;
     };
     std::map<std::tuple<uint64_t, int, int, int, int, int>, Entry> entries;
     size_t bytes = 0;
@@ -56,9 +66,10 @@ struct PackedWeightCache {
 
 struct ConvScratch {
     std::vector<float> frows;
+    std::vector<uint8_t> image;     // the padded int8 input (every byte rewritten per task)
     std::vector<int8_t> weights;    // weights unpacked to [kernel][k]
     std::vector<float> fweights;
-    PackedWeightsS8 packed;
+    DirectWeightsS8 packed;
     PackedWeightCache weight_cache;
 };
 

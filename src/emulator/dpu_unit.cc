@@ -1,6 +1,7 @@
 #include "emulator/dpu_unit.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include "base/half.h"
 #include "emulator/cube.h"
 #include "emulator/fixed_point.h"
+#include "emulator/kernels/dpu_requant.h"
 #include "base/hot_loops.h"
 #include "base/parallel.h"
 #include "hw/rk356x_dialect.h"
@@ -23,6 +25,8 @@ namespace {
 
 enum AluAlgo : uint32_t { kAluMax = 0, kAluMin = 1, kAluAdd = 2, kAluDiv = 3, kAluSub = 4 };
 constexpr int64_t kParallelElements = int64_t{1} << 16;  // smaller cubes run on one host thread
+
+std::atomic<bool> fused_passes{true};
 
 bool is_float(Precision p) { return p == Precision::kFp16 || p == Precision::kFp32 || p == Precision::kBf16; }
 
@@ -729,8 +733,96 @@ RKNN_HOT_LOOP void run_int_rows(const TaskContext& ctx, const Dpu& d, const Sour
     }
 }
 
-// Rows are independent: large cubes share them out over the host's threads.
-void run_int_pipeline(const TaskContext& ctx, const Dpu& d, const Source& src, const ConvOutput* conv) {
+// ReLU then ReLUX after a step whose results lie in [*lo, *hi]: the range
+// they map to (each is monotone, so the composition is again one clamp).
+void fold_relu(bool relu, bool relux, int64_t cap, double* lo, double* hi) {
+    if (relu) {
+        *lo = std::max(*lo, 0.0);
+        *hi = std::max(*hi, 0.0);
+    }
+    if (relux) {
+        *lo = std::min(*lo, static_cast<double>(cap));
+        *hi = std::min(*hi, static_cast<double>(cap));
+    }
+}
+
+bool shift_in_range(int shift) { return shift >= 0 && shift <= 62; }
+
+// The plan of the fused pass (kernels/dpu_requant.h) when the task has its
+// shape: int8 convolution accumulators without the weight-zero-point term,
+// BS with an added bias and a plain multiplier, BN that only clamps, EW that
+// clamps or adds an int8 cube, int8 output rounded half to even.
+bool plan_fused_requant(const Dpu& d, const ConvOutput* conv, DpuRequantPlan* p) {
+    if (!fused_passes.load(std::memory_order_relaxed)) return false;
+    if (conv == nullptr || conv->is_float || d.ow_enabled) return false;
+    if (d.out != Precision::kInt8 || d.out_round != Rounding::kHalfEven || !shift_in_range(d.out_shift)) return false;
+    if (d.dst.elem_bytes != 1) return false;
+    const Stage& bs = d.bs;
+    const bool bs_alu = !bs.bypass && !bs.alu_bypass, bs_mul = !bs.bypass && !bs.mul_bypass;
+    if (bs_alu && bs.alu_algo != kAluAdd && bs.alu_algo != kAluSub) return false;
+    if (bs_mul && (bs.prelu || bs.shift != bs.shift_neg || !shift_in_range(bs.shift))) return false;
+    // BN may clamp: ReLU, ReLUX and an ALU max / min with one operand (a clip).
+    const Stage& bn = d.bn;
+    const bool bn_clip = !bn.bypass && !bn.alu_bypass;
+    if (!bn.bypass && !bn.mul_bypass) return false;
+    if (bn_clip && (bn.alu_per_channel || (bn.alu_algo != kAluMax && bn.alu_algo != kAluMin))) return false;
+    const Ew& e = d.ew;
+    const bool ew_add = !e.bypass && !e.op_bypass;
+    const bool ew_lut = !e.bypass && !e.lut_bypass;
+    if (ew_lut && ew_add) return false;
+    if (ew_add && (!e.from_tensor || e.per_channel || e.esize != 1 || e.mul || e.algo != kAluAdd ||
+                   e.cube.elem_bytes != 1))
+        return false;
+    if (ew_add && !e.cvt_bypass && (e.cvt_round != Rounding::kHalfEven || !shift_in_range(e.cvt_shift))) return false;
+
+    const int n = d.channels;
+    const size_t padded = static_cast<size_t>((n + 3) & ~3);
+    p->channels = n;
+    p->real_channels = std::max(0, std::min(n, d.real_channels));
+    p->acc_stride = conv->channels;
+    p->bs_alu = bs_alu;
+    p->bs_mul = bs_mul;
+    p->bias.assign(bs_alu ? padded : 0, 0.0);
+    p->scale.assign(bs_mul ? padded : 0, 0.0);
+    for (size_t c = 0; c < static_cast<size_t>(n); ++c) {
+        if (bs_alu) {
+            const double op = static_cast<int32_t>(bs.alu_per_channel ? bs.alu[c] : bs.alu_reg);
+            p->bias[c] = bs.alu_algo == kAluSub ? -op : op;
+        }
+        if (bs_mul) p->scale[c] = std::ldexp(static_cast<int16_t>(bs.mul_per_channel ? bs.mul[c] : bs.mul_reg), -bs.shift);
+    }
+    p->bs_lo = -2147483648.0;
+    p->bs_hi = 2147483647.0;
+    if (!bs.bypass) fold_relu(!bs.relu_bypass, bs.relux, static_cast<int32_t>(bs.relux_reg), &p->bs_lo, &p->bs_hi);
+    if (bn_clip) {
+        const double op = static_cast<int32_t>(bn.alu_reg);
+        const auto& pick = [&](double v) { return bn.alu_algo == kAluMax ? std::max(v, op) : std::min(v, op); };
+        p->bs_lo = pick(p->bs_lo);
+        p->bs_hi = pick(p->bs_hi);
+    }
+    if (!bn.bypass) fold_relu(!bn.relu_bypass, bn.relux, static_cast<int32_t>(bn.relux_reg), &p->bs_lo, &p->bs_hi);
+    p->ew = e.bypass ? DpuRequantPlan::Ew::kNone
+                     : (ew_add ? DpuRequantPlan::Ew::kAddInt8 : (ew_lut ? DpuRequantPlan::Ew::kLut : DpuRequantPlan::Ew::kClamp));
+    p->ew_lo = -2147483648.0;
+    p->ew_hi = 2147483647.0;
+    if (!e.bypass) fold_relu(!e.relu_bypass, e.relux, static_cast<int32_t>(e.relux_reg), &p->ew_lo, &p->ew_hi);
+    if (ew_add) {
+        p->ew_cvt = !e.cvt_bypass;
+        p->ew_offset = e.cvt_offset;
+        p->ew_scale = std::ldexp(static_cast<double>(e.cvt_scale), -e.cvt_shift);
+        p->ew_atom_bytes = e.cube.atom_bytes;
+        p->ew_surf_stride = e.cube.surf_stride;
+    }
+    p->out_scale = std::ldexp(static_cast<double>(d.out_scale), -d.out_shift);
+    p->out_offset = d.out_offset;
+    p->out_atom_bytes = d.dst.atom_bytes;
+    p->out_surf_stride = d.dst.surf_stride;
+    return true;
+}
+
+// The general integer pipeline (any stage configuration), in int64 lanes.
+void run_int_rows_generic(const TaskContext& ctx, const Dpu& d, const Source& src, const ConvOutput* conv,
+                          int64_t grain) {
     const int n = d.channels;
     const IntStage bs = resolve_int_stage(d.bs, true, n);
     const IntStage bn = resolve_int_stage(d.bn, false, n);
@@ -738,13 +830,102 @@ void run_int_pipeline(const TaskContext& ctx, const Dpu& d, const Source& src, c
     if (d.ow_per_channel) {
         for (size_t c = 0; c < ow.size(); ++c) ow[c] = static_cast<int16_t>(d.bs.ow[c]);
     }
-    const int64_t elements = static_cast<int64_t>(d.width) * d.height * n;
-    parallel_for(d.height, elements >= kParallelElements ? 1 : d.height, [&](int64_t y0, int64_t y1) {
+    parallel_for(d.height, grain, [&](int64_t y0, int64_t y1) {
         run_int_rows(ctx, d, src, conv, bs, bn, ow, static_cast<int>(y0), static_cast<int>(y1));
     });
 }
 
+// Largest LUT window (LE_START to LO_END) whose results are memoised.
+constexpr int64_t kMaxLutMemo = int64_t{1} << 17;
+
+// A LUT task's stages after BN (the LUT, EW ReLU / ReLUX, OUT_CVT to int8)
+// depend on the value alone, not on its channel: each thread keeps the codes
+// of the values it has met in the LUT's window, so every value is evaluated
+// once per task.
+class LutCodes {
+public:
+    LutCodes(const TaskContext& ctx, const Dpu& d) : ctx_(ctx), d_(d) {
+        const int64_t span = d.ew.lut.lo_end - d.ew.lut.le_start + 1;
+        if (span > 0 && span <= kMaxLutMemo) {
+            lo_ = d.ew.lut.le_start;
+            memo_.assign(static_cast<size_t>(span), kUnset);
+        }
+    }
+    int8_t code(int32_t v) {
+        const int64_t i = int64_t{v} - lo_;
+        if (i < 0 || i >= static_cast<int64_t>(memo_.size())) return evaluate(v);
+        int16_t& m = memo_[static_cast<size_t>(i)];
+        if (m == kUnset) m = evaluate(v);
+        return static_cast<int8_t>(m);
+    }
+
+private:
+    static constexpr int16_t kUnset = 0x7fff;
+    int8_t evaluate(int64_t v) const {
+        const Ew& e = d_.ew;
+        v = ctx_.lut.evaluate(e.lut, v);
+        if (!e.relu_bypass && v < 0) v = 0;
+        if (e.relux) v = std::min<int64_t>(v, static_cast<int32_t>(e.relux_reg));
+        return static_cast<int8_t>(
+            saturate(shift_round(v * d_.out_scale, d_.out_shift, d_.out_round) + d_.out_offset, -128, 127));
+    }
+    const TaskContext& ctx_;
+    const Dpu& d_;
+    int64_t lo_ = 0;
+    std::vector<int16_t> memo_;
+};
+
+void run_lut_rows(const TaskContext& ctx, const Dpu& d, const DpuRequantPlan& plan, const ConvOutput& conv,
+                  int64_t grain) {
+    const int n = d.channels, c2 = d.dst.c2();
+    parallel_for(d.height, grain, [&](int64_t y0, int64_t y1) {
+        LutCodes codes(ctx, d);
+        std::vector<int32_t> values(static_cast<size_t>(d.width) * n);
+        std::vector<int8_t> pixel(static_cast<size_t>(n), 0);  // lanes beyond the real channels stay 0
+        for (int y = static_cast<int>(y0); y < static_cast<int>(y1); ++y) {
+            dpu_stage_a_row(plan, conv.acc.data() + static_cast<size_t>(y) * d.width * conv.channels, d.width,
+                            values.data());
+            for (int x = 0; x < d.width; ++x) {
+                const int32_t* v = values.data() + static_cast<size_t>(x) * n;
+                for (int c = 0; c < plan.real_channels; ++c) pixel[static_cast<size_t>(c)] = codes.code(v[c]);
+                uint8_t* atom = d.dst_bytes + d.dst.offset(0, y, x);
+                for (int c0 = 0; c0 < n; c0 += c2, atom += d.dst.surf_stride)
+                    std::memcpy(atom, pixel.data() + c0, static_cast<size_t>(std::min(c2, n - c0)));
+            }
+        }
+    });
+}
+
+// Rows are independent: large cubes share them out over the host's threads.
+// Tasks of the usual shape take the fused pass (kernels/dpu_requant.h), LUT
+// tasks that pass's first half and a memo of the rest; every other one the
+// general pipeline.
+void run_int_pipeline(const TaskContext& ctx, const Dpu& d, const Source& src, const ConvOutput* conv) {
+    const int64_t elements = static_cast<int64_t>(d.width) * d.height * d.channels;
+    const int64_t grain = elements >= kParallelElements ? 1 : d.height;
+    DpuRequantPlan plan;
+    if (!plan_fused_requant(d, conv, &plan)) {
+        run_int_rows_generic(ctx, d, src, conv, grain);
+        return;
+    }
+    if (plan.ew == DpuRequantPlan::Ew::kLut) {
+        run_lut_rows(ctx, d, plan, *conv, grain);
+        return;
+    }
+    parallel_for(d.height, grain, [&](int64_t y0, int64_t y1) {
+        for (int y = static_cast<int>(y0); y < static_cast<int>(y1); ++y) {
+            const int32_t* acc = conv->acc.data() + static_cast<size_t>(y) * d.width * conv->channels;
+            const int8_t* ew = plan.ew == DpuRequantPlan::Ew::kAddInt8
+                                   ? reinterpret_cast<const int8_t*>(d.ew.data + d.ew.cube.offset(0, y, 0))
+                                   : nullptr;
+            dpu_requant_row(plan, acc, d.width, ew, d.dst_bytes + d.dst.offset(0, y, 0));
+        }
+    });
+}
+
 }  // namespace
+
+void set_dpu_fused_passes(bool enabled) { fused_passes.store(enabled, std::memory_order_relaxed); }
 
 Status run_dpu_unit(TaskContext& ctx, const ConvOutput* conv) {
     Dpu d;

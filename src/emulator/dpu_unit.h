@@ -27,6 +27,11 @@ bool dpu_wants_window_sum(const RegisterFile& regs);
 // `conv` is the convolution's output, or nullptr for a DPU-only task.
 Status run_dpu_unit(TaskContext& ctx, const ConvOutput* conv);
 
+// Integer tasks of the usual shape take a fused pass (kernels/dpu_requant.h)
+// that gives the same bytes as the general pipeline, faster. On by default;
+// tests and benchmarks turn it off (process-wide) to compare the two.
+void set_dpu_fused_passes(bool enabled);
+
 // Per-channel operand records read by BRDMA/NRDMA (our reading of
 // BRDMA_DATA_USE; see docs/emulator.md): DATA_USE 1 reads 4 bytes per
 // channel (the ALU operand); any other non-zero value reads 8 bytes per

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "base/half.h"
+#include "base/hot_loops.h"
 #include "base/parallel.h"
 #include "emulator/cube.h"
 #include "emulator/fixed_point.h"
@@ -108,6 +109,62 @@ float read_half(const uint8_t* p) {
     return half_to_float(h);
 }
 
+// int8 max / min pools, one output row of one surface, whole atoms of kLanes
+// channels per tap (the per-channel loop below gives the same bytes: a pad
+// value beyond int8 saturates the result exactly as it would win or lose).
+template <int kLanes>
+RKNN_HOT_LOOP void pool_int8_row(const Pool& p, const uint8_t* in, uint8_t* out, int surface, int oy, int8_t pad) {
+    const bool is_max = p.method == kMax;
+    const int lanes = std::min(kLanes, p.in.channels - surface * kLanes);
+    const uint8_t* plane = in + static_cast<uint64_t>(surface) * p.in.surf_stride;
+    uint8_t* dst_row = out + static_cast<uint64_t>(surface) * p.out.surf_stride + static_cast<uint64_t>(oy) * p.out.row_stride;
+    for (int ox = 0; ox < p.out.width; ++ox) {
+        int8_t acc[kLanes];
+        for (int i = 0; i < kLanes; ++i) acc[i] = is_max ? -128 : 127;
+        for (int ky = 0; ky < p.kh; ++ky) {
+            const int iy = oy * p.sy + ky - p.pad_t;
+            for (int kx = 0; kx < p.kw; ++kx) {
+                const int ix = ox * p.sx + kx - p.pad_l;
+                int8_t tap[kLanes];
+                if (iy >= 0 && iy < p.in.height && ix >= 0 && ix < p.in.width) {
+                    std::memcpy(tap, plane + static_cast<uint64_t>(iy) * p.in.row_stride + static_cast<uint64_t>(ix) * kLanes, kLanes);
+                } else {
+                    for (int i = 0; i < kLanes; ++i) tap[i] = pad;
+                }
+                if (is_max) {
+                    for (int i = 0; i < kLanes; ++i) acc[i] = std::max(acc[i], tap[i]);
+                } else {
+                    for (int i = 0; i < kLanes; ++i) acc[i] = std::min(acc[i], tap[i]);
+                }
+            }
+        }
+        std::memcpy(dst_row + static_cast<uint64_t>(ox) * kLanes, acc, static_cast<size_t>(lanes));
+    }
+}
+
+// The int8 max / min fast path over every surface and row; false when the
+// task is not one.
+bool pool_int8_atoms(const Pool& p, const uint8_t* in, uint8_t* out) {
+    if (p.prec != Precision::kInt8 || (p.method != kMax && p.method != kMin)) return false;
+    const int lanes = p.in.c2();
+    if ((lanes != 16 && lanes != 8) || p.out.c2() != lanes) return false;
+    const auto pad = static_cast<int8_t>(saturate(static_cast<int32_t>(p.pad_value), -128, 127));
+    const int surfaces = p.in.surfaces();
+    const int64_t work = static_cast<int64_t>(p.out.width) * p.out.height * p.kh * p.kw * p.in.channels;
+    const int64_t rows = static_cast<int64_t>(surfaces) * p.out.height;
+    parallel_for(rows, work >= kParallelTaps ? 1 : rows, [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+            const int surface = static_cast<int>(r / p.out.height), oy = static_cast<int>(r % p.out.height);
+            if (lanes == 16) {
+                pool_int8_row<16>(p, in, out, surface, oy, pad);
+            } else {
+                pool_int8_row<8>(p, in, out, surface, oy, pad);
+            }
+        }
+    });
+    return true;
+}
+
 }  // namespace
 
 Status run_ppu_unit(TaskContext& ctx) {
@@ -115,6 +172,7 @@ Status run_ppu_unit(TaskContext& ctx) {
     RKNN_RETURN_IF_ERROR(decode(ctx, &p));
     RKNN_ASSIGN_OR_RETURN(uint8_t * in, map_cube(ctx, p.in, false, "PPU_RDMA input"));
     RKNN_ASSIGN_OR_RETURN(uint8_t * out, map_cube(ctx, p.out, true, "PPU output"));
+    if (pool_int8_atoms(p, in, out)) return Status::ok();
     const bool fp = p.prec == Precision::kFp16;
     const int esize = p.in.elem_bytes;
     const int64_t pad_int = static_cast<int32_t>(p.pad_value);

@@ -7,7 +7,7 @@ namespace rknn::emulator {
 
 namespace {
 
-using GemmFn = void (*)(int, const uint8_t*, size_t, const PackedWeightsS8&, int32_t*, size_t);
+using GemmFn = void (*)(int, const uint8_t*, size_t, const PackedWeightsS8&, int, int, int32_t*, size_t);
 
 struct Choice {
     GemmFn fn;
@@ -74,13 +74,14 @@ void pack_weights(const int8_t* b, int n, int k, size_t ldb, PackedWeightsS8* ou
 
 namespace detail {
 
-void gemm_u8s8_generic(int m, const uint8_t* a, size_t lda, const PackedWeightsS8& b, int32_t* c, size_t ldc) {
+void gemm_u8s8_generic(int m, const uint8_t* a, size_t lda, const PackedWeightsS8& b, int first_block,
+                       int last_block, int32_t* c, size_t ldc) {
     constexpr int kCb = PackedWeightsS8::kColumnBlock;
     constexpr int kDg = PackedWeightsS8::kDepthGroup;
     const int groups = b.k_padded / kDg;
     for (int row = 0; row < m; ++row) {
         const uint8_t* ar = a + static_cast<size_t>(row) * lda;
-        for (int blk = 0; blk * kCb < b.n; ++blk) {
+        for (int blk = first_block; blk < last_block && blk * kCb < b.n; ++blk) {
             int32_t acc[kCb] = {};
             const int8_t* bb = b.data.data() + static_cast<size_t>(blk) * groups * kCb * kDg;
             for (int g = 0; g < groups; ++g) {
@@ -103,7 +104,12 @@ void gemm_u8s8_generic(int m, const uint8_t* a, size_t lda, const PackedWeightsS
 }  // namespace detail
 
 void gemm_u8s8(int m, const uint8_t* a, size_t lda, const PackedWeightsS8& b, int32_t* c, size_t ldc) {
-    chosen().fn(m, a, lda, b, c, ldc);
+    chosen().fn(m, a, lda, b, 0, b.n_blocks, c, ldc);
+}
+
+void gemm_u8s8_blocks(int m, const uint8_t* a, size_t lda, const PackedWeightsS8& b, int first_block, int last_block,
+                      int32_t* c, size_t ldc) {
+    chosen().fn(m, a, lda, b, std::max(0, first_block), std::min(last_block, b.n_blocks), c, ldc);
 }
 
 const char* gemm_u8s8_isa() { return chosen().name; }

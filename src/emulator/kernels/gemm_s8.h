@@ -36,14 +36,23 @@ void pack_weights(const int8_t* b, int n, int k, size_t ldb, PackedWeightsS8* ou
 // C: m x n int32, row stride ldc elements.
 void gemm_u8s8(int m, const uint8_t* a, size_t lda, const PackedWeightsS8& b, int32_t* c, size_t ldc);
 
+// The same for the columns of blocks [first_block, last_block) only (both
+// even, as blocks go in pairs): callers share a wide product out by columns.
+void gemm_u8s8_blocks(int m, const uint8_t* a, size_t lda, const PackedWeightsS8& b, int first_block, int last_block,
+                      int32_t* c, size_t ldc);
+
 // Which implementation gemm_u8s8 uses on this CPU ("avx512vnni", "avx2", "generic").
 const char* gemm_u8s8_isa();
 
 namespace detail {
-void gemm_u8s8_generic(int m, const uint8_t* a, size_t lda, const PackedWeightsS8& b, int32_t* c, size_t ldc);
+// The implementations, over column blocks [first_block, last_block).
+void gemm_u8s8_generic(int m, const uint8_t* a, size_t lda, const PackedWeightsS8& b, int first_block,
+                       int last_block, int32_t* c, size_t ldc);
 #if defined(__x86_64__)
-void gemm_u8s8_avx2(int m, const uint8_t* a, size_t lda, const PackedWeightsS8& b, int32_t* c, size_t ldc);
-void gemm_u8s8_avx512vnni(int m, const uint8_t* a, size_t lda, const PackedWeightsS8& b, int32_t* c, size_t ldc);
+void gemm_u8s8_avx2(int m, const uint8_t* a, size_t lda, const PackedWeightsS8& b, int first_block, int last_block,
+                    int32_t* c, size_t ldc);
+void gemm_u8s8_avx512vnni(int m, const uint8_t* a, size_t lda, const PackedWeightsS8& b, int first_block,
+                          int last_block, int32_t* c, size_t ldc);
 #endif
 }  // namespace detail
 

@@ -32,10 +32,11 @@ void tile(const uint8_t* a, size_t lda, const int8_t* b0, const int8_t* b1, int 
 }
 
 template <int kRows>
-void run_rows(const uint8_t* a, size_t lda, const PackedWeightsS8& b, int32_t* c, size_t ldc) {
+void run_rows(const uint8_t* a, size_t lda, const PackedWeightsS8& b, int first_block, int last_block, int32_t* c,
+              size_t ldc) {
     const int groups = b.k_padded / kDg;
     const size_t block_bytes = static_cast<size_t>(groups) * kCb * kDg;
-    for (int blk = 0; blk < b.n_blocks; blk += 2) {
+    for (int blk = first_block; blk < last_block; blk += 2) {
         const int8_t* b0 = b.data.data() + static_cast<size_t>(blk) * block_bytes;
         __m512i acc[2 * kRows];
         tile<kRows>(a, lda, b0, b0 + block_bytes, groups, acc);
@@ -55,19 +56,20 @@ void run_rows(const uint8_t* a, size_t lda, const PackedWeightsS8& b, int32_t* c
 
 }  // namespace
 
-void gemm_u8s8_avx512vnni(int m, const uint8_t* a, size_t lda, const PackedWeightsS8& b, int32_t* c, size_t ldc) {
+void gemm_u8s8_avx512vnni(int m, const uint8_t* a, size_t lda, const PackedWeightsS8& b, int first_block,
+                          int last_block, int32_t* c, size_t ldc) {
     int row = 0;
-    for (; row + 8 <= m; row += 8) run_rows<8>(a + row * lda, lda, b, c + row * ldc, ldc);
+    for (; row + 8 <= m; row += 8) run_rows<8>(a + row * lda, lda, b, first_block, last_block, c + row * ldc, ldc);
     const uint8_t* ar = a + row * lda;
     int32_t* cr = c + row * ldc;
     switch (m - row) {
-    case 7: run_rows<7>(ar, lda, b, cr, ldc); break;
-    case 6: run_rows<6>(ar, lda, b, cr, ldc); break;
-    case 5: run_rows<5>(ar, lda, b, cr, ldc); break;
-    case 4: run_rows<4>(ar, lda, b, cr, ldc); break;
-    case 3: run_rows<3>(ar, lda, b, cr, ldc); break;
-    case 2: run_rows<2>(ar, lda, b, cr, ldc); break;
-    case 1: run_rows<1>(ar, lda, b, cr, ldc); break;
+    case 7: run_rows<7>(ar, lda, b, first_block, last_block, cr, ldc); break;
+    case 6: run_rows<6>(ar, lda, b, first_block, last_block, cr, ldc); break;
+    case 5: run_rows<5>(ar, lda, b, first_block, last_block, cr, ldc); break;
+    case 4: run_rows<4>(ar, lda, b, first_block, last_block, cr, ldc); break;
+    case 3: run_rows<3>(ar, lda, b, first_block, last_block, cr, ldc); break;
+    case 2: run_rows<2>(ar, lda, b, first_block, last_block, cr, ldc); break;
+    case 1: run_rows<1>(ar, lda, b, first_block, last_block, cr, ldc); break;
     default: break;
     }
 }

@@ -1,0 +1,97 @@
+#include "emulator/kernels/dpu_requant.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace rknn::emulator {
+
+namespace {
+
+using RowFn = void (*)(const DpuRequantPlan&, const int32_t*, int, const int8_t*, uint8_t*);
+using StageAFn = void (*)(const DpuRequantPlan&, const int32_t*, int, int32_t*);
+
+struct Choice {
+    RowFn row;
+    StageAFn stage_a;
+    const char* name;
+};
+
+Choice choose() {
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) return {detail::dpu_requant_row_avx2, detail::dpu_stage_a_row_avx2, "avx2"};
+#endif
+    return {detail::dpu_requant_row_generic, detail::dpu_stage_a_row_generic, "generic"};
+}
+
+const Choice& chosen() {
+    static const Choice c = choose();
+    return c;
+}
+
+constexpr double kInt32Min = -2147483648.0, kInt32Max = 2147483647.0;
+
+// Round to nearest, ties to even: the default floating-point rounding mode,
+// which the emulator expects programs to run with (as the rest of the runtime).
+inline double rne(double v) { return std::nearbyint(v); }
+inline double clamp(double v, double lo, double hi) { return std::min(std::max(v, lo), hi); }
+
+}  // namespace
+
+namespace detail {
+
+namespace {
+
+double stage_a(const DpuRequantPlan& p, int32_t acc, size_t c) {
+    double v = acc;
+    if (p.bs_alu) v = clamp(v + p.bias[c], kInt32Min, kInt32Max);
+    if (p.bs_mul) v = rne(v * p.scale[c]);
+    return clamp(v, p.bs_lo, p.bs_hi);
+}
+
+}  // namespace
+
+void dpu_stage_a_row_generic(const DpuRequantPlan& p, const int32_t* acc, int width, int32_t* values) {
+    for (int x = 0; x < width; ++x, acc += p.acc_stride, values += p.channels) {
+        for (int c = 0; c < p.channels; ++c) values[c] = static_cast<int32_t>(stage_a(p, acc[c], static_cast<size_t>(c)));
+    }
+}
+
+void dpu_requant_row_generic(const DpuRequantPlan& p, const int32_t* acc, int width, const int8_t* ew, uint8_t* out) {
+    const int n = p.channels;
+    const int out_c2 = p.out_atom_bytes, ew_c2 = p.ew_atom_bytes;
+    thread_local std::vector<int8_t> codes;
+    codes.assign(static_cast<size_t>(n), 0);
+    for (int x = 0; x < width; ++x, acc += p.acc_stride) {
+        for (int c = 0; c < p.real_channels; ++c) {
+            double v = stage_a(p, acc[c], static_cast<size_t>(c));
+            if (p.ew == DpuRequantPlan::Ew::kAddInt8) {
+                double op = ew[static_cast<uint64_t>(c / ew_c2) * p.ew_surf_stride + static_cast<uint64_t>(c % ew_c2)];
+                if (p.ew_cvt) op = rne((op + p.ew_offset) * p.ew_scale);
+                v = clamp(v + op, p.ew_lo, p.ew_hi);
+            } else if (p.ew == DpuRequantPlan::Ew::kClamp) {
+                v = clamp(v, p.ew_lo, p.ew_hi);
+            }
+            codes[static_cast<size_t>(c)] = static_cast<int8_t>(clamp(rne(v * p.out_scale) + p.out_offset, -128.0, 127.0));
+        }
+        uint8_t* atom = out + static_cast<size_t>(x) * static_cast<size_t>(out_c2);
+        for (int c0 = 0; c0 < n; c0 += out_c2, atom += p.out_surf_stride)
+            std::memcpy(atom, codes.data() + c0, static_cast<size_t>(std::min(out_c2, n - c0)));
+        if (ew != nullptr) ew += p.ew_atom_bytes;
+    }
+}
+
+}  // namespace detail
+
+void dpu_requant_row(const DpuRequantPlan& plan, const int32_t* acc, int width, const int8_t* ew, uint8_t* out) {
+    chosen().row(plan, acc, width, ew, out);
+}
+
+void dpu_stage_a_row(const DpuRequantPlan& plan, const int32_t* acc, int width, int32_t* values) {
+    chosen().stage_a(plan, acc, width, values);
+}
+
+const char* dpu_requant_isa() { return chosen().name; }
+
+}  // namespace rknn::emulator

@@ -1,0 +1,69 @@
+// The DPU's usual integer configuration in one pass per pixel: the int32
+// accumulators of a convolution, a BS stage (ALU add of a bias, then a
+// 16-bit multiplier with a right shift, ReLU / ReLUX), a BN stage that only
+// clamps, an EW stage that clamps or adds an int8 tensor (optionally through
+// the EW converter), and OUT_CVT to int8. dpu_unit.cc builds the plan from
+// the registers when a task has this shape and keeps its general int64
+// pipeline for every other one.
+//
+// Every value is an integer below 2^48 in magnitude, so the arithmetic is
+// done in doubles, exactly: sums and products of the operand widths fit in
+// the 53-bit mantissa, scaling by 2^-shift is exact, and rounding to the
+// nearest integer with ties to even is the hardware's half-even shift. The
+// ReLU / ReLUX / saturation steps that follow each other fold into one clamp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace rknn::emulator {
+
+struct DpuRequantPlan {
+    int channels = 0;       // lanes per pixel that the DPU processes
+    int real_channels = 0;  // lanes from here on are written as 0
+    int acc_stride = 0;     // int32 accumulators per pixel (>= channels)
+
+    // BS stage: x = clamp32(x + bias[c]) when bs_alu; x = rne(x * scale[c])
+    // when bs_mul (scale = multiplier / 2^shift); then clamp to [bs_lo, bs_hi]
+    // (int32 saturation, BS and BN ReLU / ReLUX folded together).
+    bool bs_alu = false, bs_mul = false;
+    std::vector<double> bias, scale;  // padded to a multiple of 4 lanes
+    double bs_lo = -2147483648.0, bs_hi = 2147483647.0;
+
+    // EW stage. kLut: the caller looks the stage-A values up itself
+    // (dpu_stage_a_row); dpu_requant_row does not take such plans.
+    enum class Ew { kNone, kClamp, kAddInt8, kLut } ew = Ew::kNone;
+    bool ew_cvt = false;  // op = rne((op + offset) * ew_scale), ew_scale = scale / 2^shift
+    double ew_offset = 0.0, ew_scale = 1.0;
+    double ew_lo = -2147483648.0, ew_hi = 2147483647.0;  // after the add's saturation
+    int ew_atom_bytes = 16;      // bytes per pixel step in the operand cube
+    uint64_t ew_surf_stride = 0; // bytes between its surfaces
+
+    // OUT_CVT: code = clamp(rne(x * out_scale) + out_offset, -128, 127).
+    double out_scale = 1.0, out_offset = 0.0;
+    int out_atom_bytes = 16;
+    uint64_t out_surf_stride = 0;
+};
+
+// One output row: `width` pixels, accumulators back to back (acc_stride per
+// pixel), output and EW operand pixels at their atom steps from `out` / `ew`.
+void dpu_requant_row(const DpuRequantPlan& plan, const int32_t* acc, int width, const int8_t* ew, uint8_t* out);
+
+// The BS and BN stages only: width x channels int32 values, back to back
+// (lanes beyond the real channels included).
+void dpu_stage_a_row(const DpuRequantPlan& plan, const int32_t* acc, int width, int32_t* values);
+
+// Which implementation the two use on this CPU ("avx2", "generic").
+const char* dpu_requant_isa();
+
+namespace detail {
+void dpu_requant_row_generic(const DpuRequantPlan& plan, const int32_t* acc, int width, const int8_t* ew, uint8_t* out);
+void dpu_stage_a_row_generic(const DpuRequantPlan& plan, const int32_t* acc, int width, int32_t* values);
+#if defined(__x86_64__)
+void dpu_requant_row_avx2(const DpuRequantPlan& plan, const int32_t* acc, int width, const int8_t* ew, uint8_t* out);
+void dpu_stage_a_row_avx2(const DpuRequantPlan& plan, const int32_t* acc, int width, int32_t* values);
+#endif
+}  // namespace detail
+
+}  // namespace rknn::emulator

@@ -1,0 +1,283 @@
+// The DPU's fused integer pass (emulator/kernels/dpu_requant.h) against the
+// general int64 pipeline it stands in for: the same convolution task run with
+// the pass on and off must write the same bytes. The epilogue registers are
+// drawn far beyond what the code generator emits (biases and clip bounds up to
+// the int32 limits, negative multipliers, clip bounds that cross, large
+// shifts, OUT_CVT scales), so saturation, rounding ties and the folding of the
+// clamps are all exercised; the kernels themselves are also checked lane by
+// lane against an int64 model of the plan, on every implementation this CPU has.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <limits>
+#include <random>
+
+#include "common/quantized_conv.h"
+#include "emulator/dpu_unit.h"
+#include "emulator/fixed_point.h"
+#include "emulator/kernels/dpu_requant.h"
+#include "npu_harness.h"
+
+namespace {
+
+namespace et = rknn::emutest;
+namespace em = rknn::emulator;
+namespace r = rknn::hw::reg;
+namespace f = rknn::hw::field;
+
+constexpr uint64_t kStream = 0x10000, kInput = 0x100000, kWeights = 0x200000, kRecords = 0x300000,
+                   kOutput = 0x400000, kResidual = 0x500000;
+
+int32_t draw_int32(std::mt19937& rng) {
+    switch (rng() % 5) {
+    case 0: return std::numeric_limits<int32_t>::min() + static_cast<int32_t>(rng() % 3);
+    case 1: return std::numeric_limits<int32_t>::max() - static_cast<int32_t>(rng() % 3);
+    case 2: return static_cast<int32_t>(rng() % 2001) - 1000;
+    default: return static_cast<int32_t>(rng());
+    }
+}
+
+int16_t draw_int16(std::mt19937& rng) {
+    switch (rng() % 4) {
+    case 0: return rng() % 2 ? std::numeric_limits<int16_t>::min() : std::numeric_limits<int16_t>::max();
+    case 1: return static_cast<int16_t>(static_cast<int>(rng() % 7) - 3);
+    default: return static_cast<int16_t>(rng());
+    }
+}
+
+// The output bytes of one task with random extreme epilogue registers.
+struct TaskBytes {
+    std::vector<uint8_t> out;
+    bool completed = false;
+    std::string message;
+};
+
+class FusedCase {
+public:
+    explicit FusedCase(uint32_t seed) : rng_(seed) {
+        spec_.depthwise = rng_() % 3 == 0;
+        spec_.c_in = 1 + static_cast<int>(rng_() % 40);
+        spec_.c_out = 1 + static_cast<int>(rng_() % 40);
+        spec_.h = 1 + static_cast<int>(rng_() % 9);
+        spec_.w = 1 + static_cast<int>(rng_() % 9);
+        spec_.kh = spec_.kw = 1 + static_cast<int>(rng_() % 3);
+        spec_.h = std::max(spec_.h, spec_.kh);
+        spec_.w = std::max(spec_.w, spec_.kw);
+        spec_.residual = rng_() % 2 == 0;
+        made_ = rknn::testing::make_quant_conv(spec_, seed, &layer_);
+    }
+
+    const rknn::testing::QuantConvSpec& spec() const { return spec_; }
+    const rknn::Status& made() const { return made_; }
+
+    // Draws the registers once; run() may then be called with the pass on and off.
+    void draw_registers() {
+        const int oc = spec_.out_c();
+        regs_ = et::EpilogueRegs{};
+        for (int c = 0; c < oc; ++c) {
+            regs_.bias.push_back(draw_int32(rng_));
+            regs_.mult.push_back(draw_int16(rng_));
+        }
+        regs_.shift = static_cast<int>(rng_() % 41);
+        regs_.clip = rng_() % 2 == 0;
+        regs_.clip_lo = draw_int32(rng_);
+        regs_.clip_hi = draw_int32(rng_);
+        regs_.relu = rng_() % 2 == 0;
+        regs_.residual = spec_.residual;
+        regs_.residual_addr = kResidual;
+        regs_.residual_zp = rng_() % 2 ? draw_int32(rng_) : static_cast<int32_t>(rng_() % 256) - 128;
+        regs_.residual_mult = draw_int16(rng_);
+        regs_.residual_shift = static_cast<int>(rng_() % 41);
+        regs_.out_zp = rng_() % 3 == 0 ? draw_int32(rng_) : static_cast<int32_t>(rng_() % 301) - 150;
+        out_scale_ = rng_() % 2 ? draw_int16(rng_) : int16_t{1};
+        out_shift_ = rng_() % 2 ? static_cast<int>(rng_() % 50) : 0;
+    }
+
+    TaskBytes run() const {
+        const int oc = spec_.out_c(), oh = spec_.out_h(), ow = spec_.out_w();
+        et::ConvGeometry geo;
+        geo.in_c = spec_.c_in;
+        geo.in_h = spec_.h;
+        geo.in_w = spec_.w;
+        geo.out_c = oc;
+        geo.kh = spec_.kh;
+        geo.kw = spec_.kw;
+        geo.depthwise = spec_.depthwise;
+        et::ConvAddresses addr{kInput, kWeights, kRecords, kOutput};
+        et::TaskEmitter b;
+        et::emit_conv_int8(&b, geo, addr, regs_, 0);
+        // OUT_CVT beyond the code generator's (scale 1, shift 0 without a LUT).
+        b.write_fields(r::DPU_OUT_CVT_SCALE, {{f::DPU_OUT_CVT_SCALE_OUT_CVT_SCALE, static_cast<uint16_t>(out_scale_)}});
+        b.write_fields(r::DPU_OUT_CVT_SHIFT, {{f::DPU_OUT_CVT_SHIFT_OUT_CVT_SHIFT, static_cast<uint32_t>(out_shift_)}});
+        b.tail(0, 0, 0x1d);
+        TaskBytes result;
+        if (!b.finish().is_ok()) {
+            result.message = b.finish().message();
+            return result;
+        }
+        et::Device dev;
+        const int c_aligned = et::align_up(spec_.c_in, 16);
+        dev.put(kInput, et::pack_int8_cube(layer_.input.data<int8_t>(), spec_.c_in, spec_.h, spec_.w, c_aligned, 0).data(),
+                static_cast<size_t>(c_aligned) * spec_.h * spec_.w);
+        const std::vector<int8_t> packed =
+            spec_.depthwise ? et::pack_dw_weights_int8(layer_.weights.data(), oc, spec_.kh, spec_.kw, c_aligned)
+                            : et::pack_conv_weights_int8(layer_.weights.data(), oc, spec_.c_in, spec_.kh, spec_.kw, c_aligned);
+        dev.put(kWeights, packed.data(), packed.size());
+        const int oc_aligned = et::align_up(oc, 16);
+        const std::vector<uint8_t> records = et::bs_records(regs_, oc_aligned);
+        dev.put(kRecords, records.data(), records.size());
+        if (spec_.residual) {
+            const auto res = et::pack_int8_cube(layer_.residual.data<int8_t>(), oc, oh, ow, oc_aligned, 0);
+            dev.put(kResidual, res.data(), res.size());
+        }
+        const size_t out_bytes = static_cast<size_t>(oc_aligned) * oh * ow;
+        uint8_t* out = dev.zeros(kOutput, out_bytes);
+        dev.words(kStream, b.words());
+        const auto ran = dev.run(kStream, static_cast<uint32_t>(b.body_words()));
+        result.completed = ran.completed;
+        result.message = ran.message;
+        result.out.assign(out, out + out_bytes);
+        return result;
+    }
+
+private:
+    std::mt19937 rng_;
+    rknn::testing::QuantConvSpec spec_;
+    rknn::testing::QuantConvCase layer_;
+    rknn::Status made_ = rknn::Status::ok();
+    et::EpilogueRegs regs_;
+    int16_t out_scale_ = 1;
+    int out_shift_ = 0;
+};
+
+// Restores the fused pass whatever a test does.
+struct FusedPassGuard {
+    ~FusedPassGuard() { em::set_dpu_fused_passes(true); }
+};
+
+TEST(EmulatorDpuFused, ExtremeEpiloguesGiveTheGeneralPipelinesBytes) {
+    FusedPassGuard guard;
+    int compared = 0, saturated = 0, middling = 0;
+    for (uint32_t seed = 1; seed <= 160; ++seed) {
+        FusedCase fc(seed * 7919u);
+        ASSERT_TRUE(fc.made().is_ok()) << fc.made().message();
+        SCOPED_TRACE(fc.spec().describe() + " seed " + std::to_string(seed));
+        fc.draw_registers();
+        em::set_dpu_fused_passes(true);
+        const TaskBytes fused = fc.run();
+        em::set_dpu_fused_passes(false);
+        const TaskBytes general = fc.run();
+        ASSERT_TRUE(fused.completed) << fused.message;
+        ASSERT_TRUE(general.completed) << general.message;
+        ASSERT_EQ(fused.out.size(), general.out.size());
+        size_t differ = 0;
+        for (size_t i = 0; i < fused.out.size(); ++i) {
+            differ += fused.out[i] != general.out[i];
+            const auto v = static_cast<int8_t>(general.out[i]);
+            saturated += v == -128 || v == 127;
+            middling += v > -100 && v < 100 && v != 0;
+        }
+        EXPECT_EQ(differ, 0u) << differ << " of " << fused.out.size() << " bytes differ";
+        ++compared;
+    }
+    EXPECT_EQ(compared, 160);
+    // The draws must reach both the saturated and the in-range outputs.
+    EXPECT_GT(saturated, 1000);
+    EXPECT_GT(middling, 1000);
+}
+
+// ---- the kernels against an int64 model of the plan
+
+int64_t model_lane(const em::DpuRequantPlan& p, int32_t acc, int8_t operand, size_t c) {
+    int64_t v = acc;
+    if (p.bs_alu) v = em::sat32(v + static_cast<int64_t>(p.bias[c]));
+    if (p.bs_mul) {
+        // scale = m / 2^s; recover m and s exactly.
+        int s = 0;
+        double m = p.scale[c];
+        while (m != static_cast<double>(static_cast<int64_t>(m))) {
+            m *= 2.0;
+            ++s;
+        }
+        v = em::shift_round(v * static_cast<int64_t>(m), s);
+    }
+    v = std::min<int64_t>(std::max<int64_t>(v, static_cast<int64_t>(p.bs_lo)), static_cast<int64_t>(p.bs_hi));
+    if (p.ew == em::DpuRequantPlan::Ew::kAddInt8) {
+        int64_t op = operand;
+        if (p.ew_cvt) op = em::shift_round((op + static_cast<int64_t>(p.ew_offset)) * static_cast<int64_t>(p.ew_scale * 1024.0), 10);
+        v = std::min<int64_t>(std::max<int64_t>(v + op, static_cast<int64_t>(p.ew_lo)), static_cast<int64_t>(p.ew_hi));
+    } else if (p.ew == em::DpuRequantPlan::Ew::kClamp) {
+        v = std::min<int64_t>(std::max<int64_t>(v, static_cast<int64_t>(p.ew_lo)), static_cast<int64_t>(p.ew_hi));
+    }
+    const int64_t code = em::shift_round(v * static_cast<int64_t>(p.out_scale * 4096.0), 12) + static_cast<int64_t>(p.out_offset);
+    return em::saturate(code, -128, 127);
+}
+
+TEST(EmulatorDpuFused, KernelsMatchAnInt64ModelOfThePlan) {
+    std::mt19937 rng(2024);
+    using Row = void (*)(const em::DpuRequantPlan&, const int32_t*, int, const int8_t*, uint8_t*);
+    std::vector<std::pair<const char*, Row>> kernels = {{"generic", em::detail::dpu_requant_row_generic}};
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("avx2")) kernels.emplace_back("avx2", em::detail::dpu_requant_row_avx2);
+#endif
+    int checked = 0;
+    for (int round = 0; round < 300; ++round) {
+        em::DpuRequantPlan p;
+        p.channels = 1 + static_cast<int>(rng() % 70);
+        p.real_channels = rng() % 4 == 0 ? static_cast<int>(rng() % (p.channels + 1)) : p.channels;
+        p.acc_stride = p.channels + static_cast<int>(rng() % 3);
+        p.bs_alu = rng() % 4 != 0;
+        p.bs_mul = rng() % 4 != 0;
+        const size_t padded = static_cast<size_t>((p.channels + 3) & ~3);
+        for (size_t c = 0; c < padded; ++c) {
+            p.bias.push_back(draw_int32(rng));
+            p.scale.push_back(std::ldexp(static_cast<double>(draw_int16(rng)), -static_cast<int>(rng() % 40)));
+        }
+        double lo = draw_int32(rng), hi = draw_int32(rng);
+        if (lo > hi) std::swap(lo, hi);
+        p.bs_lo = lo;
+        p.bs_hi = hi;
+        p.ew = static_cast<em::DpuRequantPlan::Ew>(rng() % 3);
+        p.ew_cvt = rng() % 2 == 0;
+        p.ew_offset = draw_int32(rng);
+        p.ew_scale = std::ldexp(static_cast<double>(draw_int16(rng)), -10);  // the model rescales by 2^10
+        p.ew_lo = rng() % 2 ? 0.0 : -2147483648.0;
+        p.ew_hi = 2147483647.0;
+        p.ew_atom_bytes = 16;
+        p.out_scale = std::ldexp(static_cast<double>(draw_int16(rng)), -12);  // the model rescales by 2^12
+        p.out_offset = static_cast<int32_t>(rng() % 401) - 200;
+        p.out_atom_bytes = rng() % 2 ? 16 : 8;
+        const int width = 1 + static_cast<int>(rng() % 5);
+        const int surfaces = (p.channels + p.out_atom_bytes - 1) / p.out_atom_bytes;
+        p.out_surf_stride = static_cast<uint64_t>(width) * p.out_atom_bytes;
+        const int ew_surfaces = (p.channels + 15) / 16;
+        p.ew_surf_stride = static_cast<uint64_t>(width) * 16;
+
+        std::vector<int32_t> acc(static_cast<size_t>(width) * p.acc_stride);
+        for (int32_t& a : acc) a = draw_int32(rng);
+        std::vector<int8_t> ew(static_cast<size_t>(ew_surfaces) * p.ew_surf_stride);
+        for (int8_t& e : ew) e = static_cast<int8_t>(rng());
+        for (const auto& [name, kernel] : kernels) {
+            SCOPED_TRACE(std::string(name) + " round " + std::to_string(round));
+            std::vector<uint8_t> out(static_cast<size_t>(surfaces) * p.out_surf_stride, 0xAA);
+            kernel(p, acc.data(), width, ew.data(), out.data());
+            for (int x = 0; x < width; ++x) {
+                for (int c = 0; c < p.channels; ++c) {
+                    const uint8_t got = out[static_cast<size_t>(c / p.out_atom_bytes) * p.out_surf_stride +
+                                            static_cast<size_t>(x) * p.out_atom_bytes + static_cast<size_t>(c % p.out_atom_bytes)];
+                    const int8_t operand = ew[static_cast<size_t>(c / 16) * p.ew_surf_stride + static_cast<size_t>(x) * 16 +
+                                              static_cast<size_t>(c % 16)];
+                    const int64_t want = c < p.real_channels
+                                             ? model_lane(p, acc[static_cast<size_t>(x) * p.acc_stride + c], operand,
+                                                          static_cast<size_t>(c))
+                                             : 0;
+                    ASSERT_EQ(static_cast<int8_t>(got), want) << "pixel " << x << " channel " << c;
+                    ++checked;
+                }
+            }
+        }
+    }
+    EXPECT_GT(checked, 10000);
+}
+
+}  // namespace
