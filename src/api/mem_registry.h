@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "rknn_api.h"
+#include "runtime/io_memory.h"
 
 namespace rknn::api {
 
@@ -18,6 +19,7 @@ struct MemRecord {
     rknn_tensor_mem descriptor{};   // what the client sees
     bool no_context = false;        // RKNN_MEM_FLAG_ALLOC_NO_CONTEXT: any context may free it
     rknn_context creator = 0;       // the handle passed to the create call
+    std::shared_ptr<runtime::IoMemory> memory;  // the device buffer, for memory the runtime allocated
 };
 
 class MemRegistry {

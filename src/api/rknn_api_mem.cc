@@ -6,7 +6,9 @@
 // RKNN_MEM_FLAG_ALLOC_NO_CONTEXT. Descriptors are checked against the registry
 // before anything reads them.
 #include "api/api_guard.h"
+#include "api/context_handle.h"
 #include "api/mem_registry.h"
+#include "runtime/context.h"
 
 using rknn::Status;
 using rknn::StatusCode;
@@ -47,6 +49,30 @@ StatusOr<std::shared_ptr<MemRecord>> lookup_mem(rknn_context ctx, const rknn_ten
 Status check_mem_binding(rknn_context ctx, rknn_tensor_mem* mem) {
     RKNN_RETURN_IF_ERROR(check_handle(ctx, HandleKind::kContext));
     return lookup_mem(ctx, mem, false).status();
+}
+
+// A device buffer of `size` bytes on the context's device, as a registered descriptor.
+StatusOr<rknn_tensor_mem*> create_device_mem(rknn_context ctx, uint64_t size, bool cacheable, bool no_context) {
+    if (check_handle(ctx, HandleKind::kContext).is_ok()) {
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<rknn::runtime::Context> context, rknn::api::runtime_context(ctx));
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<rknn::runtime::IoMemory> memory, context->create_memory(size, cacheable));
+        auto record = std::make_shared<MemRecord>();
+        record->no_context = no_context;
+        record->creator = ctx;
+        rknn_tensor_mem& d = record->descriptor;
+        d.virt_addr = memory->host();
+        d.phys_addr = memory->device_address();
+        d.fd = memory->fd();
+        d.offset = 0;
+        d.size = static_cast<uint32_t>(size);
+        d.flags = RKNN_TENSOR_MEMORY_FLAGS_ALLOC_INSIDE;
+        record->memory = std::move(memory);
+        rknn_tensor_mem* descriptor = MemRegistry::global().insert(record);
+        descriptor->priv_data = record.get();
+        return descriptor;
+    }
+    if (ctx == 0) return not_implemented("rknn_create_mem2 without a context (RKNN_MEM_FLAG_ALLOC_NO_CONTEXT)");
+    return not_implemented("rknn_create_mem on a matmul context");
 }
 
 }  // namespace
@@ -90,7 +116,7 @@ RKNN_EXPORT rknn_tensor_mem* rknn_create_mem(rknn_context ctx, uint32_t size) {
     return guard_ptr<rknn_tensor_mem>("rknn_create_mem", [&]() -> StatusOr<rknn_tensor_mem*> {
         RKNN_RETURN_IF_ERROR(check_any_handle(ctx));
         RKNN_RETURN_IF_ERROR(check_arg(size > 0, "size is 0"));
-        return not_implemented("rknn_create_mem");
+        return create_device_mem(ctx, size, true, false);  // cacheable, as the vendor's
     });
 }
 
@@ -104,7 +130,8 @@ RKNN_EXPORT rknn_tensor_mem* rknn_create_mem2(rknn_context ctx, uint64_t size, u
         RKNN_RETURN_IF_ERROR(check_arg(!((alloc_flags & RKNN_FLAG_MEMORY_CACHEABLE) &&
                                          (alloc_flags & RKNN_FLAG_MEMORY_NON_CACHEABLE)),
                                        "CACHEABLE and NON_CACHEABLE are exclusive"));
-        return not_implemented("rknn_create_mem2");
+        // TRY_ALLOC_SRAM is a wish: ordinary memory satisfies it.
+        return create_device_mem(ctx, size, (alloc_flags & RKNN_FLAG_MEMORY_NON_CACHEABLE) == 0, no_context);
     });
 }
 
@@ -136,7 +163,14 @@ RKNN_EXPORT int rknn_set_io_mem(rknn_context ctx, rknn_tensor_mem* mem, rknn_ten
     return guard("rknn_set_io_mem", [&]() -> Status {
         RKNN_RETURN_IF_ERROR(check_arg(attr != nullptr, "attr is NULL"));
         RKNN_RETURN_IF_ERROR(check_mem_binding(ctx, mem));
-        return not_implemented("rknn_set_io_mem");
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<MemRecord> record, lookup_mem(ctx, mem, false));
+        if (!record->memory) return not_implemented("rknn_set_io_mem with memory the runtime did not allocate");
+        // The descriptor's offset and size are the client's to adjust within the buffer.
+        const rknn_tensor_mem& d = record->descriptor;
+        RKNN_RETURN_IF_ERROR(check_arg(d.offset >= 0 && static_cast<uint64_t>(d.offset) + d.size <= record->memory->size(),
+                                       "mem->offset + mem->size lie beyond the buffer"));
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<rknn::runtime::Context> context, rknn::api::runtime_context(ctx));
+        return context->bind_io_memory(record->memory, record->memory->host() + d.offset, d.size, *attr);
     });
 }
 
@@ -146,7 +180,12 @@ RKNN_EXPORT int rknn_mem_sync(rknn_context context, rknn_tensor_mem* mem, rknn_m
         RKNN_RETURN_IF_ERROR(check_arg(raw_mode >= RKNN_MEMORY_SYNC_TO_DEVICE && raw_mode <= RKNN_MEMORY_SYNC_BIDIRECTIONAL,
                                        "unknown sync mode"));
         // The context may be 0 here on every platform we support.
-        RKNN_RETURN_IF_ERROR(lookup_mem(context, mem, true).status());
-        return not_implemented("rknn_mem_sync");
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<MemRecord> record, lookup_mem(context, mem, true));
+        if (!record->memory) return not_implemented("rknn_mem_sync of memory the runtime did not allocate");
+        if (raw_mode & RKNN_MEMORY_SYNC_TO_DEVICE)
+            RKNN_RETURN_IF_ERROR(record->memory->sync(rknn::driver::SyncDirection::kToDevice));
+        if (raw_mode & RKNN_MEMORY_SYNC_FROM_DEVICE)
+            RKNN_RETURN_IF_ERROR(record->memory->sync(rknn::driver::SyncDirection::kFromDevice));
+        return Status::ok();
     });
 }

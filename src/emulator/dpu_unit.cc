@@ -817,6 +817,7 @@ bool plan_fused_requant(const Dpu& d, const ConvOutput* conv, DpuRequantPlan* p)
     p->out_offset = d.out_offset;
     p->out_atom_bytes = d.dst.atom_bytes;
     p->out_surf_stride = d.dst.surf_stride;
+    fold_code_bounds(p);
     return true;
 }
 

@@ -272,6 +272,7 @@ Status Context::run() {
     std::lock_guard<std::mutex> lock(mutex_);
     const Clock::time_point start = Clock::now();
     int64_t run_npu_ns = 0;
+    RKNN_RETURN_IF_ERROR(read_bound_inputs());
     for (size_t i = 0; i < schedule_.steps.size(); ++i) {
         const Step& step = schedule_.steps[i];
         const Clock::time_point step_start = Clock::now();
@@ -283,6 +284,7 @@ Status Context::run() {
         step_npu_ns_[i] = step.npu ? step_npu_ns : -1;
         run_npu_ns += step_npu_ns;
     }
+    RKNN_RETURN_IF_ERROR(write_bound_outputs());
     last_run_us_ = micros_since(start);
     last_run_npu_ns_ = run_npu_ns;
     ++runs_;

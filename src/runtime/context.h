@@ -24,6 +24,7 @@
 #include "rknn_api.h"
 #include "runtime/device_buffers.h"
 #include "runtime/fast_io.h"
+#include "runtime/io_memory.h"
 #include "runtime/memory_plan.h"
 #include "runtime/npu_segments.h"
 #include "runtime/schedule.h"
@@ -52,6 +53,14 @@ public:
     // Whether this context and `other` use one weights buffer on the device.
     bool shares_weights_with(const Context& other) const;
 
+    // Zero-copy I/O. rknn_create_mem: a buffer on this context's device.
+    StatusOr<std::shared_ptr<IoMemory>> create_memory(uint64_t bytes, bool cacheable);
+    // rknn_set_io_mem: the `bytes` at `data` (inside `memory`) hold the input
+    // or output that `attr` names (by name, then index), laid out as `attr`
+    // says; every rknn_run from now on reads it, or writes it.
+    Status bind_io_memory(std::shared_ptr<IoMemory> memory, uint8_t* data, uint64_t bytes,
+                          const rknn_tensor_attr& attr);
+
     const graph::Graph& graph() const { return graph_; }
     // Ops the NPU runs as tasks (not counting aliases and in-place ops), for tools and tests.
     size_t npu_task_op_count() const;
@@ -75,6 +84,23 @@ private:
     // The value of any tensor after a run: its device cube where the NPU
     // holds it, else the CPU's value.
     StatusOr<cpu::HostTensor> current_value(int32_t tensor) const;
+    // inputs_set's work for one input (the mutex held).
+    Status set_input(const rknn_input& in);
+    // Bytes a pass_through buffer of input `index` must hold.
+    uint64_t pass_through_bytes(uint32_t index) const;
+    // Zero-copy bindings, applied at the start and the end of every run.
+    struct IoBinding {
+        std::shared_ptr<IoMemory> memory;
+        uint8_t* data = nullptr;
+        uint64_t bytes = 0;
+        rknn_tensor_attr attr{};
+        std::vector<uint8_t> staging;  // strided input rows compacted / NHWC outputs before the transpose
+    };
+    Status bind_input(IoBinding binding, uint32_t index);
+    Status bind_output(IoBinding binding, uint32_t index);
+    Status read_bound_inputs();
+    Status write_bound_outputs();
+    std::vector<std::optional<IoBinding>> input_bindings_, output_bindings_;
     void dump_layers() const;  // RKNN_LOG_LEVEL >= 5
     std::string memory_table() const;  // RKNN_LOG_LEVEL >= 3
     Status query_tensor_attr(int cmd, rknn_tensor_attr* attr);

@@ -115,40 +115,48 @@ Status Context::inputs_set(uint32_t count, const rknn_input* inputs) {
                                in.index, g.inputs.size());
         if (in.buf == nullptr) return make_status(StatusCode::kInvalidArgument, "inputs[%u].buf is NULL", k);
     }
-    for (uint32_t k = 0; k < count; ++k) {
-        const rknn_input& in = inputs[k];
-        if (set_pixels_fast(in)) continue;
-        const int32_t t = g.inputs[in.index];
-        const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
-        const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
-        cpu::HostTensor value;
-        if (in.pass_through) {
-            // Already in the native form: the device cube, or the model's NCHW values.
-            const uint64_t native = !home.valid() ? declared_bytes(declared)
-                                    : home.packed_row_pixels > 0 ? home.bytes
-                                                                 : native_cube_dims(declared, memory_.form).bytes;
-            if (in.size < native)
-                return make_status(StatusCode::kInputInvalid, "input %u: pass_through needs %llu bytes, got %u",
-                                   in.index, static_cast<unsigned long long>(native), in.size);
-            if (home.valid()) {
-                RKNN_ASSIGN_OR_RETURN(value, unpack_native(static_cast<const uint8_t*>(in.buf), in.size, declared,
-                                                           memory_.form, home.packed_row_pixels));
-            } else {
-                value = cpu::make_tensor_like(declared, declared.shape);
-                std::memcpy(value.raw(), in.buf, value.byte_size());
-            }
-        } else {
-            const graph::InputPreprocess* pre = in.index < g.preprocess.size() ? &g.preprocess[in.index] : nullptr;
-            RKNN_ASSIGN_OR_RETURN(value, convert_input(in, declared, pre));
-        }
+    for (uint32_t k = 0; k < count; ++k) RKNN_RETURN_IF_ERROR(set_input(inputs[k]));
+    return Status::ok();
+}
+
+uint64_t Context::pass_through_bytes(uint32_t index) const {
+    // The native form: the device cube (or image), or the model's NCHW values.
+    const int32_t t = graph_.inputs[index];
+    const graph::Tensor& declared = graph_.tensors[static_cast<size_t>(t)];
+    const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
+    if (!home.valid()) return declared_bytes(declared);
+    return home.packed_row_pixels > 0 ? home.bytes : native_cube_dims(declared, memory_.form).bytes;
+}
+
+Status Context::set_input(const rknn_input& in) {
+    const graph::Graph& g = graph_;
+    if (set_pixels_fast(in)) return Status::ok();
+    const int32_t t = g.inputs[in.index];
+    const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
+    const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
+    cpu::HostTensor value;
+    if (in.pass_through) {
+        const uint64_t native = pass_through_bytes(in.index);
+        if (in.size < native)
+            return make_status(StatusCode::kInputInvalid, "input %u: pass_through needs %llu bytes, got %u", in.index,
+                               static_cast<unsigned long long>(native), in.size);
         if (home.valid()) {
-            RKNN_RETURN_IF_ERROR(
-                pack_native(value, buffers_->host(home.buffer) + home.offset, home.bytes, memory_.form,
-                            home.packed_row_pixels));
-            device_dirty_ = true;
+            RKNN_ASSIGN_OR_RETURN(value, unpack_native(static_cast<const uint8_t*>(in.buf), in.size, declared,
+                                                       memory_.form, home.packed_row_pixels));
+        } else {
+            value = cpu::make_tensor_like(declared, declared.shape);
+            std::memcpy(value.raw(), in.buf, value.byte_size());
         }
-        values_[static_cast<size_t>(t)] = std::move(value);
+    } else {
+        const graph::InputPreprocess* pre = in.index < g.preprocess.size() ? &g.preprocess[in.index] : nullptr;
+        RKNN_ASSIGN_OR_RETURN(value, convert_input(in, declared, pre));
     }
+    if (home.valid()) {
+        RKNN_RETURN_IF_ERROR(pack_native(value, buffers_->host(home.buffer) + home.offset, home.bytes, memory_.form,
+                                         home.packed_row_pixels));
+        device_dirty_ = true;
+    }
+    values_[static_cast<size_t>(t)] = std::move(value);
     return Status::ok();
 }
 

@@ -39,6 +39,37 @@ inline double clamp(double v, double lo, double hi) { return std::min(std::max(v
 
 }  // namespace
 
+// Why the fold is exact: a composition of clamps and nondecreasing (or
+// nonincreasing) maps equals the maps followed by one clamp whose bounds are
+// the images of the first clamp's bounds. Between the bounds every value is
+// an int32, where each step is exact in doubles; beyond them the computed
+// maps stay monotone (rounding is monotone), so they land past the image of
+// the bound and the final clamp gives the bound's code, as the hardware does.
+void fold_code_bounds(DpuRequantPlan* p) {
+    p->folded = p->ew == DpuRequantPlan::Ew::kNone || p->ew == DpuRequantPlan::Ew::kClamp;
+    p->code_lo.clear();
+    p->code_hi.clear();
+    if (!p->folded) return;
+    const size_t padded = static_cast<size_t>((p->channels + 3) & ~3);
+    p->code_lo.resize(padded, 0.0);
+    p->code_hi.resize(padded, 0.0);
+    for (size_t c = 0; c < static_cast<size_t>(p->channels); ++c) {
+        // The int32 range the BS ALU saturates to (or the accumulator's own),
+        // through the multiplier.
+        const auto h = [&](double x) { return p->bs_mul ? rne(x * p->scale[c]) : x; };
+        double lo = std::min(h(kInt32Min), h(kInt32Max)), hi = std::max(h(kInt32Min), h(kInt32Max));
+        lo = clamp(lo, p->bs_lo, p->bs_hi);
+        hi = clamp(hi, p->bs_lo, p->bs_hi);
+        if (p->ew == DpuRequantPlan::Ew::kClamp) {
+            lo = clamp(lo, p->ew_lo, p->ew_hi);
+            hi = clamp(hi, p->ew_lo, p->ew_hi);
+        }
+        const double g_lo = rne(lo * p->out_scale) + p->out_offset, g_hi = rne(hi * p->out_scale) + p->out_offset;
+        p->code_lo[c] = clamp(std::min(g_lo, g_hi), -128.0, 127.0);
+        p->code_hi[c] = clamp(std::max(g_lo, g_hi), -128.0, 127.0);
+    }
+}
+
 namespace detail {
 
 namespace {
@@ -65,7 +96,15 @@ void dpu_requant_row_generic(const DpuRequantPlan& p, const int32_t* acc, int wi
     codes.assign(static_cast<size_t>(n), 0);
     for (int x = 0; x < width; ++x, acc += p.acc_stride) {
         for (int c = 0; c < p.real_channels; ++c) {
-            double v = stage_a(p, acc[c], static_cast<size_t>(c));
+            const auto uc = static_cast<size_t>(c);
+            if (p.folded) {
+                double v = acc[c];
+                if (p.bs_alu) v += p.bias[uc];
+                if (p.bs_mul) v = rne(v * p.scale[uc]);
+                codes[uc] = static_cast<int8_t>(clamp(rne(v * p.out_scale) + p.out_offset, p.code_lo[uc], p.code_hi[uc]));
+                continue;
+            }
+            double v = stage_a(p, acc[c], uc);
             if (p.ew == DpuRequantPlan::Ew::kAddInt8) {
                 double op = ew[static_cast<uint64_t>(c / ew_c2) * p.ew_surf_stride + static_cast<uint64_t>(c % ew_c2)];
                 if (p.ew_cvt) op = rne((op + p.ew_offset) * p.ew_scale);

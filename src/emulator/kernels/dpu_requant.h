@@ -44,7 +44,18 @@ struct DpuRequantPlan {
     double out_scale = 1.0, out_offset = 0.0;
     int out_atom_bytes = 16;
     uint64_t out_surf_stride = 0;
+
+    // Filled by fold_code_bounds() when no tensor operand sits in the EW
+    // stage: every step after the BS ALU is monotone in the value, so the
+    // saturations and clamps on the way move to the end as one per-channel
+    // clamp of the code, code = clamp(G(h(acc + bias)), code_lo, code_hi)
+    // with h the BS multiplier and G OUT_CVT: fewer steps per lane.
+    bool folded = false;
+    std::vector<double> code_lo, code_hi;  // padded like bias and scale
 };
+
+// Sets `folded` and the per-channel code bounds from the other fields.
+void fold_code_bounds(DpuRequantPlan* plan);
 
 // One output row: `width` pixels, accumulators back to back (acc_stride per
 // pixel), output and EW operand pixels at their atom steps from `out` / `ew`.

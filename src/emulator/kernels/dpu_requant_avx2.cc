@@ -28,18 +28,23 @@ inline __m256d load_int8x4(const int8_t* p) {
 struct Constants {
     const double* bias;
     const double* scale;
+    const double* code_lo;
+    const double* code_hi;
     __m256d int32_lo = _mm256_set1_pd(-2147483648.0), int32_hi = _mm256_set1_pd(2147483647.0);
     __m256d bs_lo, bs_hi, ew_lo, ew_hi, ew_offset, ew_scale, out_scale, out_offset;
-    __m256d code_lo = _mm256_set1_pd(-128.0), code_hi = _mm256_set1_pd(127.0);
-    bool ew_cvt;
+    __m256d code_lo_all = _mm256_set1_pd(-128.0), code_hi_all = _mm256_set1_pd(127.0);
+    bool ew_cvt, ew_clamp;
     explicit Constants(const DpuRequantPlan& p)
-        : bias(p.bias.data()), scale(p.scale.data()), bs_lo(_mm256_set1_pd(p.bs_lo)), bs_hi(_mm256_set1_pd(p.bs_hi)),
+        : bias(p.bias.data()), scale(p.scale.data()), code_lo(p.code_lo.data()), code_hi(p.code_hi.data()), bs_lo(_mm256_set1_pd(p.bs_lo)), bs_hi(_mm256_set1_pd(p.bs_hi)),
           ew_lo(_mm256_set1_pd(p.ew_lo)), ew_hi(_mm256_set1_pd(p.ew_hi)), ew_offset(_mm256_set1_pd(p.ew_offset)),
           ew_scale(_mm256_set1_pd(p.ew_scale)), out_scale(_mm256_set1_pd(p.out_scale)),
-          out_offset(_mm256_set1_pd(p.out_offset)), ew_cvt(p.ew_cvt) {}
+          out_offset(_mm256_set1_pd(p.out_offset)), ew_cvt(p.ew_cvt),
+          ew_clamp(p.ew == DpuRequantPlan::Ew::kClamp) {}
 };
 
-using Ew = DpuRequantPlan::Ew;
+// The three shapes of the per-lane chain: the folded one (plan.folded), the
+// staged one with a clamping (or bypassed) EW stage, and the tensor add.
+enum class Chain { kFolded, kStaged, kAdd };
 
 // BS and BN on four lanes from channel c.
 template <bool kAlu, bool kMul>
@@ -52,18 +57,25 @@ inline __m256d four_stage_a(const Constants& k, __m128i a, int c) {
 
 // Four lanes from channel c: accumulators `a`, EW operand bytes `e` (when
 // the plan adds one); the four codes as int32 lanes.
-template <bool kAlu, bool kMul, Ew kEw>
+template <bool kAlu, bool kMul, Chain kChain>
 inline __m128i four_codes(const Constants& k, __m128i a, const int8_t* e, int c) {
+    if (kChain == Chain::kFolded) {
+        __m256d v = _mm256_cvtepi32_pd(a);
+        if (kAlu) v = _mm256_add_pd(v, _mm256_loadu_pd(k.bias + c));
+        if (kMul) v = _mm256_round_pd(_mm256_mul_pd(v, _mm256_loadu_pd(k.scale + c)), kRoundNearest);
+        v = _mm256_add_pd(_mm256_round_pd(_mm256_mul_pd(v, k.out_scale), kRoundNearest), k.out_offset);
+        return _mm256_cvtpd_epi32(clamp(v, _mm256_loadu_pd(k.code_lo + c), _mm256_loadu_pd(k.code_hi + c)));
+    }
     __m256d v = four_stage_a<kAlu, kMul>(k, a, c);
-    if (kEw == Ew::kAddInt8) {
+    if (kChain == Chain::kAdd) {
         __m256d op = load_int8x4(e);
         if (k.ew_cvt) op = _mm256_round_pd(_mm256_mul_pd(_mm256_add_pd(op, k.ew_offset), k.ew_scale), kRoundNearest);
         v = clamp(_mm256_add_pd(v, op), k.ew_lo, k.ew_hi);
-    } else if (kEw == Ew::kClamp) {
+    } else if (k.ew_clamp) {
         v = clamp(v, k.ew_lo, k.ew_hi);
     }
     v = _mm256_add_pd(_mm256_round_pd(_mm256_mul_pd(v, k.out_scale), kRoundNearest), k.out_offset);
-    return _mm256_cvtpd_epi32(clamp(v, k.code_lo, k.code_hi));  // integral and in range: exact
+    return _mm256_cvtpd_epi32(clamp(v, k.code_lo_all, k.code_hi_all));  // integral and in range: exact
 }
 
 template <bool kAlu, bool kMul>
@@ -85,7 +97,7 @@ void stage_a_row(const DpuRequantPlan& p, const int32_t* acc, int width, int32_t
     }
 }
 
-template <bool kAlu, bool kMul, Ew kEw>
+template <bool kAlu, bool kMul, Chain kChain>
 void requant_row(const DpuRequantPlan& p, const int32_t* acc, int width, const int8_t* ew, uint8_t* out) {
     const int n = p.channels, real = p.real_channels, stride = p.acc_stride;
     const int out_c2 = p.out_atom_bytes, ew_c2 = p.ew_atom_bytes, ew_step = p.ew_atom_bytes;
@@ -98,23 +110,23 @@ void requant_row(const DpuRequantPlan& p, const int32_t* acc, int width, const i
     codes.assign(static_cast<size_t>(n + 4), 0);
     int8_t* cp = codes.data();
     const auto operand = [&](const int8_t* e, int c) {
-        return kEw == Ew::kAddInt8 ? e + static_cast<uint64_t>(c / ew_c2) * ew_surf + (c % ew_c2) : nullptr;
+        return kChain == Chain::kAdd ? e + static_cast<uint64_t>(c / ew_c2) * ew_surf + (c % ew_c2) : nullptr;
     };
     for (int x = 0; x < width; ++x, acc += stride) {
         uint8_t* pixel = out + static_cast<size_t>(x) * static_cast<size_t>(out_c2);
         for (int c = 0; c < direct; c += 16) {
             const __m128i* a = reinterpret_cast<const __m128i*>(acc + c);
-            const __m128i q0 = four_codes<kAlu, kMul, kEw>(k, _mm_loadu_si128(a), operand(ew, c), c);
-            const __m128i q1 = four_codes<kAlu, kMul, kEw>(k, _mm_loadu_si128(a + 1), operand(ew, c + 4), c + 4);
-            const __m128i q2 = four_codes<kAlu, kMul, kEw>(k, _mm_loadu_si128(a + 2), operand(ew, c + 8), c + 8);
-            const __m128i q3 = four_codes<kAlu, kMul, kEw>(k, _mm_loadu_si128(a + 3), operand(ew, c + 12), c + 12);
+            const __m128i q0 = four_codes<kAlu, kMul, kChain>(k, _mm_loadu_si128(a), operand(ew, c), c);
+            const __m128i q1 = four_codes<kAlu, kMul, kChain>(k, _mm_loadu_si128(a + 1), operand(ew, c + 4), c + 4);
+            const __m128i q2 = four_codes<kAlu, kMul, kChain>(k, _mm_loadu_si128(a + 2), operand(ew, c + 8), c + 8);
+            const __m128i q3 = four_codes<kAlu, kMul, kChain>(k, _mm_loadu_si128(a + 3), operand(ew, c + 12), c + 12);
             const __m128i bytes = _mm_packs_epi16(_mm_packs_epi32(q0, q1), _mm_packs_epi32(q2, q3));
             _mm_storeu_si128(reinterpret_cast<__m128i*>(pixel + static_cast<uint64_t>(c / 16) * out_surf), bytes);
         }
         if (direct < n) {
             const int full = real & ~3;
             for (int c = direct; c < full; c += 4) {
-                __m128i q = four_codes<kAlu, kMul, kEw>(k, _mm_loadu_si128(reinterpret_cast<const __m128i*>(acc + c)),
+                __m128i q = four_codes<kAlu, kMul, kChain>(k, _mm_loadu_si128(reinterpret_cast<const __m128i*>(acc + c)),
                                                         operand(ew, c), c);
                 q = _mm_packs_epi16(_mm_packs_epi32(q, q), q);
                 const int32_t four = _mm_cvtsi128_si32(q);
@@ -125,10 +137,10 @@ void requant_row(const DpuRequantPlan& p, const int32_t* acc, int width, const i
                 int8_t e4[4] = {};
                 const int rest = real - full;
                 std::memcpy(a4, acc + full, sizeof(int32_t) * static_cast<size_t>(rest));
-                if (kEw == Ew::kAddInt8) {
+                if (kChain == Chain::kAdd) {
                     for (int i = 0; i < rest; ++i) e4[i] = *operand(ew, full + i);
                 }
-                __m128i q = four_codes<kAlu, kMul, kEw>(k, _mm_load_si128(reinterpret_cast<const __m128i*>(a4)), e4, full);
+                __m128i q = four_codes<kAlu, kMul, kChain>(k, _mm_load_si128(reinterpret_cast<const __m128i*>(a4)), e4, full);
                 q = _mm_packs_epi16(_mm_packs_epi32(q, q), q);
                 const int32_t four = _mm_cvtsi128_si32(q);
                 std::memcpy(cp + full, &four, static_cast<size_t>(rest));
@@ -137,17 +149,15 @@ void requant_row(const DpuRequantPlan& p, const int32_t* acc, int width, const i
             for (int c0 = direct; c0 < n; c0 += out_c2, atom += out_surf)
                 std::memcpy(atom, cp + c0, static_cast<size_t>(std::min(out_c2, n - c0)));
         }
-        if (kEw == Ew::kAddInt8) ew += ew_step;
+        if (kChain == Chain::kAdd) ew += ew_step;
     }
 }
 
 template <bool kAlu, bool kMul>
-void requant_row_ew(const DpuRequantPlan& p, const int32_t* acc, int width, const int8_t* ew, uint8_t* out) {
-    switch (p.ew) {
-    case Ew::kAddInt8: requant_row<kAlu, kMul, Ew::kAddInt8>(p, acc, width, ew, out); break;
-    case Ew::kClamp: requant_row<kAlu, kMul, Ew::kClamp>(p, acc, width, ew, out); break;
-    default: requant_row<kAlu, kMul, Ew::kNone>(p, acc, width, ew, out); break;
-    }
+void requant_row_chain(const DpuRequantPlan& p, const int32_t* acc, int width, const int8_t* ew, uint8_t* out) {
+    if (p.ew == DpuRequantPlan::Ew::kAddInt8) return requant_row<kAlu, kMul, Chain::kAdd>(p, acc, width, ew, out);
+    if (p.folded) return requant_row<kAlu, kMul, Chain::kFolded>(p, acc, width, ew, out);
+    requant_row<kAlu, kMul, Chain::kStaged>(p, acc, width, ew, out);
 }
 
 }  // namespace
@@ -163,11 +173,11 @@ void dpu_stage_a_row_avx2(const DpuRequantPlan& p, const int32_t* acc, int width
 
 void dpu_requant_row_avx2(const DpuRequantPlan& p, const int32_t* acc, int width, const int8_t* ew, uint8_t* out) {
     if (p.bs_alu) {
-        if (p.bs_mul) return requant_row_ew<true, true>(p, acc, width, ew, out);
-        return requant_row_ew<true, false>(p, acc, width, ew, out);
+        if (p.bs_mul) return requant_row_chain<true, true>(p, acc, width, ew, out);
+        return requant_row_chain<true, false>(p, acc, width, ew, out);
     }
-    if (p.bs_mul) return requant_row_ew<false, true>(p, acc, width, ew, out);
-    requant_row_ew<false, false>(p, acc, width, ew, out);
+    if (p.bs_mul) return requant_row_chain<false, true>(p, acc, width, ew, out);
+    requant_row_chain<false, false>(p, acc, width, ew, out);
 }
 
 }  // namespace rknn::emulator::detail

@@ -1,0 +1,228 @@
+// Zero-copy I/O of a context (rknn_create_mem, rknn_set_io_mem): buffers on
+// the context's device, bound once to an input or output and used by every
+// later rknn_run.
+//
+// A bound input is read at the start of each run exactly as rknn_inputs_set
+// would read the same bytes (type, layout, pass_through from the attr given
+// at binding; NHWC rows at the attr's w_stride pitch); a bound output is
+// written at the end of each run as rknn_outputs_get would write it, in the
+// attr's type and layout (NCHW / UNDEFINED, NHWC, or the native NC1HWC2 cube).
+// This keeps the vendor's semantics (the data is in the client's buffer,
+// which other devices can reach through its fd) with one CPU conversion per
+// tensor; letting the NPU read and write those buffers in place, by
+// relocating the streams onto them, is the later optimisation the memory
+// plan's relocations were made for.
+#include <cstring>
+
+#include "base/log.h"
+#include "runtime/context.h"
+#include "runtime/io_convert.h"
+#include "runtime/native_tensor.h"
+#include "runtime/tensor_attrs.h"
+
+namespace rknn::runtime {
+
+namespace {
+
+bool is_4d(const graph::Tensor& t) { return t.shape.size() == 4; }
+
+// Elements of `t`, or 0 when a dimension is unknown.
+uint64_t element_count(const graph::Tensor& t) {
+    uint64_t n = 1;
+    for (int64_t d : t.shape) n *= d > 0 ? static_cast<uint64_t>(d) : 0;
+    return n;
+}
+
+// Where an attr's name matches: the input index, the output index, or neither.
+struct NamedTensor {
+    bool found = false;
+    bool is_input = false;
+    uint32_t index = 0;
+};
+
+StatusOr<NamedTensor> find_by_name(const graph::Graph& g, const rknn_tensor_attr& attr) {
+    const size_t length = strnlen(attr.name, RKNN_MAX_NAME_LEN);
+    if (length == 0 || length == RKNN_MAX_NAME_LEN)
+        return make_status(StatusCode::kInvalidArgument,
+                           "attr.name is empty or unterminated (it tells inputs from outputs; "
+                           "pass the attr rknn_query returned)");
+    const std::string name(attr.name, length);
+    NamedTensor hit;
+    int matches = 0;
+    for (size_t i = 0; i < g.inputs.size(); ++i) {
+        if (g.tensors[static_cast<size_t>(g.inputs[i])].name == name) {
+            hit = {true, true, static_cast<uint32_t>(i)};
+            ++matches;
+        }
+    }
+    for (size_t i = 0; i < g.outputs.size(); ++i) {
+        if (g.tensors[static_cast<size_t>(g.outputs[i])].name == name) {
+            if (matches == 0) hit = {true, false, static_cast<uint32_t>(i)};
+            ++matches;
+        }
+    }
+    if (matches > 1)
+        return make_status(StatusCode::kInvalidArgument,
+                           "'%s' names more than one input or output of the model", name.c_str());
+    if (!hit.found)
+        return make_status(StatusCode::kInvalidArgument, "the model has no input or output '%s'",
+                           name.c_str());
+    if (attr.index != hit.index)
+        return make_status(StatusCode::kInvalidArgument, "attr.index %u, but '%s' is %s %u",
+                           attr.index, name.c_str(), hit.is_input ? "input" : "output", hit.index);
+    return hit;
+}
+
+// NCHW -> NHWC for elements of `esize` bytes.
+void nchw_to_nhwc(const uint8_t* src, uint8_t* dst, const std::vector<int64_t>& shape, size_t esize) {
+    const auto n = static_cast<size_t>(shape[0]), c = static_cast<size_t>(shape[1]), h = static_cast<size_t>(shape[2]),
+               w = static_cast<size_t>(shape[3]);
+    for (size_t b = 0; b < n; ++b)
+        for (size_t ch = 0; ch < c; ++ch)
+            for (size_t y = 0; y < h; ++y)
+                for (size_t x = 0; x < w; ++x)
+                    std::memcpy(dst + (((b * h + y) * w + x) * c + ch) * esize, src + (((b * c + ch) * h + y) * w + x) * esize,
+                                esize);
+}
+
+}  // namespace
+
+StatusOr<std::shared_ptr<IoMemory>> Context::create_memory(uint64_t bytes, bool cacheable) {
+    return IoMemory::create(driver_, bytes, cacheable);
+}
+
+Status Context::bind_io_memory(std::shared_ptr<IoMemory> memory, uint8_t* data, uint64_t bytes,
+                               const rknn_tensor_attr& attr) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    RKNN_ASSIGN_OR_RETURN(const NamedTensor named, find_by_name(graph_, attr));
+    IoBinding binding;
+    binding.memory = std::move(memory);
+    binding.data = data;
+    binding.bytes = bytes;
+    binding.attr = attr;
+    return named.is_input ? bind_input(std::move(binding), named.index) : bind_output(std::move(binding), named.index);
+}
+
+Status Context::bind_input(IoBinding b, uint32_t index) {
+    const graph::Tensor& declared = graph_.tensors[static_cast<size_t>(graph_.inputs[index])];
+    const rknn_tensor_attr& a = b.attr;
+    uint64_t needed = 0;
+    if (a.pass_through) {
+        needed = pass_through_bytes(index);
+    } else {
+        const uint32_t esize = rknn_type_size(a.type);
+        const bool accepted = a.type == RKNN_TENSOR_FLOAT32 || a.type == RKNN_TENSOR_FLOAT16 || a.type == RKNN_TENSOR_INT8 ||
+                              a.type == RKNN_TENSOR_UINT8 || a.type == RKNN_TENSOR_INT16;
+        if (!accepted || esize == 0)
+            return make_status(StatusCode::kInvalidArgument, "input %u: type %s cannot be converted to the model's input",
+                               index, get_type_string(a.type));
+        if (is_4d(declared) && a.fmt != RKNN_TENSOR_NHWC && a.fmt != RKNN_TENSOR_NCHW)
+            return make_status(StatusCode::kInvalidArgument, "input %u: a 4-D input is given as NHWC or NCHW, not %s",
+                               index, get_format_string(a.fmt));
+        const uint64_t dense = element_count(declared) * esize;
+        needed = dense;
+        const bool strided_rows = is_4d(declared) && a.fmt == RKNN_TENSOR_NHWC &&
+                                  a.w_stride > static_cast<uint32_t>(declared.shape[3]);
+        if (strided_rows) {
+            // NHWC rows at a pitch of w_stride pixels, compacted before the conversion.
+            needed = dense / static_cast<uint64_t>(declared.shape[3]) * a.w_stride;
+            b.staging.resize(dense);
+        }
+    }
+    if (b.bytes < needed)
+        return make_status(StatusCode::kInvalidArgument, "input %u: the buffer holds %llu bytes, %llu needed (%s%s)",
+                           index, static_cast<unsigned long long>(b.bytes), static_cast<unsigned long long>(needed),
+                           a.pass_through ? "pass_through" : get_type_string(a.type),
+                           a.pass_through ? "" : (a.fmt == RKNN_TENSOR_NHWC ? " NHWC" : " NCHW"));
+    input_bindings_.resize(graph_.inputs.size());
+    input_bindings_[index] = std::move(b);
+    return Status::ok();
+}
+
+Status Context::bind_output(IoBinding b, uint32_t index) {
+    const int32_t t = graph_.outputs[index];
+    const graph::Tensor& declared = graph_.tensors[static_cast<size_t>(t)];
+    const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
+    const rknn_tensor_attr& a = b.attr;
+    const rknn_tensor_type model_type = to_rknn_type(declared.dtype);
+    uint64_t needed = 0;
+    if (a.fmt == RKNN_TENSOR_NC1HWC2) {
+        rknn_tensor_attr native{};
+        fill_tensor_attr(declared, false, AttrKind::kNative, home.valid(), 0, memory_.form, &native);
+        if (native.fmt != RKNN_TENSOR_NC1HWC2 || a.type != model_type)
+            return make_status(StatusCode::kInvalidArgument,
+                               "output %u: NC1HWC2 is offered only for the native attr's own type and layout (%s %s)",
+                               index, get_type_string(native.type), get_format_string(native.fmt));
+        needed = native.size_with_stride;
+    } else {
+        if (a.type != RKNN_TENSOR_FLOAT32 && a.type != model_type)
+            return make_status(StatusCode::kUnimplemented,
+                               "output %u: type %s (this runtime gives float32 or the model's %s)", index,
+                               get_type_string(a.type), get_type_string(model_type));
+        if (a.fmt == RKNN_TENSOR_NHWC && !is_4d(declared))
+            return make_status(StatusCode::kInvalidArgument, "output %u: NHWC needs a 4-D output", index);
+        needed = output_bytes(declared, a.type == RKNN_TENSOR_FLOAT32);
+        if (a.fmt == RKNN_TENSOR_NHWC) b.staging.resize(needed);
+    }
+    if (b.bytes < needed)
+        return make_status(StatusCode::kInvalidArgument, "output %u: the buffer holds %llu bytes, %llu needed (%s %s)",
+                           index, static_cast<unsigned long long>(b.bytes), static_cast<unsigned long long>(needed),
+                           get_type_string(a.type), get_format_string(a.fmt));
+    output_bindings_.resize(graph_.outputs.size());
+    output_bindings_[index] = std::move(b);
+    return Status::ok();
+}
+
+Status Context::read_bound_inputs() {
+    for (size_t i = 0; i < input_bindings_.size(); ++i) {
+        std::optional<IoBinding>& b = input_bindings_[i];
+        if (!b) continue;
+        const rknn_tensor_attr& a = b->attr;
+        rknn_input in{};
+        in.index = static_cast<uint32_t>(i);
+        in.pass_through = a.pass_through;
+        in.type = a.type;
+        in.fmt = a.fmt;
+        in.buf = b->data;
+        in.size = static_cast<uint32_t>(std::min<uint64_t>(b->bytes, UINT32_MAX));
+        if (!b->staging.empty()) {
+            const graph::Tensor& declared = graph_.tensors[static_cast<size_t>(graph_.inputs[i])];
+            // [N, C, H, W] declared; the client's rows hold W x C elements at a w_stride x C pitch.
+            const size_t row = b->staging.size() / static_cast<size_t>(declared.shape[0] * declared.shape[2]);
+            const size_t pitch = row / static_cast<size_t>(declared.shape[3]) * a.w_stride;
+            const size_t rows = b->staging.size() / row;
+            for (size_t r = 0; r < rows; ++r) std::memcpy(b->staging.data() + r * row, b->data + r * pitch, row);
+            in.buf = b->staging.data();
+            in.size = static_cast<uint32_t>(b->staging.size());
+        }
+        RKNN_RETURN_IF_ERROR(set_input(in).with_context("bound input " + std::to_string(i)));
+    }
+    return Status::ok();
+}
+
+Status Context::write_bound_outputs() {
+    for (size_t k = 0; k < output_bindings_.size(); ++k) {
+        std::optional<IoBinding>& b = output_bindings_[k];
+        if (!b) continue;
+        const int32_t t = graph_.outputs[k];
+        const graph::Tensor& declared = graph_.tensors[static_cast<size_t>(t)];
+        RKNN_ASSIGN_OR_RETURN(cpu::HostTensor value, current_value(t));
+        const rknn_tensor_attr& a = b->attr;
+        if (a.fmt == RKNN_TENSOR_NC1HWC2) {
+            RKNN_RETURN_IF_ERROR(pack_native(value, b->data, b->bytes, memory_.form, 0));
+        } else if (a.fmt == RKNN_TENSOR_NHWC) {
+            const bool want_float = a.type == RKNN_TENSOR_FLOAT32;
+            RKNN_RETURN_IF_ERROR(convert_output(value, want_float, b->staging.data(), b->staging.size()));
+            const size_t esize = want_float ? sizeof(float) : rknn_type_size(to_rknn_type(declared.dtype));
+            nchw_to_nhwc(b->staging.data(), b->data, declared.shape, esize);
+        } else {
+            RKNN_RETURN_IF_ERROR(convert_output(value, a.type == RKNN_TENSOR_FLOAT32, b->data,
+                                                output_bytes(declared, a.type == RKNN_TENSOR_FLOAT32)));
+        }
+        // Other devices may read the buffer next.
+        RKNN_RETURN_IF_ERROR(b->memory->sync(driver::SyncDirection::kToDevice));
+    }
+    return Status::ok();
+}
+
+}  // namespace rknn::runtime
