@@ -137,6 +137,13 @@ RKNN_EXPORT rknn_tensor_mem* rknn_create_mem2(rknn_context ctx, uint64_t size, u
 
 RKNN_EXPORT int rknn_destroy_mem(rknn_context ctx, rknn_tensor_mem* mem) {
     return guard("rknn_destroy_mem", [&]() -> Status {
+        // Memory outlives the context it was made on: freeing it through that
+        // (now destroyed) handle must still work, or the buffer would leak.
+        std::shared_ptr<MemRecord> own = mem != nullptr ? MemRegistry::global().find(mem) : nullptr;
+        if (own && ctx != 0 && own->creator == ctx) {
+            MemRegistry::global().remove(mem);
+            return Status::ok();
+        }
         RKNN_RETURN_IF_ERROR(lookup_mem(ctx, mem, false).status());
         MemRegistry::global().remove(mem);
         return Status::ok();

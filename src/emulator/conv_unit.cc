@@ -588,7 +588,9 @@ RKNN_HOT_LOOP void depthwise_rows(const ConvDesc& d, const PaddedImage& img, con
                 for (int kx = 0; kx < d.kw; ++kx) {
                     const uint8_t* px = line + static_cast<size_t>(kx) * img.channels;
                     const int8_t* w = weights + (static_cast<size_t>(ky) * d.kw + kx) * d.in_c;
-                    for (int c = 0; c < live; ++c) acc[c] += (static_cast<int32_t>(px[c]) - 128) * w[c];
+                    // Each product fits in 16 bits (|x|, |w| <= 128): 16-bit multiplies, widened to add.
+                    for (int c = 0; c < live; ++c)
+                        acc[c] += static_cast<int16_t>(static_cast<int16_t>(px[c] - 128) * static_cast<int16_t>(w[c]));
                     if (sum != nullptr) {
                         for (int c = 0; c < live; ++c) sum[c] += static_cast<int32_t>(px[c]) - 128;
                     }

@@ -27,6 +27,7 @@ enum AluAlgo : uint32_t { kAluMax = 0, kAluMin = 1, kAluAdd = 2, kAluDiv = 3, kA
 constexpr int64_t kParallelElements = int64_t{1} << 16;  // smaller cubes run on one host thread
 
 std::atomic<bool> fused_passes{true};
+std::atomic<uint64_t> fused_pass_tasks{0};
 
 bool is_float(Precision p) { return p == Precision::kFp16 || p == Precision::kFp32 || p == Precision::kBf16; }
 
@@ -756,7 +757,7 @@ bool plan_fused_requant(const Dpu& d, const ConvOutput* conv, DpuRequantPlan* p)
     if (!fused_passes.load(std::memory_order_relaxed)) return false;
     if (conv == nullptr || conv->is_float || d.ow_enabled) return false;
     if (d.out != Precision::kInt8 || d.out_round != Rounding::kHalfEven || !shift_in_range(d.out_shift)) return false;
-    if (d.dst.elem_bytes != 1) return false;
+    if (d.dst.elem_bytes != 1 || d.channels > kMaxDpuRequantChannels) return false;
     const Stage& bs = d.bs;
     const bool bs_alu = !bs.bypass && !bs.alu_bypass, bs_mul = !bs.bypass && !bs.mul_bypass;
     if (bs_alu && bs.alu_algo != kAluAdd && bs.alu_algo != kAluSub) return false;
@@ -818,6 +819,7 @@ bool plan_fused_requant(const Dpu& d, const ConvOutput* conv, DpuRequantPlan* p)
     p->out_atom_bytes = d.dst.atom_bytes;
     p->out_surf_stride = d.dst.surf_stride;
     fold_code_bounds(p);
+    fused_pass_tasks.fetch_add(1, std::memory_order_relaxed);
     return true;
 }
 
@@ -927,6 +929,8 @@ void run_int_pipeline(const TaskContext& ctx, const Dpu& d, const Source& src, c
 }  // namespace
 
 void set_dpu_fused_passes(bool enabled) { fused_passes.store(enabled, std::memory_order_relaxed); }
+
+uint64_t dpu_fused_pass_tasks() { return fused_pass_tasks.load(std::memory_order_relaxed); }
 
 Status run_dpu_unit(TaskContext& ctx, const ConvOutput* conv) {
     Dpu d;

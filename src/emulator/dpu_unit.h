@@ -14,6 +14,8 @@
 // exact; the float pipeline computes in fp32 and rounds once to the output.
 #pragma once
 
+#include <cstdint>
+
 #include "base/status.h"
 #include "emulator/conv_unit.h"
 #include "emulator/task_context.h"
@@ -31,6 +33,8 @@ Status run_dpu_unit(TaskContext& ctx, const ConvOutput* conv);
 // that gives the same bytes as the general pipeline, faster. On by default;
 // tests and benchmarks turn it off (process-wide) to compare the two.
 void set_dpu_fused_passes(bool enabled);
+// Tasks that took the fused pass so far in this process (for tests).
+uint64_t dpu_fused_pass_tasks();
 
 // Per-channel operand records read by BRDMA/NRDMA (our reading of
 // BRDMA_DATA_USE; see docs/emulator.md): DATA_USE 1 reads 4 bytes per

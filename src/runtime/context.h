@@ -94,13 +94,19 @@ private:
         uint8_t* data = nullptr;
         uint64_t bytes = 0;
         rknn_tensor_attr attr{};
-        std::vector<uint8_t> staging;  // strided input rows compacted / NHWC outputs before the transpose
+        uint64_t data_bytes = 0;       // what one run reads (inputs, after any compaction) or writes (outputs)
+        std::vector<uint8_t> staging;  // strided input rows compacted / outputs before their last conversion
     };
     Status bind_input(IoBinding binding, uint32_t index);
     Status bind_output(IoBinding binding, uint32_t index);
     Status read_bound_inputs();
     Status write_bound_outputs();
     std::vector<std::optional<IoBinding>> input_bindings_, output_bindings_;
+    static bool bound(const std::vector<std::optional<IoBinding>>& bindings) {
+        for (const auto& b : bindings)
+            if (b) return true;
+        return false;
+    }
     void dump_layers() const;  // RKNN_LOG_LEVEL >= 5
     std::string memory_table() const;  // RKNN_LOG_LEVEL >= 3
     Status query_tensor_attr(int cmd, rknn_tensor_attr* attr);

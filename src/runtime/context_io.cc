@@ -107,6 +107,9 @@ bool Context::get_float_fast(size_t index, rknn_output* out) const {
 
 Status Context::inputs_set(uint32_t count, const rknn_input* inputs) {
     std::lock_guard<std::mutex> lock(mutex_);
+    // The general and zero-copy APIs are not mixed (spec 4.7).
+    if (bound(input_bindings_))
+        return Status(StatusCode::kFailedPrecondition, "an input is bound with rknn_set_io_mem: rknn_inputs_set is not used then");
     const graph::Graph& g = graph_;
     for (uint32_t k = 0; k < count; ++k) {
         const rknn_input& in = inputs[k];
@@ -170,6 +173,9 @@ Status Context::outputs_get(uint32_t count, rknn_output* outputs) {
         return make_status(StatusCode::kInvalidArgument, "n_outputs %u: the model has %zu output(s)", count,
                            graph_.outputs.size());
     if (runs_ == 0) return Status(StatusCode::kFailedPrecondition, "rknn_run has not been called yet");
+    if (bound(output_bindings_))
+        return Status(StatusCode::kFailedPrecondition,
+                      "an output is bound with rknn_set_io_mem: the outputs are in its buffers, rknn_outputs_get is not used then");
     // Outputs are filled by position, as clients rely on.
     for (uint32_t k = 0; k < count; ++k) {
         rknn_output& out = outputs[k];

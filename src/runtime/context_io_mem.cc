@@ -6,7 +6,12 @@
 // would read the same bytes (type, layout, pass_through from the attr given
 // at binding; NHWC rows at the attr's w_stride pitch); a bound output is
 // written at the end of each run as rknn_outputs_get would write it, in the
-// attr's type and layout (NCHW / UNDEFINED, NHWC, or the native NC1HWC2 cube).
+// attr's type (float32, float16 or the model's own) and layout (NCHW /
+// UNDEFINED, NHWC, or the native NC1HWC2 cube). A native NC1HWC2 input attr
+// is native data (pass_through). Once a buffer is bound, rknn_inputs_set or
+// rknn_outputs_get for that direction is refused (spec 4.7). Bound inputs
+// are read by the CPU, so no cache maintenance is needed for data the CPU
+// wrote; data another device wrote is the client's to sync (rknn_mem_sync).
 // This keeps the vendor's semantics (the data is in the client's buffer,
 // which other devices can reach through its fd) with one CPU conversion per
 // tensor; letting the NPU read and write those buffers in place, by
@@ -14,6 +19,7 @@
 // plan's relocations were made for.
 #include <cstring>
 
+#include "base/half.h"
 #include "base/log.h"
 #include "runtime/context.h"
 #include "runtime/io_convert.h"
@@ -105,10 +111,18 @@ Status Context::bind_io_memory(std::shared_ptr<IoMemory> memory, uint8_t* data, 
 
 Status Context::bind_input(IoBinding b, uint32_t index) {
     const graph::Tensor& declared = graph_.tensors[static_cast<size_t>(graph_.inputs[index])];
-    const rknn_tensor_attr& a = b.attr;
+    rknn_tensor_attr& a = b.attr;
+    const DeviceHome& home = memory_.homes[static_cast<size_t>(graph_.inputs[index])];
+    // A native attr is used as it is (abi-facts 8): an NC1HWC2 cube is the native data.
+    if (a.fmt == RKNN_TENSOR_NC1HWC2) a.pass_through = 1;
     uint64_t needed = 0;
     if (a.pass_through) {
         needed = pass_through_bytes(index);
+        b.data_bytes = needed;
+        if (home.packed_row_pixels > 0 && a.w_stride != 0 && a.w_stride != home.packed_row_pixels)
+            return make_status(StatusCode::kInvalidArgument,
+                               "input %u: pass_through rows are %u pixels apart in the native form, not %u", index,
+                               home.packed_row_pixels, a.w_stride);
     } else {
         const uint32_t esize = rknn_type_size(a.type);
         const bool accepted = a.type == RKNN_TENSOR_FLOAT32 || a.type == RKNN_TENSOR_FLOAT16 || a.type == RKNN_TENSOR_INT8 ||
@@ -119,8 +133,12 @@ Status Context::bind_input(IoBinding b, uint32_t index) {
         if (is_4d(declared) && a.fmt != RKNN_TENSOR_NHWC && a.fmt != RKNN_TENSOR_NCHW)
             return make_status(StatusCode::kInvalidArgument, "input %u: a 4-D input is given as NHWC or NCHW, not %s",
                                index, get_format_string(a.fmt));
+        if (!is_4d(declared) && a.fmt != RKNN_TENSOR_UNDEFINED && a.fmt != RKNN_TENSOR_NCHW)
+            return make_status(StatusCode::kInvalidArgument, "input %u: a %zu-D input is given in the model's order, not %s",
+                               index, declared.shape.size(), get_format_string(a.fmt));
         const uint64_t dense = element_count(declared) * esize;
         needed = dense;
+        b.data_bytes = dense;
         const bool strided_rows = is_4d(declared) && a.fmt == RKNN_TENSOR_NHWC &&
                                   a.w_stride > static_cast<uint32_t>(declared.shape[3]);
         if (strided_rows) {
@@ -155,15 +173,20 @@ Status Context::bind_output(IoBinding b, uint32_t index) {
                                index, get_type_string(native.type), get_format_string(native.fmt));
         needed = native.size_with_stride;
     } else {
-        if (a.type != RKNN_TENSOR_FLOAT32 && a.type != model_type)
-            return make_status(StatusCode::kUnimplemented,
-                               "output %u: type %s (this runtime gives float32 or the model's %s)", index,
+        // Float32 and float16 from any model (spec 3.4), or the model's own type.
+        if (a.type != RKNN_TENSOR_FLOAT32 && a.type != RKNN_TENSOR_FLOAT16 && a.type != model_type)
+            return make_status(StatusCode::kInvalidArgument,
+                               "output %u: type %s is not offered (float32, float16 or the model's %s)", index,
                                get_type_string(a.type), get_type_string(model_type));
         if (a.fmt == RKNN_TENSOR_NHWC && !is_4d(declared))
             return make_status(StatusCode::kInvalidArgument, "output %u: NHWC needs a 4-D output", index);
-        needed = output_bytes(declared, a.type == RKNN_TENSOR_FLOAT32);
-        if (a.fmt == RKNN_TENSOR_NHWC) b.staging.resize(needed);
+        const bool narrowed = a.type == RKNN_TENSOR_FLOAT16 && model_type != RKNN_TENSOR_FLOAT16;
+        const bool as_float = a.type == RKNN_TENSOR_FLOAT32 || narrowed;
+        needed = narrowed ? element_count(declared) * sizeof(uint16_t) : output_bytes(declared, as_float);
+        // NHWC and float16-from-float go through the general API's form first.
+        if (a.fmt == RKNN_TENSOR_NHWC || narrowed) b.staging.resize(output_bytes(declared, as_float));
     }
+    b.data_bytes = needed;
     if (b.bytes < needed)
         return make_status(StatusCode::kInvalidArgument, "output %u: the buffer holds %llu bytes, %llu needed (%s %s)",
                            index, static_cast<unsigned long long>(b.bytes), static_cast<unsigned long long>(needed),
@@ -184,7 +207,7 @@ Status Context::read_bound_inputs() {
         in.type = a.type;
         in.fmt = a.fmt;
         in.buf = b->data;
-        in.size = static_cast<uint32_t>(std::min<uint64_t>(b->bytes, UINT32_MAX));
+        in.size = static_cast<uint32_t>(std::min<uint64_t>(b->data_bytes, UINT32_MAX));
         if (!b->staging.empty()) {
             const graph::Tensor& declared = graph_.tensors[static_cast<size_t>(graph_.inputs[i])];
             // [N, C, H, W] declared; the client's rows hold W x C elements at a w_stride x C pitch.
@@ -210,17 +233,26 @@ Status Context::write_bound_outputs() {
         const rknn_tensor_attr& a = b->attr;
         if (a.fmt == RKNN_TENSOR_NC1HWC2) {
             RKNN_RETURN_IF_ERROR(pack_native(value, b->data, b->bytes, memory_.form, 0));
-        } else if (a.fmt == RKNN_TENSOR_NHWC) {
-            const bool want_float = a.type == RKNN_TENSOR_FLOAT32;
-            RKNN_RETURN_IF_ERROR(convert_output(value, want_float, b->staging.data(), b->staging.size()));
-            const size_t esize = want_float ? sizeof(float) : rknn_type_size(to_rknn_type(declared.dtype));
-            nchw_to_nhwc(b->staging.data(), b->data, declared.shape, esize);
         } else {
-            RKNN_RETURN_IF_ERROR(convert_output(value, a.type == RKNN_TENSOR_FLOAT32, b->data,
-                                                output_bytes(declared, a.type == RKNN_TENSOR_FLOAT32)));
+            // The general API's form (NCHW / model order, float32 or raw), then
+            // float16 and NHWC where asked for.
+            const bool narrowed = a.type == RKNN_TENSOR_FLOAT16 && declared.dtype != graph::DType::kFloat16;
+            const bool as_float = a.type == RKNN_TENSOR_FLOAT32 || narrowed;
+            uint8_t* general = b->staging.empty() ? b->data : b->staging.data();
+            RKNN_RETURN_IF_ERROR(convert_output(value, as_float, general, output_bytes(declared, as_float)));
+            size_t esize = as_float ? sizeof(float) : rknn_type_size(to_rknn_type(declared.dtype));
+            if (narrowed) {
+                const size_t n = element_count(declared);
+                const auto* f = reinterpret_cast<const float*>(general);
+                auto* h = reinterpret_cast<uint16_t*>(a.fmt == RKNN_TENSOR_NHWC ? general : b->data);
+                for (size_t i = 0; i < n; ++i) h[i] = float_to_half(f[i]);  // in place: each half lands before its float is read again
+                esize = sizeof(uint16_t);
+            }
+            if (a.fmt == RKNN_TENSOR_NHWC) nchw_to_nhwc(general, b->data, declared.shape, esize);
         }
-        // Other devices may read the buffer next.
-        RKNN_RETURN_IF_ERROR(b->memory->sync(driver::SyncDirection::kToDevice));
+        // Other devices may read the buffer next (unless the client keeps the caches itself).
+        if ((flags_ & RKNN_FLAG_DISABLE_FLUSH_OUTPUT_MEM_CACHE) == 0)
+            RKNN_RETURN_IF_ERROR(b->memory->sync(driver::SyncDirection::kToDevice));
     }
     return Status::ok();
 }

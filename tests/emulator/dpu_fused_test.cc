@@ -164,9 +164,12 @@ TEST(EmulatorDpuFused, ExtremeEpiloguesGiveTheGeneralPipelinesBytes) {
         SCOPED_TRACE(fc.spec().describe() + " seed " + std::to_string(seed));
         fc.draw_registers();
         em::set_dpu_fused_passes(true);
+        const uint64_t before = em::dpu_fused_pass_tasks();
         const TaskBytes fused = fc.run();
+        EXPECT_EQ(em::dpu_fused_pass_tasks(), before + 1) << "the fused pass ran the task";
         em::set_dpu_fused_passes(false);
         const TaskBytes general = fc.run();
+        EXPECT_EQ(em::dpu_fused_pass_tasks(), before + 1) << "the general pipeline ran it";
         ASSERT_TRUE(fused.completed) << fused.message;
         ASSERT_TRUE(general.completed) << general.message;
         ASSERT_EQ(fused.out.size(), general.out.size());

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "base/half.h"
 #include "rknn_api.h"
 #include "runtime/contract_models.h"
 
@@ -31,13 +32,21 @@ graph::Graph conv_pool_model() {
 
 class ZeroCopy : public ::testing::Test {
 protected:
-    void init(const graph::Graph& g) { ASSERT_EQ(init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &ctx_), RKNN_SUCC); }
+    // The context under test, and one of the same model that only the
+    // general API uses (the reference for every comparison).
+    void init(const graph::Graph& g) {
+        ASSERT_EQ(init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &ctx_), RKNN_SUCC);
+        ASSERT_EQ(init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &general_), RKNN_SUCC);
+    }
     void TearDown() override {
         for (rknn_tensor_mem* m : mems_) {
             EXPECT_EQ(rknn_destroy_mem(ctx_, m), RKNN_SUCC);
         }
         if (ctx_ != 0) {
             EXPECT_EQ(rknn_destroy(ctx_), RKNN_SUCC);
+        }
+        if (general_ != 0) {
+            EXPECT_EQ(rknn_destroy(general_), RKNN_SUCC);
         }
     }
     rknn_tensor_mem* create(uint32_t size) {
@@ -51,20 +60,22 @@ protected:
         EXPECT_EQ(rknn_query(ctx_, cmd, &attr, sizeof(attr)), RKNN_SUCC);
         return attr;
     }
-    // The general API's output 0 for pixels `p`: float32 or the raw int8 (NCHW).
+    // The general API's output 0 for pixels `p` (on the other context):
+    // float32 or the raw int8, NCHW.
     std::vector<uint8_t> general_output(const std::vector<uint8_t>& p, bool want_float) {
         std::vector<uint8_t> copy = p;
         rknn_input in = input_of(copy.data(), static_cast<uint32_t>(copy.size()), RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
-        EXPECT_EQ(rknn_inputs_set(ctx_, 1, &in), RKNN_SUCC);
-        EXPECT_EQ(rknn_run(ctx_, nullptr), RKNN_SUCC);
+        EXPECT_EQ(rknn_inputs_set(general_, 1, &in), RKNN_SUCC);
+        EXPECT_EQ(rknn_run(general_, nullptr), RKNN_SUCC);
         rknn_output out{};
         out.want_float = want_float ? 1 : 0;
-        EXPECT_EQ(rknn_outputs_get(ctx_, 1, &out, nullptr), RKNN_SUCC);
+        EXPECT_EQ(rknn_outputs_get(general_, 1, &out, nullptr), RKNN_SUCC);
         std::vector<uint8_t> bytes(static_cast<const uint8_t*>(out.buf), static_cast<const uint8_t*>(out.buf) + out.size);
-        EXPECT_EQ(rknn_outputs_release(ctx_, 1, &out), RKNN_SUCC);
+        EXPECT_EQ(rknn_outputs_release(general_, 1, &out), RKNN_SUCC);
         return bytes;
     }
     rknn_context ctx_ = 0;
+    rknn_context general_ = 0;
     std::vector<rknn_tensor_mem*> mems_;
 };
 
@@ -97,10 +108,14 @@ TEST_F(ZeroCopy, CreateMemDemoFlowGivesTheGeneralApisOutputs) {
         ASSERT_EQ(rknn_run(ctx_, nullptr), RKNN_SUCC);
         const std::vector<uint8_t> zero_copy(static_cast<const uint8_t*>(out_mem->virt_addr),
                                              static_cast<const uint8_t*>(out_mem->virt_addr) + out_mem->size);
-        // The general API on the same context (the input binding rewrites the
-        // input at the next run anyway).
         EXPECT_EQ(zero_copy, general_output(p, true)) << "seed " << seed;
     }
+    // The two APIs are not mixed once buffers are bound (spec 4.7).
+    std::vector<uint8_t> p = pixels(8);
+    rknn_input general_in = input_of(p.data(), static_cast<uint32_t>(p.size()), RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
+    EXPECT_EQ(rknn_inputs_set(ctx_, 1, &general_in), RKNN_ERR_FAIL);
+    rknn_output general_out{};
+    EXPECT_EQ(rknn_outputs_get(ctx_, 1, &general_out, nullptr), RKNN_ERR_FAIL);
     EXPECT_EQ(rknn_mem_sync(ctx_, out_mem, RKNN_MEMORY_SYNC_FROM_DEVICE), RKNN_SUCC);
     EXPECT_EQ(rknn_mem_sync(0, in_mem, RKNN_MEMORY_SYNC_BIDIRECTIONAL), RKNN_SUCC) << "ctx 0 is accepted";
 }
@@ -182,6 +197,35 @@ TEST_F(ZeroCopy, NativeAndNhwcOutputs) {
     EXPECT_EQ(differ, 0u) << "NHWC float32 against the NCHW float32 output";
 }
 
+// Float16 from an int8 model (spec 3.4), in the model's NCHW order.
+TEST_F(ZeroCopy, Float16Outputs) {
+    init(conv_pool_model());
+    rknn_tensor_attr in_attr = query(RKNN_QUERY_INPUT_ATTR);
+    in_attr.type = RKNN_TENSOR_UINT8;
+    in_attr.fmt = RKNN_TENSOR_NHWC;
+    rknn_tensor_attr out_attr = query(RKNN_QUERY_OUTPUT_ATTR);
+    out_attr.type = RKNN_TENSOR_FLOAT16;
+    rknn_tensor_mem* in_mem = create(in_attr.size_with_stride + 100);  // larger than needed: fine
+    rknn_tensor_mem* out_mem = create(out_attr.n_elems * 2);
+    ASSERT_NE(in_mem, nullptr);
+    ASSERT_NE(out_mem, nullptr);
+    ASSERT_EQ(rknn_set_io_mem(ctx_, in_mem, &in_attr), RKNN_SUCC);
+    ASSERT_EQ(rknn_set_io_mem(ctx_, out_mem, &out_attr), RKNN_SUCC);
+    const std::vector<uint8_t> p = pixels(44);
+    std::memcpy(in_mem->virt_addr, p.data(), p.size());
+    ASSERT_EQ(rknn_run(ctx_, nullptr), RKNN_SUCC);
+    const std::vector<uint8_t> floats = general_output(p, true);
+    ASSERT_EQ(floats.size(), out_attr.n_elems * sizeof(float));
+    const auto* halves = static_cast<const uint16_t*>(out_mem->virt_addr);
+    size_t differ = 0;
+    for (uint32_t i = 0; i < out_attr.n_elems; ++i) {
+        float f;
+        std::memcpy(&f, floats.data() + i * sizeof(float), sizeof(float));
+        differ += halves[i] != rknn::float_to_half(f);
+    }
+    EXPECT_EQ(differ, 0u);
+}
+
 TEST_F(ZeroCopy, MisuseIsRefused) {
     init(quantized_cnn());
     rknn_tensor_attr in_attr = query(RKNN_QUERY_INPUT_ATTR);
@@ -209,7 +253,7 @@ TEST_F(ZeroCopy, MisuseIsRefused) {
     EXPECT_EQ(rknn_set_io_mem(ctx_, mem, &bool_input), RKNN_ERR_PARAM_INVALID);
     rknn_tensor_attr out_attr = query(RKNN_QUERY_OUTPUT_ATTR);
     out_attr.type = RKNN_TENSOR_INT16;
-    EXPECT_NE(rknn_set_io_mem(ctx_, mem, &out_attr), RKNN_SUCC) << "int16 from an int8 output is not offered";
+    EXPECT_EQ(rknn_set_io_mem(ctx_, mem, &out_attr), RKNN_ERR_PARAM_INVALID) << "int16 from an int8 output is not offered";
     rknn_tensor_mem forged = *mem;
     EXPECT_EQ(rknn_set_io_mem(ctx_, &forged, &in_attr), RKNN_ERR_PARAM_INVALID) << "a descriptor we did not make";
     EXPECT_EQ(rknn_mem_sync(ctx_, &forged, RKNN_MEMORY_SYNC_TO_DEVICE), RKNN_ERR_PARAM_INVALID);

@@ -6,11 +6,14 @@
 // the registers when a task has this shape and keeps its general int64
 // pipeline for every other one.
 //
-// Every value is an integer below 2^48 in magnitude, so the arithmetic is
-// done in doubles, exactly: sums and products of the operand widths fit in
-// the 53-bit mantissa, scaling by 2^-shift is exact, and rounding to the
-// nearest integer with ties to even is the hardware's half-even shift. The
-// ReLU / ReLUX / saturation steps that follow each other fold into one clamp.
+// The arithmetic is done in doubles. Every value the hardware keeps (int32
+// after each saturation) times a 16-bit operand stays below 2^48, so those
+// steps are exact: sums and products fit in the 53-bit mantissa, scaling by
+// 2^-shift is exact, and rounding to the nearest integer with ties to even
+// is the hardware's half-even shift. The ReLU / ReLUX / saturation steps that
+// follow each other fold into one clamp; in the folded chain a value beyond
+// int32 may be rounded on the way, which cannot change its code (see
+// fold_code_bounds).
 #pragma once
 
 #include <cstddef>
@@ -18,6 +21,9 @@
 #include <vector>
 
 namespace rknn::emulator {
+
+// Most lanes per pixel the kernels take (the DPU's channel field is 13 bits).
+constexpr int kMaxDpuRequantChannels = 8192;
 
 struct DpuRequantPlan {
     int channels = 0;       // lanes per pixel that the DPU processes

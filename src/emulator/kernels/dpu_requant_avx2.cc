@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <vector>
 
 #include "emulator/kernels/dpu_requant.h"
 
@@ -106,9 +105,10 @@ void requant_row(const DpuRequantPlan& p, const int32_t* acc, int width, const i
     // Whole 16-channel atoms of real channels go straight to the output;
     // the rest of a pixel through `codes` (zero from the real channels on).
     const int direct = out_c2 == 16 && ew_c2 % 4 == 0 ? real & ~15 : 0;
-    thread_local std::vector<int8_t> codes;
-    codes.assign(static_cast<size_t>(n + 4), 0);
-    int8_t* cp = codes.data();
+    // (A plain array: std containers instantiated in this AVX2 file could be
+    // picked by the linker for the generic code too.)
+    alignas(16) int8_t cp[kMaxDpuRequantChannels + 4];
+    std::memset(cp, 0, static_cast<size_t>(n + 4));
     const auto operand = [&](const int8_t* e, int c) {
         return kChain == Chain::kAdd ? e + static_cast<uint64_t>(c / ew_c2) * ew_surf + (c % ew_c2) : nullptr;
     };

@@ -109,7 +109,11 @@ void gemm_u8s8(int m, const uint8_t* a, size_t lda, const PackedWeightsS8& b, in
 
 void gemm_u8s8_blocks(int m, const uint8_t* a, size_t lda, const PackedWeightsS8& b, int first_block, int last_block,
                       int32_t* c, size_t ldc) {
-    chosen().fn(m, a, lda, b, std::max(0, first_block), std::min(last_block, b.n_blocks), c, ldc);
+    // Blocks go in pairs (n_blocks is even): whole pairs only, so that the
+    // pair kernels never reach outside the range or the packed weights.
+    const int first = std::max(0, first_block) & ~1;
+    const int last = std::min((last_block + 1) & ~1, b.n_blocks);
+    if (first < last) chosen().fn(m, a, lda, b, first, last, c, ldc);
 }
 
 const char* gemm_u8s8_isa() { return chosen().name; }

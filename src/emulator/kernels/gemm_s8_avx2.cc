@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <vector>
 
 #include "emulator/kernels/gemm_s8.h"
 
@@ -86,11 +85,33 @@ void widen_slice(int m, const uint8_t* a, size_t lda, size_t k0, int pairs, int1
     }
 }
 
+// Widened rows of one thread. Not a std::vector: std templates instantiated
+// in this AVX2 file could be picked by the linker for the generic code too.
+class RowScratch {
+public:
+    RowScratch() = default;
+    RowScratch(const RowScratch&) = delete;
+    RowScratch& operator=(const RowScratch&) = delete;
+    ~RowScratch() { delete[] data_; }
+    int16_t* get(size_t n) {
+        if (n > size_) {
+            delete[] data_;
+            data_ = new int16_t[n];
+            size_ = n;
+        }
+        return data_;
+    }
+
+private:
+    int16_t* data_ = nullptr;
+    size_t size_ = 0;
+};
+
 }  // namespace
 
 void gemm_u8s8_avx2(int m, const uint8_t* a, size_t lda, const PackedWeightsS8& b, int first_block, int last_block,
                     int32_t* c, size_t ldc) {
-    thread_local std::vector<int16_t> rows;
+    thread_local RowScratch scratch;
     const int total_pairs = b.k_padded / 2;
     const int used_blocks = std::min(last_block, (b.n + kCb - 1) / kCb);
     for (int row0 = 0; row0 < m; row0 += kSliceRows) {
@@ -98,13 +119,13 @@ void gemm_u8s8_avx2(int m, const uint8_t* a, size_t lda, const PackedWeightsS8& 
         for (int p0 = 0; p0 < total_pairs; p0 += kSlicePairs) {
             const int pairs = std::min(kSlicePairs, total_pairs - p0);
             const size_t lda16 = 2 * static_cast<size_t>(pairs);
-            rows.resize(static_cast<size_t>(n_rows) * lda16);
-            widen_slice(n_rows, a + static_cast<size_t>(row0) * lda, lda, 2 * static_cast<size_t>(p0), pairs, rows.data());
+            int16_t* rows = scratch.get(static_cast<size_t>(n_rows) * lda16);
+            widen_slice(n_rows, a + static_cast<size_t>(row0) * lda, lda, 2 * static_cast<size_t>(p0), pairs, rows);
             for (int blk = first_block; blk < used_blocks; ++blk) {
                 const int16_t* bb = b.data16.data() + (static_cast<size_t>(blk) * total_pairs + p0) * 2 * kCb;
                 const int cols = std::min(kCb, b.n - blk * kCb);
                 for (int r = 0; r < n_rows; r += kMaxRows) {
-                    tile_rows(std::min(kMaxRows, n_rows - r), rows.data() + static_cast<size_t>(r) * lda16, lda16, bb,
+                    tile_rows(std::min(kMaxRows, n_rows - r), rows + static_cast<size_t>(r) * lda16, lda16, bb,
                               pairs, p0 > 0, c + static_cast<size_t>(row0 + r) * ldc + static_cast<size_t>(blk) * kCb,
                               ldc, cols);
                 }
