@@ -51,25 +51,36 @@ Status check_mem_binding(rknn_context ctx, rknn_tensor_mem* mem) {
     return lookup_mem(ctx, mem, false).status();
 }
 
+// `memory` as a registered descriptor. For client memory the NPU address is
+// the client's physical one, or 0 for an fd: the buffer is not imported, as
+// bound memory is read and written by the CPU.
+rknn_tensor_mem* register_mem(rknn_context ctx, std::shared_ptr<rknn::runtime::IoMemory> memory, uint64_t phys,
+                              int32_t fd, int32_t offset, uint32_t size, int32_t flags, bool no_context = false) {
+    auto record = std::make_shared<MemRecord>();
+    record->creator = ctx;
+    record->no_context = no_context;
+    rknn_tensor_mem& d = record->descriptor;
+    d.virt_addr = memory->host();
+    d.phys_addr = phys;
+    d.fd = fd;
+    d.offset = offset;
+    d.size = size;
+    d.flags = flags;
+    record->memory = std::move(memory);
+    rknn_tensor_mem* descriptor = MemRegistry::global().insert(record);
+    descriptor->priv_data = record.get();
+    return descriptor;
+}
+
 // A device buffer of `size` bytes on the context's device, as a registered descriptor.
 StatusOr<rknn_tensor_mem*> create_device_mem(rknn_context ctx, uint64_t size, bool cacheable, bool no_context) {
     if (check_handle(ctx, HandleKind::kContext).is_ok()) {
         RKNN_ASSIGN_OR_RETURN(std::shared_ptr<rknn::runtime::Context> context, rknn::api::runtime_context(ctx));
         RKNN_ASSIGN_OR_RETURN(std::shared_ptr<rknn::runtime::IoMemory> memory, context->create_memory(size, cacheable));
-        auto record = std::make_shared<MemRecord>();
-        record->no_context = no_context;
-        record->creator = ctx;
-        rknn_tensor_mem& d = record->descriptor;
-        d.virt_addr = memory->host();
-        d.phys_addr = memory->device_address();
-        d.fd = memory->fd();
-        d.offset = 0;
-        d.size = static_cast<uint32_t>(size);
-        d.flags = RKNN_TENSOR_MEMORY_FLAGS_ALLOC_INSIDE;
-        record->memory = std::move(memory);
-        rknn_tensor_mem* descriptor = MemRegistry::global().insert(record);
-        descriptor->priv_data = record.get();
-        return descriptor;
+        const uint64_t phys = memory->device_address();
+        const int32_t fd = memory->fd();
+        return register_mem(ctx, std::move(memory), phys, fd, 0, static_cast<uint32_t>(size),
+                            RKNN_TENSOR_MEMORY_FLAGS_ALLOC_INSIDE, no_context);
     }
     if (ctx == 0) return not_implemented("rknn_create_mem2 without a context (RKNN_MEM_FLAG_ALLOC_NO_CONTEXT)");
     return not_implemented("rknn_create_mem on a matmul context");
@@ -83,8 +94,9 @@ RKNN_EXPORT rknn_tensor_mem* rknn_create_mem_from_phys(rknn_context ctx, uint64_
         RKNN_RETURN_IF_ERROR(check_any_handle(ctx));
         RKNN_RETURN_IF_ERROR(check_arg(virt_addr != nullptr, "virt_addr is NULL"));
         RKNN_RETURN_IF_ERROR(check_arg(size > 0, "size is 0"));
-        (void)phys_addr;
-        return not_implemented("rknn_create_mem_from_phys");
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<rknn::runtime::IoMemory> memory,
+                              rknn::runtime::IoMemory::wrap(-1, virt_addr, size));
+        return register_mem(ctx, std::move(memory), phys_addr, -1, 0, size, RKNN_TENSOR_MEMORY_FLAGS_FROM_PHYS);
     });
 }
 
@@ -95,8 +107,11 @@ RKNN_EXPORT rknn_tensor_mem* rknn_create_mem_from_fd(rknn_context ctx, int32_t f
         RKNN_RETURN_IF_ERROR(check_arg(fd >= 0, "fd is negative"));
         RKNN_RETURN_IF_ERROR(check_arg(size > 0, "size is 0"));
         RKNN_RETURN_IF_ERROR(check_arg(offset >= 0, "offset is negative"));
-        (void)virt_addr;  // may be NULL: the runtime then maps the fd itself
-        return not_implemented("rknn_create_mem_from_fd");
+        // virt_addr is the start of the fd (the data at offset); NULL: mapped here.
+        const uint64_t span = static_cast<uint64_t>(offset) + size;
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<rknn::runtime::IoMemory> memory,
+                              rknn::runtime::IoMemory::wrap(fd, virt_addr, span));
+        return register_mem(ctx, std::move(memory), 0, fd, offset, size, RKNN_TENSOR_MEMORY_FLAGS_FROM_FD);
     });
 }
 
@@ -171,7 +186,6 @@ RKNN_EXPORT int rknn_set_io_mem(rknn_context ctx, rknn_tensor_mem* mem, rknn_ten
         RKNN_RETURN_IF_ERROR(check_arg(attr != nullptr, "attr is NULL"));
         RKNN_RETURN_IF_ERROR(check_mem_binding(ctx, mem));
         RKNN_ASSIGN_OR_RETURN(std::shared_ptr<MemRecord> record, lookup_mem(ctx, mem, false));
-        if (!record->memory) return not_implemented("rknn_set_io_mem with memory the runtime did not allocate");
         // The descriptor's offset and size are the client's to adjust within the buffer.
         const rknn_tensor_mem& d = record->descriptor;
         RKNN_RETURN_IF_ERROR(check_arg(d.offset >= 0 && static_cast<uint64_t>(d.offset) + d.size <= record->memory->size(),
@@ -188,7 +202,6 @@ RKNN_EXPORT int rknn_mem_sync(rknn_context context, rknn_tensor_mem* mem, rknn_m
                                        "unknown sync mode"));
         // The context may be 0 here on every platform we support.
         RKNN_ASSIGN_OR_RETURN(std::shared_ptr<MemRecord> record, lookup_mem(context, mem, true));
-        if (!record->memory) return not_implemented("rknn_mem_sync of memory the runtime did not allocate");
         if (raw_mode & RKNN_MEMORY_SYNC_TO_DEVICE)
             RKNN_RETURN_IF_ERROR(record->memory->sync(rknn::driver::SyncDirection::kToDevice));
         if (raw_mode & RKNN_MEMORY_SYNC_FROM_DEVICE)

@@ -95,6 +95,19 @@ Status read_quantization(const fb::Quantization* q, const graph::Tensor& t, grap
     for (float s : out->scales) {
         if (!(s > 0.0f) || !std::isfinite(s)) return invalid("tensor " + t.name + " has a non-positive scale");
     }
+    // Zero points are codes of the tensor's own type (the code generator
+    // negates and widens them; a value outside the type would not be one).
+    int64_t lo = 0, hi = 0;
+    switch (t.dtype) {
+    case graph::DType::kInt8: lo = -128, hi = 127; break;
+    case graph::DType::kUInt8: lo = 0, hi = 255; break;
+    case graph::DType::kInt16: lo = -32768, hi = 32767; break;
+    default: lo = -(int64_t{1} << 31) + 1, hi = (int64_t{1} << 31) - 1; break;
+    }
+    for (auto zp : out->zero_points) {
+        if (static_cast<int64_t>(zp) < lo || static_cast<int64_t>(zp) > hi)
+            return invalid("tensor " + t.name + " has a zero point outside its type's range");
+    }
     if (out->scales.size() > 1) {
         if (out->axis < 0 || static_cast<size_t>(out->axis) >= t.shape.size() ||
             t.shape[out->axis] != static_cast<int64_t>(out->scales.size())) {

@@ -1,6 +1,12 @@
 #include "runtime/io_memory.h"
 
+#include <linux/dma-buf.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "base/log.h"
 
@@ -17,23 +23,56 @@ StatusOr<std::shared_ptr<IoMemory>> IoMemory::create(std::shared_ptr<driver::Ope
     RKNN_ASSIGN_OR_RETURN(memory->bo_, kd.create_buffer(request));
     // From here on the destructor releases what was made.
     RKNN_RETURN_IF_ERROR(kd.map_buffer(&memory->bo_));
+    memory->host_ = memory->bo_.host;
     StatusOr<int> fd = kd.export_dmabuf(memory->bo_);
     if (fd.is_ok()) {
         memory->fd_ = fd.value();
+        memory->owns_fd_ = true;
     } else {
         RKNN_LOG_AT(3, "rknn_create_mem: no dma-buf fd for the buffer (%s); fd is -1", fd.status().message().c_str());
     }
     return memory;
 }
 
+StatusOr<std::shared_ptr<IoMemory>> IoMemory::wrap(int fd, void* virt, uint64_t bytes) {
+    if (bytes == 0) return RKNN_INVALID_ARGUMENT("memory of 0 bytes");
+    std::shared_ptr<IoMemory> memory(new IoMemory(nullptr, bytes));
+    memory->fd_ = fd;
+    if (virt == nullptr) {
+        if (fd < 0) return RKNN_INVALID_ARGUMENT("neither a mapping nor an fd to map");
+        void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (p == MAP_FAILED)
+            return make_status(StatusCode::kInvalidArgument, "mapping fd %d (%llu bytes): %s", fd,
+                               static_cast<unsigned long long>(bytes), std::strerror(errno));
+        memory->mapped_ = p;
+        virt = p;
+    }
+    memory->host_ = static_cast<uint8_t*>(virt);
+    return memory;
+}
+
 IoMemory::~IoMemory() {
-    if (fd_ >= 0) ::close(fd_);
-    if (bo_.size != 0) (void)driver_->driver->destroy_buffer(&bo_);
+    if (mapped_ != nullptr) ::munmap(mapped_, bytes_);
+    if (owns_fd_ && fd_ >= 0) ::close(fd_);
+    if (driver_ && bo_.size != 0) (void)driver_->driver->destroy_buffer(&bo_);
 }
 
 Status IoMemory::sync(driver::SyncDirection direction) const {
-    if (!bo_.cacheable()) return Status::ok();
-    return driver_->driver->sync_buffer(bo_, direction, 0, bo_.size);
+    if (driver_) {
+        if (!bo_.cacheable()) return Status::ok();
+        return driver_->driver->sync_buffer(bo_, direction, 0, bo_.size);
+    }
+    if (fd_ < 0) return Status::ok();  // physical memory: the client's allocator keeps it coherent
+    // A client dma-buf: one begin/end pair in the asked direction.
+    const uint64_t rw = direction == driver::SyncDirection::kToDevice ? DMA_BUF_SYNC_WRITE : DMA_BUF_SYNC_READ;
+    for (uint64_t phase : {DMA_BUF_SYNC_START, DMA_BUF_SYNC_END}) {
+        dma_buf_sync sync{phase | rw};
+        if (::ioctl(fd_, DMA_BUF_IOCTL_SYNC, &sync) != 0) {
+            if (errno == ENOTTY) return Status::ok();  // not a dma-buf (a plain shared file): coherent already
+            return make_status(StatusCode::kInternal, "DMA_BUF_IOCTL_SYNC on fd %d: %s", fd_, std::strerror(errno));
+        }
+    }
+    return Status::ok();
 }
 
 }  // namespace rknn::runtime

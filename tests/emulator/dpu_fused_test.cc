@@ -8,6 +8,7 @@
 // lane against an int64 model of the plan, on every implementation this CPU has.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -85,7 +86,9 @@ public:
         regs_.relu = rng_() % 2 == 0;
         regs_.residual = spec_.residual;
         regs_.residual_addr = kResidual;
-        regs_.residual_zp = rng_() % 2 ? draw_int32(rng_) : static_cast<int32_t>(rng_() % 256) - 128;
+        // The emitter negates the zero point into CVT_OFFSET: keep -zp an int32.
+        regs_.residual_zp = rng_() % 2 ? std::max(draw_int32(rng_), -std::numeric_limits<int32_t>::max())
+                                       : static_cast<int32_t>(rng_() % 256) - 128;
         regs_.residual_mult = draw_int16(rng_);
         regs_.residual_shift = static_cast<int>(rng_() % 41);
         regs_.out_zp = rng_() % 3 == 0 ? draw_int32(rng_) : static_cast<int32_t>(rng_() % 301) - 150;

@@ -203,6 +203,12 @@ TEST(ModelFile, StructuralDefectsAreRejected) {
              g->tensors[1].quant.axis = 0;
          }},
         {"zero scale", [](rknn::graph::Graph* g) { g->tensors[0].quant.scales = {0.0f}; }},
+        {"int8 zero point outside int8",
+         [](rknn::graph::Graph* g) {
+             g->tensors[0].dtype = rknn::graph::DType::kInt8;
+             g->tensors[0].quant.scales = {0.5f};
+             g->tensors[0].quant.zero_points = {-2147483647 - 1};
+         }},
         {"pre-processing for a missing input",
          [](rknn::graph::Graph* g) { g->preprocess.resize(3); }},
         {"shape set of the wrong size", [](rknn::graph::Graph* g) { g->shape_sets = {{{1, 3, 8, 8}, {1}}}; }},

@@ -226,6 +226,48 @@ TEST_F(ZeroCopy, Float16Outputs) {
     EXPECT_EQ(differ, 0u);
 }
 
+// Memory the client owns: a dma-buf fd (here another buffer's, as
+// rknn_internal_mem_reuse_demo re-wraps one; mapped by the runtime when no
+// mapping is given), and physically contiguous memory with its mapping.
+TEST_F(ZeroCopy, ClientMemoryFromFdAndPhys) {
+    init(quantized_cnn());
+    rknn_tensor_attr in_attr = query(RKNN_QUERY_INPUT_ATTR);
+    in_attr.type = RKNN_TENSOR_UINT8;
+    in_attr.fmt = RKNN_TENSOR_NHWC;
+    rknn_tensor_attr out_attr = query(RKNN_QUERY_OUTPUT_ATTR);
+    out_attr.type = RKNN_TENSOR_FLOAT32;
+    rknn_tensor_mem* pool = create(4096);
+    ASSERT_NE(pool, nullptr);
+    ASSERT_GE(pool->fd, 0);
+    // The input at offset 1024 of the pool's fd, mapped by the runtime.
+    rknn_tensor_mem* in_mem = rknn_create_mem_from_fd(ctx_, pool->fd, nullptr, 192, 1024);
+    ASSERT_NE(in_mem, nullptr);
+    mems_.push_back(in_mem);
+    EXPECT_EQ(in_mem->flags, static_cast<int32_t>(RKNN_TENSOR_MEMORY_FLAGS_FROM_FD));
+    EXPECT_EQ(in_mem->offset, 1024);
+    // The output in "physical" memory the client mapped (the runtime only uses the mapping).
+    std::vector<float> phys_block(out_attr.n_elems, -1.0f);
+    rknn_tensor_mem* out_mem =
+        rknn_create_mem_from_phys(ctx_, 0x40000000u, phys_block.data(), out_attr.n_elems * sizeof(float));
+    ASSERT_NE(out_mem, nullptr);
+    mems_.push_back(out_mem);
+    EXPECT_EQ(out_mem->phys_addr, 0x40000000u);
+    ASSERT_EQ(rknn_set_io_mem(ctx_, in_mem, &in_attr), RKNN_SUCC);
+    ASSERT_EQ(rknn_set_io_mem(ctx_, out_mem, &out_attr), RKNN_SUCC);
+
+    // Written through the pool's own mapping, read through the runtime's.
+    const std::vector<uint8_t> p = pixels(55);
+    std::memcpy(static_cast<uint8_t*>(pool->virt_addr) + 1024, p.data(), p.size());
+    ASSERT_EQ(rknn_run(ctx_, nullptr), RKNN_SUCC);
+    const std::vector<uint8_t> floats = general_output(p, true);
+    ASSERT_EQ(floats.size(), phys_block.size() * sizeof(float));
+    EXPECT_EQ(std::memcmp(phys_block.data(), floats.data(), floats.size()), 0);
+    EXPECT_EQ(rknn_mem_sync(ctx_, in_mem, RKNN_MEMORY_SYNC_BIDIRECTIONAL), RKNN_SUCC);
+    EXPECT_EQ(rknn_mem_sync(ctx_, out_mem, RKNN_MEMORY_SYNC_TO_DEVICE), RKNN_SUCC);
+    EXPECT_EQ(rknn_create_mem_from_fd(ctx_, -1, nullptr, 192, 0), nullptr);
+    EXPECT_EQ(rknn_create_mem_from_phys(ctx_, 0, nullptr, 64), nullptr);
+}
+
 TEST_F(ZeroCopy, MisuseIsRefused) {
     init(quantized_cnn());
     rknn_tensor_attr in_attr = query(RKNN_QUERY_INPUT_ATTR);
