@@ -184,7 +184,7 @@ RKNN_EXPORT int rknn_set_internal_mem(rknn_context ctx, rknn_tensor_mem* mem) {
 RKNN_EXPORT int rknn_set_io_mem(rknn_context ctx, rknn_tensor_mem* mem, rknn_tensor_attr* attr) {
     return guard("rknn_set_io_mem", [&]() -> Status {
         RKNN_RETURN_IF_ERROR(check_arg(attr != nullptr, "attr is NULL"));
-        RKNN_RETURN_IF_ERROR(check_mem_binding(ctx, mem));
+        RKNN_RETURN_IF_ERROR(check_handle(ctx, HandleKind::kContext));
         RKNN_ASSIGN_OR_RETURN(std::shared_ptr<MemRecord> record, lookup_mem(ctx, mem, false));
         // The descriptor's offset and size are the client's to adjust within the buffer.
         const rknn_tensor_mem& d = record->descriptor;

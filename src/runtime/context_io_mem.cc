@@ -32,12 +32,8 @@ namespace {
 
 bool is_4d(const graph::Tensor& t) { return t.shape.size() == 4; }
 
-// Elements of `t`, or 0 when a dimension is unknown.
-uint64_t element_count(const graph::Tensor& t) {
-    uint64_t n = 1;
-    for (int64_t d : t.shape) n *= d > 0 ? static_cast<uint64_t>(d) : 0;
-    return n;
-}
+// Elements of `t` (static shapes: dynamic-shape models are refused at init).
+uint64_t element_count(const graph::Tensor& t) { return static_cast<uint64_t>(graph::num_elements(t.shape)); }
 
 // Where an attr's name matches: the input index, the output index, or neither.
 struct NamedTensor {
@@ -77,18 +73,6 @@ StatusOr<NamedTensor> find_by_name(const graph::Graph& g, const rknn_tensor_attr
         return make_status(StatusCode::kInvalidArgument, "attr.index %u, but '%s' is %s %u",
                            attr.index, name.c_str(), hit.is_input ? "input" : "output", hit.index);
     return hit;
-}
-
-// NCHW -> NHWC for elements of `esize` bytes.
-void nchw_to_nhwc(const uint8_t* src, uint8_t* dst, const std::vector<int64_t>& shape, size_t esize) {
-    const auto n = static_cast<size_t>(shape[0]), c = static_cast<size_t>(shape[1]), h = static_cast<size_t>(shape[2]),
-               w = static_cast<size_t>(shape[3]);
-    for (size_t b = 0; b < n; ++b)
-        for (size_t ch = 0; ch < c; ++ch)
-            for (size_t y = 0; y < h; ++y)
-                for (size_t x = 0; x < w; ++x)
-                    std::memcpy(dst + (((b * h + y) * w + x) * c + ch) * esize, src + (((b * c + ch) * h + y) * w + x) * esize,
-                                esize);
 }
 
 }  // namespace

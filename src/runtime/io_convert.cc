@@ -21,20 +21,29 @@ graph::DType input_dtype(int type) {
     }
 }
 
-// NHWC -> NCHW for elements of any size.
-void nhwc_to_nchw(const uint8_t* src, uint8_t* dst, const graph::Shape& nchw, size_t elem) {
+// Between NHWC and NCHW for elements of any size: `nchw` is the NCHW shape.
+void permute_4d(const uint8_t* src, uint8_t* dst, const graph::Shape& nchw, size_t elem, bool to_nchw) {
     const int64_t n = nchw[0], c = nchw[1], h = nchw[2], w = nchw[3];
     for (int64_t b = 0; b < n; ++b)
         for (int64_t y = 0; y < h; ++y)
             for (int64_t x = 0; x < w; ++x)
                 for (int64_t ch = 0; ch < c; ++ch) {
-                    const int64_t from = ((b * h + y) * w + x) * c + ch;
-                    const int64_t to = ((b * c + ch) * h + y) * w + x;
+                    const int64_t nhwc_at = ((b * h + y) * w + x) * c + ch;
+                    const int64_t nchw_at = ((b * c + ch) * h + y) * w + x;
+                    const int64_t from = to_nchw ? nhwc_at : nchw_at, to = to_nchw ? nchw_at : nhwc_at;
                     std::memcpy(dst + static_cast<size_t>(to) * elem, src + static_cast<size_t>(from) * elem, elem);
                 }
 }
 
 }  // namespace
+
+void nhwc_to_nchw(const uint8_t* src, uint8_t* dst, const graph::Shape& nchw, size_t elem) {
+    permute_4d(src, dst, nchw, elem, true);
+}
+
+void nchw_to_nhwc(const uint8_t* src, uint8_t* dst, const graph::Shape& nchw, size_t elem) {
+    permute_4d(src, dst, nchw, elem, false);
+}
 
 StatusOr<cpu::HostTensor> convert_input(const rknn_input& input, const graph::Tensor& declared,
                                         const graph::InputPreprocess* pre) {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "base/status.h"
 #include "cpu/host_tensor.h"
@@ -27,5 +28,10 @@ StatusOr<cpu::HostTensor> convert_input(const rknn_input& input, const graph::Te
 size_t output_bytes(const graph::Tensor& declared, bool want_float);
 // `value` (NCHW, model dtype) -> `dst`: float32 dequantised, or the raw dtype.
 Status convert_output(const cpu::HostTensor& value, bool want_float, void* dst, size_t dst_bytes);
+
+// A 4-D tensor between NHWC and NCHW, for elements of `elem` bytes; `nchw`
+// is its NCHW shape.
+void nhwc_to_nchw(const uint8_t* src, uint8_t* dst, const graph::Shape& nchw, size_t elem);
+void nchw_to_nhwc(const uint8_t* src, uint8_t* dst, const graph::Shape& nchw, size_t elem);
 
 }  // namespace rknn::runtime

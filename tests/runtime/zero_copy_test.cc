@@ -60,6 +60,13 @@ protected:
         EXPECT_EQ(rknn_query(ctx_, cmd, &attr, sizeof(attr)), RKNN_SUCC);
         return attr;
     }
+    // INPUT_ATTR turned into raw pixels (UINT8 NHWC), as the demos do.
+    rknn_tensor_attr pixel_input_attr() {
+        rknn_tensor_attr attr = query(RKNN_QUERY_INPUT_ATTR);
+        attr.type = RKNN_TENSOR_UINT8;
+        attr.fmt = RKNN_TENSOR_NHWC;
+        return attr;
+    }
     // The general API's output 0 for pixels `p` (on the other context):
     // float32 or the raw int8, NCHW.
     std::vector<uint8_t> general_output(const std::vector<uint8_t>& p, bool want_float) {
@@ -83,9 +90,7 @@ protected:
 // FLOAT32, buffers of size_with_stride and n_elems * 4.
 TEST_F(ZeroCopy, CreateMemDemoFlowGivesTheGeneralApisOutputs) {
     init(quantized_cnn());
-    rknn_tensor_attr in_attr = query(RKNN_QUERY_INPUT_ATTR);
-    in_attr.type = RKNN_TENSOR_UINT8;
-    in_attr.fmt = RKNN_TENSOR_NHWC;
+    rknn_tensor_attr in_attr = pixel_input_attr();
     rknn_tensor_attr out_attr = query(RKNN_QUERY_OUTPUT_ATTR);
     out_attr.type = RKNN_TENSOR_FLOAT32;
     rknn_tensor_mem* in_mem = create(in_attr.size_with_stride);
@@ -123,9 +128,7 @@ TEST_F(ZeroCopy, CreateMemDemoFlowGivesTheGeneralApisOutputs) {
 // Rows at a wider pitch than the image (w_stride), as RGA writes them.
 TEST_F(ZeroCopy, StridedInputRowsAreRead) {
     init(quantized_cnn());
-    rknn_tensor_attr in_attr = query(RKNN_QUERY_INPUT_ATTR);
-    in_attr.type = RKNN_TENSOR_UINT8;
-    in_attr.fmt = RKNN_TENSOR_NHWC;
+    rknn_tensor_attr in_attr = pixel_input_attr();
     in_attr.w_stride = 13;  // pixels per row in the buffer; the image is 8 wide
     rknn_tensor_mem* in_mem = create(8 * 13 * 3);
     rknn_tensor_attr out_attr = query(RKNN_QUERY_OUTPUT_ATTR);
@@ -150,9 +153,7 @@ TEST_F(ZeroCopy, StridedInputRowsAreRead) {
 // The RV1106 demos: the native NC1HWC2 output attr unchanged, and the NHWC one as float32.
 TEST_F(ZeroCopy, NativeAndNhwcOutputs) {
     init(conv_pool_model());
-    rknn_tensor_attr in_attr = query(RKNN_QUERY_INPUT_ATTR);
-    in_attr.type = RKNN_TENSOR_UINT8;
-    in_attr.fmt = RKNN_TENSOR_NHWC;
+    rknn_tensor_attr in_attr = pixel_input_attr();
     rknn_tensor_mem* in_mem = create(in_attr.size_with_stride);
     ASSERT_NE(in_mem, nullptr);
     ASSERT_EQ(rknn_set_io_mem(ctx_, in_mem, &in_attr), RKNN_SUCC);
@@ -200,9 +201,7 @@ TEST_F(ZeroCopy, NativeAndNhwcOutputs) {
 // Float16 from an int8 model (spec 3.4), in the model's NCHW order.
 TEST_F(ZeroCopy, Float16Outputs) {
     init(conv_pool_model());
-    rknn_tensor_attr in_attr = query(RKNN_QUERY_INPUT_ATTR);
-    in_attr.type = RKNN_TENSOR_UINT8;
-    in_attr.fmt = RKNN_TENSOR_NHWC;
+    rknn_tensor_attr in_attr = pixel_input_attr();
     rknn_tensor_attr out_attr = query(RKNN_QUERY_OUTPUT_ATTR);
     out_attr.type = RKNN_TENSOR_FLOAT16;
     rknn_tensor_mem* in_mem = create(in_attr.size_with_stride + 100);  // larger than needed: fine
@@ -231,9 +230,7 @@ TEST_F(ZeroCopy, Float16Outputs) {
 // mapping is given), and physically contiguous memory with its mapping.
 TEST_F(ZeroCopy, ClientMemoryFromFdAndPhys) {
     init(quantized_cnn());
-    rknn_tensor_attr in_attr = query(RKNN_QUERY_INPUT_ATTR);
-    in_attr.type = RKNN_TENSOR_UINT8;
-    in_attr.fmt = RKNN_TENSOR_NHWC;
+    rknn_tensor_attr in_attr = pixel_input_attr();
     rknn_tensor_attr out_attr = query(RKNN_QUERY_OUTPUT_ATTR);
     out_attr.type = RKNN_TENSOR_FLOAT32;
     rknn_tensor_mem* pool = create(4096);
@@ -270,9 +267,7 @@ TEST_F(ZeroCopy, ClientMemoryFromFdAndPhys) {
 
 TEST_F(ZeroCopy, MisuseIsRefused) {
     init(quantized_cnn());
-    rknn_tensor_attr in_attr = query(RKNN_QUERY_INPUT_ATTR);
-    in_attr.type = RKNN_TENSOR_UINT8;
-    in_attr.fmt = RKNN_TENSOR_NHWC;
+    rknn_tensor_attr in_attr = pixel_input_attr();
     EXPECT_EQ(rknn_create_mem(ctx_, 0), nullptr);
     EXPECT_EQ(rknn_create_mem(0, 64), nullptr) << "no context";
     rknn_tensor_mem* small = create(191);
