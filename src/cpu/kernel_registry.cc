@@ -68,10 +68,11 @@ const KernelEntry kKernels[] = {
     {OpType::kSqueeze,               k::copy_data,           kAllDTypes,      nullptr,             true},
     {OpType::kUnsqueeze,             k::copy_data,           kAllDTypes,      nullptr,             true},
     {OpType::kTranspose,             k::transpose,           kAllDTypes,      nullptr,             true},
-    // Pad fills with a value and Resize may interpolate: not plain moves.
+    // Pad fills with a value and Resize may interpolate: not plain moves
+    // (nearest-neighbour int8 Resize has its own kernel).
     {OpType::kPad,                   k::pad,                 kAllDTypes,      nullptr,             false},
-    {OpType::kResize,                k::resize,              kFloat32Only,    nullptr,             false},
-    {OpType::kUpsample,              k::resize,              kFloat32Only,    nullptr,             false},
+    {OpType::kResize,                k::resize,              kFloat32Only,    q::resize,           false},
+    {OpType::kUpsample,              k::resize,              kFloat32Only,    q::resize,           false},
     {OpType::kSoftmax,               k::softmax,             kFloat32Only,    nullptr,             false},
     {OpType::kLogSoftmax,            k::log_softmax,         kFloat32Only,    nullptr,             false},
     {OpType::kReduceMean,            k::reduce,              kNumericDTypes,  nullptr,             false},

@@ -6,6 +6,8 @@
 #include "base/half.h"
 #include "base/hot_loops.h"
 #include "base/parallel.h"
+#include "emulator/conv_cube.h"
+#include "emulator/conv_desc.h"
 #include "emulator/cube.h"
 #include "emulator/fixed_point.h"
 #include "hw/rk356x_dialect.h"
@@ -15,6 +17,13 @@ namespace rknn::emulator {
 namespace f = hw::field;
 namespace r = hw::reg;
 
+int8_t int8_pad_for_channel(const ConvDesc& d, int c) {
+    const auto low = static_cast<int8_t>(d.pad_value & 0xff);
+    const auto high = static_cast<int8_t>((d.pad_value >> 8) & 0xff);
+    if (d.depthwise && (c % 64) >= 32) return low;
+    return (c & 1) ? high : low;
+}
+
 namespace {
 
 constexpr int kMaxKernel = 31;       // WEIGHT_WIDTH/HEIGHT are 5-bit fields
@@ -22,41 +31,10 @@ constexpr int kPixelsPerBatch = 256; // im2col rows built per GEMM call
 constexpr size_t kRowBatchBytes = 16u << 20;      // cap on one batch of im2col rows
 constexpr uint64_t kMaxAccumulators = 64u << 20;  // one task's output cube, in elements
 constexpr uint64_t kMaxMacs = uint64_t{1} << 36;  // far beyond any tile that fits the CBUF
-constexpr int kWeightOcBlockInt8 = 32;
 constexpr int kWeightOcBlockFp16 = 16;
 constexpr int kWeightIcBlock = 32;
 constexpr int kDepthwiseGroupBytes = 64;
-constexpr uint64_t kParallelMacs = uint64_t{1} << 22;  // below this a task runs on one host thread
 constexpr size_t kParallelImageBytes = size_t{1} << 18;
-
-struct ConvDesc {
-    bool fp16 = false;
-    bool depthwise = false;
-    bool channel_packed = false;  // NONALIGN_DMA: in_c_real channels per pixel, no atoms
-    int esize = 1;
-    int atom_bytes = kAtomBytes;           // 8 on RK356x
-    int weight_oc_block = kWeightOcBlockInt8;  // kernels per int8 weight group (16 on RK356x)
-    int in_w = 0, in_h = 0, in_c = 0, in_c_real = 0;
-    int out_w = 0, out_h = 0, out_c = 0;
-    int kw = 0, kh = 0, kernels = 0;
-    int stride_x = 1, stride_y = 1;
-    int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
-    uint32_t pad_value = 0;
-    uint64_t input_base = 0;
-    uint64_t row_stride = 0;
-    uint64_t surf_stride = 0;
-    uint64_t weight_base = 0;
-    uint64_t weight_bytes = 0;
-    int clip_truncate = 0;
-    Rounding truncate_rounding = Rounding::kHalfEven;
-    // Input converter, per lane group (c & 3).
-    bool cvt_bypass = true;
-    bool cvt_identity = true;  // bypassed, or offset 0, scale 1, no truncation on every lane
-    bool data_signed = true;
-    int32_t cvt_offset[4] = {};
-    int32_t cvt_scale[4] = {};
-    int cvt_truncate[4] = {};
-};
 
 Status decode(TaskContext& ctx, ConvDesc* d) {
     const RegisterFile& g = ctx.regs;
@@ -209,18 +187,6 @@ Status decode(TaskContext& ctx, ConvDesc* d) {
     if (!d->data_signed) d->cvt_identity = false;
     if (!d->cvt_bypass && d->fp16) return ctx.unsupported("the CNA input converter is modelled for int8 only");
     return Status::ok();
-}
-
-// The value padded taps read, per input channel (int8 path). PAD_VALUE holds
-// a 16-bit pattern: even channels take its low byte, odd channels its high
-// byte (Mesa writes 0xffff8080 / 0x0b0b to get one value in both). In the
-// depthwise capture (golden/gregordinary-rocket-userspace) channels 32..63
-// of each 64-channel group took the low byte in every lane; we follow it.
-int8_t int8_pad_for_channel(const ConvDesc& d, int c) {
-    const auto low = static_cast<int8_t>(d.pad_value & 0xff);
-    const auto high = static_cast<int8_t>((d.pad_value >> 8) & 0xff);
-    if (d.depthwise && (c % 64) >= 32) return low;
-    return (c & 1) ? high : low;
 }
 
 int8_t convert_input(const ConvDesc& d, int c, uint8_t raw) {
@@ -509,6 +475,10 @@ Status direct_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bool 
     RKNN_ASSIGN_OR_RETURN(uint8_t * wp, ctx.map(d.weight_base, expected_weight_bytes(d), false, "CNA weights"));
     const DirectWeightsS8& weights = packed_int8_weights(d, wp, s);
     const PackedWeightsS8& packed = weights.gemm;
+    if (weights.columns.empty() && !want_sum && cube_offsets_fit(d)) {
+        direct_int8_from_cube(d, in, packed, s, out);
+        return Status::ok();
+    }
 
     PaddedImage img;
     std::vector<uint8_t>& image = s->image;
@@ -604,6 +574,10 @@ Status depthwise_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bo
                       ConvOutput* out) {
     RKNN_ASSIGN_OR_RETURN(uint8_t * wp, ctx.map(d.weight_base, expected_weight_bytes(d), false, "CNA weights"));
     unpack_depthwise_weights(d, reinterpret_cast<const int8_t*>(wp), &s->weights);
+    if (!want_sum && cube_offsets_fit(d)) {
+        depthwise_int8_from_cube(d, in, s->weights.data(), s, out);
+        return Status::ok();
+    }
     PaddedImage img;
     std::vector<uint8_t>& image = s->image;
     build_image_u8(d, in, &img, &image);

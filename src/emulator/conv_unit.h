@@ -66,11 +66,17 @@ struct PackedWeightCache {
 
 struct ConvScratch {
     std::vector<float> frows;
-    std::vector<uint8_t> image;     // the padded int8 input (every byte rewritten per task)
+    std::vector<uint8_t> image;     // the padded int8 input, as an image or a cube (every byte rewritten per task)
     std::vector<int8_t> weights;    // weights unpacked to [kernel][k]
     std::vector<float> fweights;
     DirectWeightsS8 packed;
     PackedWeightCache weight_cache;
+    // The cube datapaths (conv_cube.h): GEMM row addresses and k-group
+    // offsets, depthwise weights widened per surface and tap offsets.
+    std::vector<const uint8_t*> rows;
+    std::vector<uint32_t> offsets;
+    std::vector<int32_t> dw_weights;
+    std::vector<int64_t> tap_offsets;
 };
 
 Status run_conv_unit(TaskContext& ctx, bool want_window_sum, ConvScratch* scratch, ConvOutput* out);

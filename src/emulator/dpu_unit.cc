@@ -11,6 +11,7 @@
 #include "emulator/cube.h"
 #include "emulator/fixed_point.h"
 #include "emulator/kernels/dpu_requant.h"
+#include "emulator/lut_memo.h"
 #include "base/hot_loops.h"
 #include "base/parallel.h"
 #include "hw/rk356x_dialect.h"
@@ -750,12 +751,15 @@ void fold_relu(bool relu, bool relux, int64_t cap, double* lo, double* hi) {
 bool shift_in_range(int shift) { return shift >= 0 && shift <= 62; }
 
 // The plan of the fused pass (kernels/dpu_requant.h) when the task has its
-// shape: int8 convolution accumulators without the weight-zero-point term,
-// BS with an added bias and a plain multiplier, BN that only clamps, EW that
-// clamps or adds an int8 cube, int8 output rounded half to even.
-bool plan_fused_requant(const Dpu& d, const ConvOutput* conv, DpuRequantPlan* p) {
+// shape: int8 convolution accumulators without the weight-zero-point term, or
+// an int8 cube read in flying mode; BS with an added bias and a plain
+// multiplier, BN that only clamps, EW that clamps or adds an int8 cube, int8
+// output rounded half to even.
+bool plan_fused_requant(const Dpu& d, const Source& src, DpuRequantPlan* p) {
     if (!fused_passes.load(std::memory_order_relaxed)) return false;
-    if (conv == nullptr || conv->is_float || d.ow_enabled) return false;
+    const ConvOutput* conv = src.conv;
+    if (conv != nullptr ? conv->is_float : (src.is_float_in || src.cube.elem_bytes != 1)) return false;
+    if (d.ow_enabled) return false;
     if (d.out != Precision::kInt8 || d.out_round != Rounding::kHalfEven || !shift_in_range(d.out_shift)) return false;
     if (d.dst.elem_bytes != 1 || d.channels > kMaxDpuRequantChannels) return false;
     const Stage& bs = d.bs;
@@ -780,7 +784,7 @@ bool plan_fused_requant(const Dpu& d, const ConvOutput* conv, DpuRequantPlan* p)
     const size_t padded = static_cast<size_t>((n + 3) & ~3);
     p->channels = n;
     p->real_channels = std::max(0, std::min(n, d.real_channels));
-    p->acc_stride = conv->channels;
+    p->acc_stride = conv != nullptr ? conv->channels : n;
     p->bs_alu = bs_alu;
     p->bs_mul = bs_mul;
     p->bias.assign(bs_alu ? padded : 0, 0.0);
@@ -838,63 +842,71 @@ void run_int_rows_generic(const TaskContext& ctx, const Dpu& d, const Source& sr
     });
 }
 
-// Largest LUT window (LE_START to LO_END) whose results are memoised.
-constexpr int64_t kMaxLutMemo = int64_t{1} << 17;
-
-// A LUT task's stages after BN (the LUT, EW ReLU / ReLUX, OUT_CVT to int8)
-// depend on the value alone, not on its channel: each thread keeps the codes
-// of the values it has met in the LUT's window, so every value is evaluated
-// once per task.
-class LutCodes {
-public:
-    LutCodes(const TaskContext& ctx, const Dpu& d) : ctx_(ctx), d_(d) {
-        const int64_t span = d.ew.lut.lo_end - d.ew.lut.le_start + 1;
-        if (span > 0 && span <= kMaxLutMemo) {
-            lo_ = d.ew.lut.le_start;
-            memo_.assign(static_cast<size_t>(span), kUnset);
+// Row y of an int8 flying-mode source cube as the fused pass's int32 lanes,
+// [pixel][channel] back to back.
+const int32_t* widen_source_row(const Source& src, const Dpu& d, int y, int32_t* out) {
+    const int n = d.channels, c2 = src.cube.c2();
+    for (int c0 = 0; c0 < n; c0 += c2) {
+        const int lanes = std::min(c2, n - c0);
+        const auto* atom = reinterpret_cast<const int8_t*>(src.data + src.cube.offset(c0, y, 0));
+        for (int x = 0; x < d.width; ++x, atom += src.cube.atom_bytes) {
+            int32_t* dst = out + static_cast<size_t>(x) * n + c0;
+            for (int l = 0; l < lanes; ++l) dst[l] = atom[l];
         }
     }
-    int8_t code(int32_t v) {
-        const int64_t i = int64_t{v} - lo_;
-        if (i < 0 || i >= static_cast<int64_t>(memo_.size())) return evaluate(v);
-        int16_t& m = memo_[static_cast<size_t>(i)];
-        if (m == kUnset) m = evaluate(v);
-        return static_cast<int8_t>(m);
-    }
+    return out;
+}
 
-private:
-    static constexpr int16_t kUnset = 0x7fff;
-    int8_t evaluate(int64_t v) const {
-        const Ew& e = d_.ew;
-        v = ctx_.lut.evaluate(e.lut, v);
-        if (!e.relu_bypass && v < 0) v = 0;
-        if (e.relux) v = std::min<int64_t>(v, static_cast<int32_t>(e.relux_reg));
-        return static_cast<int8_t>(
-            saturate(shift_round(v * d_.out_scale, d_.out_shift, d_.out_round) + d_.out_offset, -128, 127));
-    }
-    const TaskContext& ctx_;
-    const Dpu& d_;
-    int64_t lo_ = 0;
-    std::vector<int16_t> memo_;
-};
-
-void run_lut_rows(const TaskContext& ctx, const Dpu& d, const DpuRequantPlan& plan, const ConvOutput& conv,
-                  int64_t grain) {
+// One output row of int8 codes, [pixel][channel] back to back, into its atoms.
+void write_atoms(const Dpu& d, const int8_t* codes, int y) {
     const int n = d.channels, c2 = d.dst.c2();
+    for (int c0 = 0; c0 < n; c0 += c2) {
+        uint8_t* atom = d.dst_bytes + d.dst.offset(c0, y, 0);
+        const int8_t* src = codes + c0;
+        if (c2 == 16 && n - c0 >= 16) {  // whole atoms: one 16-byte move each
+            for (int x = 0; x < d.width; ++x, atom += d.dst.atom_bytes, src += n) std::memcpy(atom, src, 16);
+        } else {
+            const size_t lanes = static_cast<size_t>(std::min(c2, n - c0));
+            for (int x = 0; x < d.width; ++x, atom += d.dst.atom_bytes, src += n) std::memcpy(atom, src, lanes);
+        }
+    }
+}
+
+// A LUT task: the fused pass's first half (BS and BN) per row, then the
+// value-only tail through this thread's memo (lut_memo.h).
+void run_lut_rows(const TaskContext& ctx, const Dpu& d, const DpuRequantPlan& plan, const Source& src,
+                  int64_t grain) {
+    const ConvOutput* conv = src.conv;
+    const int n = d.channels;
+    LutTail tail;
+    tail.lut = d.ew.lut;
+    tail.relu = !d.ew.relu_bypass;
+    tail.relux = d.ew.relux;
+    tail.relux_cap = static_cast<int32_t>(d.ew.relux_reg);
+    tail.out_scale = d.out_scale;
+    tail.out_shift = d.out_shift;
+    tail.out_round = d.out_round;
+    tail.out_offset = d.out_offset;
     parallel_for(d.height, grain, [&](int64_t y0, int64_t y1) {
-        LutCodes codes(ctx, d);
-        std::vector<int32_t> values(static_cast<size_t>(d.width) * n);
-        std::vector<int8_t> pixel(static_cast<size_t>(n), 0);  // lanes beyond the real channels stay 0
+        LutMemo& memo = lut_memo_for(ctx.lut, tail);
+        const size_t row = static_cast<size_t>(d.width) * n;
+        std::vector<int32_t> values(row);
+        std::vector<int32_t> widened(conv != nullptr ? 0 : row);
+        std::vector<int8_t> codes(row, 0);  // lanes beyond the real channels stay 0
+        const bool whole_rows = plan.real_channels == n;
         for (int y = static_cast<int>(y0); y < static_cast<int>(y1); ++y) {
-            dpu_stage_a_row(plan, conv.acc.data() + static_cast<size_t>(y) * d.width * conv.channels, d.width,
-                            values.data());
-            for (int x = 0; x < d.width; ++x) {
-                const int32_t* v = values.data() + static_cast<size_t>(x) * n;
-                for (int c = 0; c < plan.real_channels; ++c) pixel[static_cast<size_t>(c)] = codes.code(v[c]);
-                uint8_t* atom = d.dst_bytes + d.dst.offset(0, y, x);
-                for (int c0 = 0; c0 < n; c0 += c2, atom += d.dst.surf_stride)
-                    std::memcpy(atom, pixel.data() + c0, static_cast<size_t>(std::min(c2, n - c0)));
+            const int32_t* acc = conv != nullptr ? conv->acc.data() + static_cast<size_t>(y) * d.width * conv->channels
+                                                 : widen_source_row(src, d, y, widened.data());
+            dpu_stage_a_row(plan, acc, d.width, values.data());
+            if (whole_rows) {
+                memo.codes(values.data(), static_cast<int>(row), codes.data());
+            } else {
+                for (int x = 0; x < d.width; ++x) {
+                    const size_t at = static_cast<size_t>(x) * n;
+                    memo.codes(values.data() + at, plan.real_channels, codes.data() + at);
+                }
             }
+            write_atoms(d, codes.data(), y);
         }
     });
 }
@@ -907,17 +919,19 @@ void run_int_pipeline(const TaskContext& ctx, const Dpu& d, const Source& src, c
     const int64_t elements = static_cast<int64_t>(d.width) * d.height * d.channels;
     const int64_t grain = elements >= kParallelElements ? 1 : d.height;
     DpuRequantPlan plan;
-    if (!plan_fused_requant(d, conv, &plan)) {
+    if (!plan_fused_requant(d, src, &plan)) {
         run_int_rows_generic(ctx, d, src, conv, grain);
         return;
     }
     if (plan.ew == DpuRequantPlan::Ew::kLut) {
-        run_lut_rows(ctx, d, plan, *conv, grain);
+        run_lut_rows(ctx, d, plan, src, grain);
         return;
     }
     parallel_for(d.height, grain, [&](int64_t y0, int64_t y1) {
+        std::vector<int32_t> widened(conv != nullptr ? 0 : static_cast<size_t>(d.width) * d.channels);
         for (int y = static_cast<int>(y0); y < static_cast<int>(y1); ++y) {
-            const int32_t* acc = conv->acc.data() + static_cast<size_t>(y) * d.width * conv->channels;
+            const int32_t* acc = conv != nullptr ? conv->acc.data() + static_cast<size_t>(y) * d.width * conv->channels
+                                                 : widen_source_row(src, d, y, widened.data());
             const int8_t* ew = plan.ew == DpuRequantPlan::Ew::kAddInt8
                                    ? reinterpret_cast<const int8_t*>(d.ew.data + d.ew.cube.offset(0, y, 0))
                                    : nullptr;

@@ -38,6 +38,7 @@ public:
     void write_access_data(uint32_t value);
 
     int16_t entry(int table, int index) const { return tables_[table][index]; }
+    bool same_contents(const LutTables& other) const { return tables_ == other.tables_; }
     // The stage's output for x, with the LUT registers of the executer group.
     int64_t evaluate(const LutParams& p, int64_t x) const;
 

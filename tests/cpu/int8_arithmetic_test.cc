@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <random>
+#include <string>
 
 #include "cpu/convert.h"
 #include "cpu/graph_executor.h"
@@ -198,6 +199,74 @@ TEST(Int8Kernels, FusedLutActivationTracksTheFunction) {
     conv.attrs.set_floats("act_range", {-12.0f, 12.0f});
     c.g.tensors[c.g.outputs[0]].quant = per_tensor(0.05f, -100);
     EXPECT_LE(max_step_difference(c.g, c.inputs), 1);
+}
+
+// Resize (opset 11+: X, roi, scales) of a [1, C, H, W] int8 tensor.
+OneOp resize_case(const Shape& in, float scale_h, float scale_w, const std::string& mode,
+                  const std::string& coordinates, const std::string& nearest, const QuantParams& qx,
+                  const QuantParams& qy, uint32_t seed) {
+    OneOp c;
+    const int32_t x = add_tensor(&c.g, "x", DType::kInt8, in, qx);
+    const float scales[4] = {1.0f, 1.0f, scale_h, scale_w};
+    const int32_t s = c.g.add_constant("scales", DType::kFloat32, {4}, rknn::graph::Buffer::copy_of(scales, sizeof(scales)));
+    const Shape out = {in[0], in[1], static_cast<int64_t>(std::floor(static_cast<double>(in[2]) * scale_h)),
+                       static_cast<int64_t>(std::floor(static_cast<double>(in[3]) * scale_w))};
+    const int32_t y = add_tensor(&c.g, "y", DType::kInt8, out, qy);
+    c.g.inputs = {x};
+    c.g.outputs = {y};
+    Op op{OpType::kResize, "resize", "", {x, -1, s}, {y}, {}};
+    op.attrs.set_string("mode", mode);
+    op.attrs.set_string("coordinate_transformation_mode", coordinates);
+    op.attrs.set_string("nearest_mode", nearest);
+    c.g.add_op(op);
+    c.inputs = {random_int8(in, qx, seed)};
+    return c;
+}
+
+TEST(Int8Kernels, NearestResizeEqualsTheFloatPath) {
+    struct Case {
+        Shape in;
+        float sh, sw;
+        const char* coordinates;
+        const char* nearest;
+        bool same_quant;
+    };
+    const Case cases[] = {
+        {{1, 8, 10, 10}, 2.0f, 2.0f, "asymmetric", "floor", true},  // YOLO's upsample
+        {{1, 8, 10, 10}, 2.0f, 2.0f, "asymmetric", "floor", false},
+        {{1, 3, 9, 7}, 1.5f, 0.5f, "half_pixel", "round_prefer_floor", false},
+        {{1, 5, 6, 11}, 3.0f, 0.75f, "align_corners", "round_prefer_ceil", false},
+        {{1, 2, 13, 4}, 0.4f, 2.5f, "pytorch_half_pixel", "ceil", true},
+        {{1, 4, 7, 7}, 1.25f, 1.0f, "tf_half_pixel_for_nn", "floor", false},
+    };
+    uint32_t seed = 300;
+    for (const Case& k : cases) {
+        const QuantParams qx = per_tensor(0.05f, -7);
+        const QuantParams qy = k.same_quant ? qx : per_tensor(0.031f, 11);
+        const OneOp c = resize_case(k.in, k.sh, k.sw, "nearest", k.coordinates, k.nearest, qx, qy, seed++);
+        // run() checks that the int8 kernel ran; nearest neighbours move codes, so no step may differ.
+        EXPECT_EQ(max_step_difference(c.g, c.inputs), 0) << k.coordinates << " " << k.nearest;
+    }
+    // The kernel really selects elements: an upsampled 2x2 block repeats its source code.
+    const OneOp up = resize_case({1, 1, 3, 3}, 2.0f, 2.0f, "nearest", "asymmetric", "floor", per_tensor(0.1f, 0),
+                                 per_tensor(0.1f, 0), 9);
+    const HostTensor y = run(up.g, up.inputs, true)[0];
+    const int8_t* x = up.inputs[0].data<int8_t>();
+    for (int64_t i = 0; i < 6; ++i)
+        for (int64_t j = 0; j < 6; ++j) EXPECT_EQ(y.data<int8_t>()[i * 6 + j], x[(i / 2) * 3 + j / 2]);
+}
+
+TEST(Int8Kernels, LinearResizeIsLeftToTheFloatKernel) {
+    const OneOp c = resize_case({1, 2, 5, 5}, 2.0f, 2.0f, "linear", "half_pixel", "floor", per_tensor(0.05f, 0),
+                                per_tensor(0.05f, 0), 5);
+    auto exec = rknn::cpu::GraphExecutor::create(c.g, {});
+    ASSERT_TRUE(exec.is_ok()) << exec.status().message();
+    std::vector<HostTensor> outputs;
+    rknn::cpu::GraphExecutor::RunStats stats;
+    ASSERT_TRUE(exec.value()->run(c.inputs, &outputs, nullptr, &stats).is_ok());
+    EXPECT_EQ(stats.int8_ops, 0);
+    EXPECT_EQ(stats.reference_ops, 1);
+    EXPECT_EQ(outputs[0].numel(), 2 * 10 * 10);
 }
 
 OneOp binary_case(OpType type, const Shape& a_shape, const Shape& b_shape, uint32_t seed) {

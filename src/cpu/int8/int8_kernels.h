@@ -25,5 +25,6 @@ Status max_pool(const KernelArgs&);
 Status average_pool(const KernelArgs&);
 Status global_average_pool(const KernelArgs&);
 Status global_max_pool(const KernelArgs&);
+Status resize(const KernelArgs&);  // nearest-neighbour Resize / Upsample
 
 }  // namespace rknn::cpu::int8

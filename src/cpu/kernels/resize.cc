@@ -1,157 +1,40 @@
 // Resize / Upsample (float32): nearest, linear and cubic interpolation, with
 // every ONNX coordinate transformation mode. Interpolation is separable: each
-// output coordinate gets a short list of (input index, weight) pairs per dim,
-// and an output element is the weighted sum over their product.
-#include <cmath>
+// output coordinate gets a short list of (input index, weight) pairs per dim
+// (resize_taps.h), and an output element is the weighted sum over their product.
+#include <algorithm>
 #include <vector>
 
-#include "cpu/convert.h"
 #include "cpu/kernels/kernel_util.h"
 #include "cpu/kernels/kernels.h"
-#include "graph/op_params.h"
+#include "cpu/kernels/resize_taps.h"
 
 namespace rknn::cpu::kernels {
-namespace {
-
-using graph::OpType;
-
-struct Tap {
-    int64_t index;
-    double weight;
-};
-
-struct ResizeSettings {
-    std::string mode;            // nearest, linear, cubic
-    std::string coordinates;     // coordinate_transformation_mode
-    std::string nearest_mode;
-    double cubic_a = -0.75;
-    bool exclude_outside = false;
-    double extrapolation = 0.0;
-};
-
-ResizeSettings settings_of(const graph::Op& op) {
-    ResizeSettings s;
-    s.mode = op.attrs.get_string("mode", "nearest");
-    if (s.mode == "bilinear" || s.mode == "trilinear") s.mode = "linear";  // Upsample-7 spellings
-    // Upsample and Resize-10 use asymmetric coordinates and floor for nearest.
-    const bool legacy = op.type == OpType::kUpsample || op.attrs.get_int("legacy_resize", 0) != 0;
-    s.coordinates = op.attrs.get_string("coordinate_transformation_mode", legacy ? "asymmetric" : "half_pixel");
-    s.nearest_mode = op.attrs.get_string("nearest_mode", legacy ? "floor" : "round_prefer_floor");
-    s.cubic_a = op.attrs.get_float("cubic_coeff_a", -0.75f);
-    s.exclude_outside = op.attrs.get_int("exclude_outside", 0) != 0;
-    s.extrapolation = op.attrs.get_float("extrapolation_value", 0.0f);
-    return s;
-}
-
-// Source coordinate of output position x along one dim; false when it falls
-// outside the crop (tf_crop_and_resize only).
-// ONNX measures the resized length as input * scale, before flooring to the
-// output size; align_corners and tf_crop_and_resize use that real length.
-bool source_coordinate(const ResizeSettings& s, int64_t x, int64_t in, int64_t out, double scale, double roi_start,
-                       double roi_end, double* result) {
-    const double xf = static_cast<double>(x);
-    const double length = static_cast<double>(in) * scale;
-    const std::string& m = s.coordinates;
-    if (m == "half_pixel") *result = (xf + 0.5) / scale - 0.5;
-    else if (m == "pytorch_half_pixel") *result = out > 1 ? (xf + 0.5) / scale - 0.5 : 0.0;
-    else if (m == "align_corners") *result = length <= 1.0 ? 0.0 : xf * static_cast<double>(in - 1) / (length - 1.0);
-    else if (m == "asymmetric") *result = xf / scale;
-    else if (m == "tf_half_pixel_for_nn") *result = (xf + 0.5) / scale;
-    else {  // tf_crop_and_resize
-        const double span = static_cast<double>(in - 1);
-        *result = length > 1.0 ? roi_start * span + xf * (roi_end - roi_start) * span / (length - 1.0)
-                               : 0.5 * (roi_start + roi_end) * span;
-        if (*result < 0.0 || *result > span) return false;
-    }
-    return true;
-}
-
-int64_t clamp_index(int64_t i, int64_t size) { return i < 0 ? 0 : (i >= size ? size - 1 : i); }
-
-int64_t nearest_index(const std::string& mode, double x) {
-    const double f = std::floor(x);
-    const bool half = x - f == 0.5;
-    if (mode == "floor") return static_cast<int64_t>(f);
-    if (mode == "ceil") return static_cast<int64_t>(std::ceil(x));
-    if (mode == "round_prefer_ceil") return static_cast<int64_t>(half ? f + 1 : std::round(x));
-    return static_cast<int64_t>(half ? f : std::round(x));  // round_prefer_floor
-}
-
-std::vector<Tap> taps_for(const ResizeSettings& s, double x, int64_t in) {
-    if (s.mode == "nearest") return {{clamp_index(nearest_index(s.nearest_mode, x), in), 1.0}};
-    const double x0 = std::floor(x);
-    const double t = x - x0;
-    const auto base = static_cast<int64_t>(x0);
-    if (s.mode == "linear") return {{clamp_index(base, in), 1.0 - t}, {clamp_index(base + 1, in), t}};
-    // Cubic convolution (Keys) with coefficient a.
-    const double a = s.cubic_a;
-    const double d[4] = {t + 1.0, t, 1.0 - t, 2.0 - t};
-    std::vector<Tap> taps;
-    double total = 0.0;
-    for (int k = 0; k < 4; ++k) {
-        const double v = d[k];
-        const double w = v <= 1.0 ? ((a + 2.0) * v - (a + 3.0)) * v * v + 1.0 : ((a * v - 5.0 * a) * v + 8.0 * a) * v - 4.0 * a;
-        const int64_t index = base - 1 + k;
-        if (s.exclude_outside && (index < 0 || index >= in)) continue;
-        taps.push_back({clamp_index(index, in), w});
-        total += w;
-    }
-    if (s.exclude_outside && total != 0.0) {
-        for (Tap& tap : taps) tap.weight /= total;
-    }
-    return taps;
-}
-
-}  // namespace
 
 Status resize(const KernelArgs& args) {
     const HostTensor& x = *args.inputs[0];
     RKNN_RETURN_IF_ERROR(require(x.dtype() == DType::kFloat32, "Resize takes float32"));
     HostTensor* y = args.outputs[0];
-    std::vector<graph::ValueInfo> infos(args.inputs.size());
-    std::vector<const graph::ValueInfo*> ptrs(args.inputs.size(), nullptr);
-    for (size_t i = 0; i < args.inputs.size(); ++i) {
-        if (args.inputs[i] == nullptr) continue;
-        infos[i] = {args.inputs[i]->dtype(), args.inputs[i]->shape(), args.inputs[i]->raw()};
-        ptrs[i] = &infos[i];
-    }
-    RKNN_ASSIGN_OR_RETURN(const graph::ResizeParams p, graph::resize_params(args.op, ptrs));
-    const ResizeSettings s = settings_of(args.op);
-    if (s.mode != "nearest" && s.mode != "linear" && s.mode != "cubic")
-        return Status(StatusCode::kInvalidArgument, "unknown Resize mode " + s.mode);
+    RKNN_ASSIGN_OR_RETURN(const ResizeTaps plan, resize_taps(args));
+    const auto& taps = plan.taps;
     const int64_t rank = x.rank();
-    std::vector<double> roi(2 * static_cast<size_t>(rank), 0.0);
-    for (int64_t d = 0; d < rank; ++d) roi[rank + d] = 1.0;
-    if (args.op.type == OpType::kResize && args.inputs.size() > 1 && args.inputs[1] != nullptr &&
-        args.inputs[1]->numel() == 2 * rank) {
-        for (int64_t i = 0; i < 2 * rank; ++i) roi[i] = element_as_double(*args.inputs[1], i);
-    }
-    // Per dim and output position: taps, or none when outside the crop.
-    std::vector<std::vector<std::vector<Tap>>> taps(static_cast<size_t>(rank));
-    for (int64_t d = 0; d < rank; ++d) {
-        taps[d].resize(static_cast<size_t>(y->dim(d)));
-        for (int64_t o = 0; o < y->dim(d); ++o) {
-            double src = 0.0;
-            if (source_coordinate(s, o, x.dim(d), y->dim(d), p.scales[d], roi[d], roi[rank + d], &src))
-                taps[d][o] = taps_for(s, src, x.dim(d));
-        }
-    }
     const std::vector<int64_t> in_strides = strides_of(x.shape());
     const float* src = x.data<float>();
     float* dst = y->data<float>();
     std::vector<int64_t> index(static_cast<size_t>(rank), 0);
+    std::vector<size_t> choice(static_cast<size_t>(rank), 0);
     for (int64_t i = 0; i < y->numel(); ++i) {
         // Weighted sum over the product of the per-dim tap lists.
         bool outside = false;
         for (int64_t d = 0; d < rank; ++d) outside = outside || taps[d][index[d]].empty();
         double total = 0.0;
         if (!outside) {
-            std::vector<size_t> choice(static_cast<size_t>(rank), 0);
+            std::fill(choice.begin(), choice.end(), 0);
             for (;;) {
                 double w = 1.0;
                 int64_t offset = 0;
                 for (int64_t d = 0; d < rank; ++d) {
-                    const Tap& t = taps[d][index[d]][choice[d]];
+                    const ResizeTap& t = taps[d][index[d]][choice[d]];
                     w *= t.weight;
                     offset += t.index * in_strides[d];
                 }
@@ -164,7 +47,7 @@ Status resize(const KernelArgs& args) {
                 if (d < 0) break;
             }
         }
-        dst[i] = outside ? static_cast<float>(s.extrapolation) : static_cast<float>(total);
+        dst[i] = outside ? static_cast<float>(plan.extrapolation) : static_cast<float>(total);
         for (int64_t d = rank - 1; d >= 0; --d) {
             if (++index[d] < y->dim(d)) break;
             index[d] = 0;

@@ -8,9 +8,12 @@ namespace rknn::emulator {
 namespace {
 
 using GemmFn = void (*)(int, const uint8_t*, size_t, const PackedWeightsS8&, int, int, int32_t*, size_t);
+using RowsFn = void (*)(int, const GemmRows&, const PackedWeightsS8&, int, int, int32_t*, size_t);
 
+// An implementation takes A either row-major (fn) or as addressed rows (rows_fn).
 struct Choice {
     GemmFn fn;
+    RowsFn rows_fn;
     const char* name;
     bool int16_layout;
 };
@@ -19,11 +22,56 @@ Choice choose() {
 #if defined(__x86_64__)
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw")) {
-        return {detail::gemm_u8s8_avx512vnni, "avx512vnni", false};
+        return {nullptr, detail::gemm_u8s8_rows_avx512vnni, "avx512vnni", false};
     }
-    if (__builtin_cpu_supports("avx2")) return {detail::gemm_u8s8_avx2, "avx2", true};
+    if (__builtin_cpu_supports("avx2")) return {detail::gemm_u8s8_avx2, nullptr, "avx2", true};
 #endif
-    return {detail::gemm_u8s8_generic, "generic", false};
+    return {detail::gemm_u8s8_generic, nullptr, "generic", false};
+}
+
+// Rows handed to one row-major call at a time when A comes as addressed rows.
+constexpr int kGatherRows = 240;
+
+// Row-major A as addressed rows: a pointer per row, offsets 4g.
+void run_row_major_as_rows(RowsFn fn, int m, const uint8_t* a, size_t lda, const PackedWeightsS8& b, int first,
+                           int last, int32_t* c, size_t ldc) {
+    thread_local std::vector<const uint8_t*> rows;
+    thread_local std::vector<uint32_t> offsets;
+    rows.resize(static_cast<size_t>(m));
+    for (int r = 0; r < m; ++r) rows[static_cast<size_t>(r)] = a + static_cast<size_t>(r) * lda;
+    const size_t groups = static_cast<size_t>(b.k_padded / PackedWeightsS8::kDepthGroup);
+    if (offsets.size() < groups) {
+        offsets.resize(groups);
+        for (size_t g = 0; g < groups; ++g) offsets[g] = static_cast<uint32_t>(g * PackedWeightsS8::kDepthGroup);
+    }
+    GemmRows view;
+    view.rows = rows.data();
+    view.offsets = offsets.data();
+    fn(m, view, b, first, last, c, ldc);
+}
+
+// Addressed rows for a row-major kernel: gathered into biased rows, a batch at a time.
+void run_rows_as_row_major(GemmFn fn, int m, const GemmRows& a, const PackedWeightsS8& b, int first, int last,
+                           int32_t* c, size_t ldc) {
+    thread_local std::vector<uint8_t> buffer;
+    const size_t lda = static_cast<size_t>(b.k_padded);
+    const size_t groups = lda / PackedWeightsS8::kDepthGroup;
+    const uint32_t flip = 0x01010101u * a.flip;
+    for (int r0 = 0; r0 < m; r0 += kGatherRows) {
+        const int rows = std::min(kGatherRows, m - r0);
+        buffer.resize(static_cast<size_t>(rows) * lda);
+        for (int r = 0; r < rows; ++r) {
+            const uint8_t* src = a.rows[r0 + r];
+            uint8_t* dst = buffer.data() + static_cast<size_t>(r) * lda;
+            for (size_t g = 0; g < groups; ++g) {
+                uint32_t v;
+                std::memcpy(&v, src + a.offsets[g], 4);
+                v ^= flip;
+                std::memcpy(dst + 4 * g, &v, 4);
+            }
+        }
+        fn(rows, buffer.data(), lda, b, first, last, c + static_cast<size_t>(r0) * ldc, ldc);
+    }
 }
 
 const Choice& chosen() {
@@ -103,17 +151,44 @@ void gemm_u8s8_generic(int m, const uint8_t* a, size_t lda, const PackedWeightsS
 
 }  // namespace detail
 
+namespace {
+
+// Blocks go in pairs (n_blocks is even): whole pairs only, so that the pair
+// kernels never reach outside the range or the packed weights.
+bool pair_range(const PackedWeightsS8& b, int first_block, int last_block, int* first, int* last) {
+    *first = std::max(0, first_block) & ~1;
+    *last = std::min((last_block + 1) & ~1, b.n_blocks);
+    return *first < *last;
+}
+
+}  // namespace
+
 void gemm_u8s8(int m, const uint8_t* a, size_t lda, const PackedWeightsS8& b, int32_t* c, size_t ldc) {
-    chosen().fn(m, a, lda, b, 0, b.n_blocks, c, ldc);
+    gemm_u8s8_blocks(m, a, lda, b, 0, b.n_blocks, c, ldc);
 }
 
 void gemm_u8s8_blocks(int m, const uint8_t* a, size_t lda, const PackedWeightsS8& b, int first_block, int last_block,
                       int32_t* c, size_t ldc) {
-    // Blocks go in pairs (n_blocks is even): whole pairs only, so that the
-    // pair kernels never reach outside the range or the packed weights.
-    const int first = std::max(0, first_block) & ~1;
-    const int last = std::min((last_block + 1) & ~1, b.n_blocks);
-    if (first < last) chosen().fn(m, a, lda, b, first, last, c, ldc);
+    int first, last;
+    if (m <= 0 || !pair_range(b, first_block, last_block, &first, &last)) return;
+    const Choice& impl = chosen();
+    if (impl.fn != nullptr) {
+        impl.fn(m, a, lda, b, first, last, c, ldc);
+    } else {
+        run_row_major_as_rows(impl.rows_fn, m, a, lda, b, first, last, c, ldc);
+    }
+}
+
+void gemm_u8s8_rows(int m, const GemmRows& a, const PackedWeightsS8& b, int first_block, int last_block, int32_t* c,
+                    size_t ldc) {
+    int first, last;
+    if (m <= 0 || !pair_range(b, first_block, last_block, &first, &last)) return;
+    const Choice& impl = chosen();
+    if (impl.rows_fn != nullptr) {
+        impl.rows_fn(m, a, b, first, last, c, ldc);
+    } else {
+        run_rows_as_row_major(impl.fn, m, a, b, first, last, c, ldc);
+    }
 }
 
 const char* gemm_u8s8_isa() { return chosen().name; }

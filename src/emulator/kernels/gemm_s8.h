@@ -41,6 +41,22 @@ void gemm_u8s8(int m, const uint8_t* a, size_t lda, const PackedWeightsS8& b, in
 void gemm_u8s8_blocks(int m, const uint8_t* a, size_t lda, const PackedWeightsS8& b, int first_block, int last_block,
                       int32_t* c, size_t ldc);
 
+// A given by addresses: element k of row r is rows[r][offsets[k / 4] + k % 4]
+// XOR flip. Convolutions read their windows from the input cube this way,
+// the offsets giving each group of 4 k values its place in a window; flip is
+// 0x80 for int8 bytes (made the +128-biased form) and 0 for biased ones. The
+// bytes of k values beyond k are read but weigh nothing (their weights are 0).
+struct GemmRows {
+    const uint8_t* const* rows = nullptr;  // m entries
+    const uint32_t* offsets = nullptr;     // k_padded / 4 entries
+    uint8_t flip = 0;
+};
+
+// C (m x n int32, row stride ldc) for the columns of blocks [first_block,
+// last_block) (rounded to pairs, as in gemm_u8s8_blocks).
+void gemm_u8s8_rows(int m, const GemmRows& a, const PackedWeightsS8& b, int first_block, int last_block, int32_t* c,
+                    size_t ldc);
+
 // Which implementation gemm_u8s8 uses on this CPU ("avx512vnni", "avx2", "generic").
 const char* gemm_u8s8_isa();
 
@@ -51,8 +67,8 @@ void gemm_u8s8_generic(int m, const uint8_t* a, size_t lda, const PackedWeightsS
 #if defined(__x86_64__)
 void gemm_u8s8_avx2(int m, const uint8_t* a, size_t lda, const PackedWeightsS8& b, int first_block, int last_block,
                     int32_t* c, size_t ldc);
-void gemm_u8s8_avx512vnni(int m, const uint8_t* a, size_t lda, const PackedWeightsS8& b, int first_block,
-                          int last_block, int32_t* c, size_t ldc);
+void gemm_u8s8_rows_avx512vnni(int m, const GemmRows& a, const PackedWeightsS8& b, int first_block, int last_block,
+                               int32_t* c, size_t ldc);
 #endif
 }  // namespace detail
 

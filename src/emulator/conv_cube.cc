@@ -1,0 +1,171 @@
+#include "emulator/conv_cube.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "base/parallel.h"
+#include "emulator/kernels/depthwise_s8.h"
+
+namespace rknn::emulator {
+
+namespace {
+
+constexpr int kRowsPerShare = 256;  // GEMM rows per host-thread share
+constexpr size_t kParallelCopyBytes = size_t{1} << 18;
+
+// Where the windows are read: pixel (0, 0) of surface 0, padding included.
+struct CubeView {
+    const uint8_t* base = nullptr;
+    uint64_t row_stride = 0;
+    uint64_t surf_stride = 0;
+    uint64_t atom = 0;
+};
+
+bool pads(const ConvDesc& d) { return d.pad_top || d.pad_left || d.pad_bottom || d.pad_right; }
+
+// The input as the datapaths read it: the cube itself, or (when the task
+// pads) a copy with pad atoms around each surface, in `buffer`.
+CubeView view_input(const ConvDesc& d, const uint8_t* in, std::vector<uint8_t>* buffer) {
+    const auto atom = static_cast<uint64_t>(d.atom_bytes);
+    if (!pads(d)) return {in, d.row_stride, d.surf_stride, atom};
+    const int width = d.in_w + d.pad_left + d.pad_right, height = d.in_h + d.pad_top + d.pad_bottom;
+    const int surfaces = d.in_c / d.atom_bytes;
+    CubeView v;
+    v.atom = atom;
+    v.row_stride = static_cast<uint64_t>(width) * atom;
+    v.surf_stride = static_cast<uint64_t>(height) * v.row_stride;
+    buffer->resize(static_cast<size_t>(v.surf_stride) * static_cast<size_t>(surfaces));
+    uint8_t* out = buffer->data();
+    const int64_t rows = static_cast<int64_t>(surfaces) * height;
+    parallel_for(rows, buffer->size() >= kParallelCopyBytes ? 1 : rows, [&](int64_t first, int64_t last) {
+        uint8_t pad[kAtomBytes];
+        int pad_surface = -1;
+        for (int64_t i = first; i < last; ++i) {
+            const int s = static_cast<int>(i / height), y = static_cast<int>(i % height);
+            if (s != pad_surface) {
+                for (int l = 0; l < d.atom_bytes; ++l)
+                    pad[l] = static_cast<uint8_t>(int8_pad_for_channel(d, s * d.atom_bytes + l));
+                pad_surface = s;
+            }
+            uint8_t* row = out + static_cast<size_t>(s) * v.surf_stride + static_cast<size_t>(y) * v.row_stride;
+            const int iy = y - d.pad_top;
+            const bool inside = iy >= 0 && iy < d.in_h;
+            for (int x = 0; x < width; ++x) {
+                if (!inside || x < d.pad_left || x >= d.pad_left + d.in_w) std::memcpy(row + x * atom, pad, atom);
+            }
+            if (inside) {
+                const uint8_t* src = in + static_cast<uint64_t>(s) * d.surf_stride + static_cast<uint64_t>(iy) * d.row_stride;
+                std::memcpy(row + static_cast<size_t>(d.pad_left) * atom, src, static_cast<size_t>(d.in_w) * atom);
+            }
+        }
+    });
+    v.base = out;
+    return v;
+}
+
+// The offset of every group of 4 k values in a window, k = (ky kw + kx) in_c + c.
+void window_offsets(const ConvDesc& d, const CubeView& v, std::vector<uint32_t>* offsets) {
+    offsets->clear();
+    for (int ky = 0; ky < d.kh; ++ky)
+        for (int kx = 0; kx < d.kw; ++kx)
+            for (int c = 0; c < d.in_c; c += PackedWeightsS8::kDepthGroup) {
+                const uint64_t at = static_cast<uint64_t>(ky) * v.row_stride + static_cast<uint64_t>(kx) * v.atom +
+                                    static_cast<uint64_t>(c / d.atom_bytes) * v.surf_stride +
+                                    static_cast<uint64_t>(c % d.atom_bytes);
+                offsets->push_back(static_cast<uint32_t>(at));
+            }
+}
+
+}  // namespace
+
+void direct_int8_from_cube(const ConvDesc& d, const uint8_t* in, const PackedWeightsS8& weights, ConvScratch* s,
+                           ConvOutput* out) {
+    const CubeView v = view_input(d, in, &s->image);
+    window_offsets(d, v, &s->offsets);
+    const int pixels = d.out_w * d.out_h;
+    s->rows.resize(static_cast<size_t>(pixels));
+    for (int oy = 0, p = 0; oy < d.out_h; ++oy)
+        for (int ox = 0; ox < d.out_w; ++ox, ++p)
+            s->rows[static_cast<size_t>(p)] = v.base + static_cast<uint64_t>(oy) * d.stride_y * v.row_stride +
+                                              static_cast<uint64_t>(ox) * d.stride_x * v.atom;
+    GemmRows a;
+    a.offsets = s->offsets.data();
+    a.flip = 0x80;  // the cube holds int8 values
+    const size_t ldc = static_cast<size_t>(out->channels);
+    const uint64_t macs = static_cast<uint64_t>(pixels) * static_cast<uint64_t>(weights.k) * ldc;
+    const bool parallel = macs >= kParallelMacs && host_threads() > 1;
+    const int block_pairs = weights.n_blocks / 2;
+    if (parallel && pixels < kRowsPerShare * host_threads() && block_pairs > 1) {
+        // Few pixels (the deep layers): share the output channels out instead.
+        a.rows = s->rows.data();
+        parallel_for(block_pairs, 1, [&](int64_t first, int64_t last) {
+            gemm_u8s8_rows(pixels, a, weights, static_cast<int>(2 * first), static_cast<int>(2 * last),
+                           out->acc.data(), ldc);
+        });
+        return;
+    }
+    parallel_for(pixels, parallel ? kRowsPerShare : pixels, [&](int64_t first, int64_t last) {
+        GemmRows share = a;
+        share.rows = s->rows.data() + first;
+        gemm_u8s8_rows(static_cast<int>(last - first), share, weights, 0, weights.n_blocks,
+                       out->acc.data() + static_cast<size_t>(first) * ldc, ldc);
+    });
+}
+
+void depthwise_int8_from_cube(const ConvDesc& d, const uint8_t* in, const int8_t* weights, ConvScratch* s,
+                              ConvOutput* out) {
+    const CubeView v = view_input(d, in, &s->image);
+    // Weights widened per surface: [surface][tap][lane], zero beyond in_c.
+    const int c2 = d.atom_bytes, taps = d.kh * d.kw, ch = out->channels;
+    const int surfaces = (ch + c2 - 1) / c2, in_surfaces = d.in_c / c2;
+    s->dw_weights.assign(static_cast<size_t>(surfaces) * taps * c2, 0);
+    for (int sf = 0; sf < surfaces; ++sf)
+        for (int t = 0; t < taps; ++t)
+            for (int l = 0; l < c2 && sf * c2 + l < d.in_c; ++l)
+                s->dw_weights[(static_cast<size_t>(sf) * taps + t) * c2 + l] =
+                    weights[static_cast<size_t>(t) * d.in_c + sf * c2 + l];
+    s->tap_offsets.clear();
+    for (int ky = 0; ky < d.kh; ++ky)
+        for (int kx = 0; kx < d.kw; ++kx)
+            s->tap_offsets.push_back(static_cast<int64_t>(ky * v.row_stride + kx * v.atom));
+    const uint64_t macs = static_cast<uint64_t>(d.out_w) * d.out_h * taps * static_cast<uint64_t>(ch);
+    parallel_for(d.out_h, macs >= kParallelMacs / 8 ? 1 : d.out_h, [&](int64_t y0, int64_t y1) {
+        for (int sf = 0; sf < surfaces; ++sf) {
+            const int lanes = std::min(c2, ch - sf * c2);
+            for (int64_t oy = y0; oy < y1; ++oy) {
+                int32_t* first = out->acc.data() + static_cast<size_t>(oy) * d.out_w * ch + static_cast<size_t>(sf) * c2;
+                if (sf >= in_surfaces) {  // RK356x groups announce 32 outputs for fewer inputs: the rest are 0
+                    for (int x = 0; x < d.out_w; ++x) std::fill_n(first + static_cast<size_t>(x) * ch, lanes, 0);
+                    continue;
+                }
+                DepthwiseRow row;
+                row.origin = v.base + sf * v.surf_stride + static_cast<uint64_t>(oy) * d.stride_y * v.row_stride;
+                row.tap_offsets = s->tap_offsets.data();
+                row.taps = taps;
+                row.step = static_cast<int64_t>(d.stride_x * v.atom);
+                row.weights = s->dw_weights.data() + static_cast<size_t>(sf) * taps * c2;
+                row.lanes = c2;
+                row.width = d.out_w;
+                row.out = first;
+                row.out_stride = static_cast<size_t>(ch);
+                row.store_lanes = lanes;
+                depthwise_row_s8(row);
+            }
+        }
+    });
+}
+
+bool cube_offsets_fit(const ConvDesc& d) {
+    if (!int8_input_as_stored(d) || (d.atom_bytes != 8 && d.atom_bytes != kAtomBytes)) return false;
+    const uint64_t atom = static_cast<uint64_t>(d.atom_bytes);
+    uint64_t row = d.row_stride, surf = d.surf_stride;
+    if (pads(d)) {
+        row = static_cast<uint64_t>(d.in_w + d.pad_left + d.pad_right) * atom;
+        surf = static_cast<uint64_t>(d.in_h + d.pad_top + d.pad_bottom) * row;
+    }
+    const uint64_t last = static_cast<uint64_t>(d.kh - 1) * row + static_cast<uint64_t>(d.kw - 1) * atom +
+                          static_cast<uint64_t>(d.in_c / d.atom_bytes - 1) * surf + atom;
+    return last < (uint64_t{1} << 32);
+}
+
+}  // namespace rknn::emulator

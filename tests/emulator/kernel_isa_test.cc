@@ -1,0 +1,270 @@
+// The emulator's SIMD kernels, each implementation this CPU can run (not only
+// the one the dispatcher picks), against plain scalar models: the GEMM with
+// addressed rows, depthwise rows, and the LUT memo's lookups.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "emulator/kernels/depthwise_s8.h"
+#include "emulator/kernels/gemm_s8.h"
+#include "emulator/kernels/lut_lookup.h"
+#include "emulator/lut_memo.h"
+
+namespace {
+
+namespace em = rknn::emulator;
+
+bool cpu_has(const char* isa) {
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (std::string(isa) == "avx2") return __builtin_cpu_supports("avx2");
+    if (std::string(isa) == "avx512") return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+    if (std::string(isa) == "avx512vnni")
+        return __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw");
+#endif
+    return std::string(isa) == "generic";
+}
+
+// ---- GEMM with addressed rows ------------------------------------------------
+
+// A cube-like source: rows at scattered addresses, k groups at scattered offsets.
+struct RowsProblem {
+    int m = 0, k = 0, n = 0;
+    std::vector<uint8_t> memory;
+    std::vector<const uint8_t*> rows;
+    std::vector<uint32_t> offsets;
+    std::vector<int8_t> b;  // n x k
+};
+
+RowsProblem make_rows_problem(int m, int k, int n, std::mt19937& rng) {
+    RowsProblem p;
+    p.m = m;
+    p.k = k;
+    p.n = n;
+    const int groups = k / 4;
+    p.memory.resize(static_cast<size_t>(m) * 64 + static_cast<size_t>(groups) * 96 + 64);
+    for (uint8_t& v : p.memory) v = static_cast<uint8_t>(rng());
+    for (int r = 0; r < m; ++r) p.rows.push_back(p.memory.data() + static_cast<size_t>(rng() % (m * 64)));
+    for (int g = 0; g < groups; ++g) p.offsets.push_back(static_cast<uint32_t>(g * 96 + rng() % 60));
+    p.b.resize(static_cast<size_t>(n) * k);
+    for (int8_t& w : p.b) w = static_cast<int8_t>(rng());
+    return p;
+}
+
+int64_t rows_expected(const RowsProblem& p, uint8_t flip, int r, int col) {
+    int64_t sum = 0;
+    for (int j = 0; j < p.k; ++j) {
+        const uint8_t a = p.rows[static_cast<size_t>(r)][p.offsets[static_cast<size_t>(j / 4)] + j % 4] ^ flip;
+        sum += (int64_t{a} - 128) * p.b[static_cast<size_t>(col) * p.k + static_cast<size_t>(j)];
+    }
+    return sum;
+}
+
+TEST(EmulatorKernels, GemmWithAddressedRowsMatchesAPlainProduct) {
+    std::mt19937 rng(91);
+    const int shapes[][3] = {{1, 4, 1}, {9, 36, 17}, {67, 288, 40}, {530, 64, 96}, {20, 2304, 33}};
+    for (const auto& s : shapes) {
+        const RowsProblem p = make_rows_problem(s[0], s[1], s[2], rng);
+        em::PackedWeightsS8 packed;
+        em::pack_weights(p.b.data(), p.n, p.k, static_cast<size_t>(p.k), &packed);
+        for (uint8_t flip : {uint8_t{0}, uint8_t{0x80}}) {
+            em::GemmRows a;
+            a.rows = p.rows.data();
+            a.offsets = p.offsets.data();
+            a.flip = flip;
+            std::vector<int32_t> c(static_cast<size_t>(p.m) * p.n, -1);
+            em::gemm_u8s8_rows(p.m, a, packed, 0, packed.n_blocks, c.data(), static_cast<size_t>(p.n));
+            int differ = 0;
+            for (int r = 0; r < p.m; ++r)
+                for (int col = 0; col < p.n; ++col)
+                    differ += c[static_cast<size_t>(r) * p.n + col] != rows_expected(p, flip, r, col);
+            EXPECT_EQ(differ, 0) << em::gemm_u8s8_isa() << " m " << p.m << " k " << p.k << " n " << p.n
+                                 << " flip " << int{flip};
+        }
+    }
+}
+
+// ---- depthwise rows ------------------------------------------------------------
+
+using DepthwiseFn = void (*)(const em::DepthwiseRow&);
+
+std::vector<std::pair<const char*, DepthwiseFn>> depthwise_impls() {
+    std::vector<std::pair<const char*, DepthwiseFn>> impls = {{"generic", em::detail::depthwise_row_s8_generic}};
+#if defined(__x86_64__)
+    if (cpu_has("avx2")) impls.emplace_back("avx2", em::detail::depthwise_row_s8_avx2);
+    if (cpu_has("avx512")) impls.emplace_back("avx512", em::detail::depthwise_row_s8_avx512);
+#endif
+    return impls;
+}
+
+TEST(EmulatorKernels, DepthwiseRowsMatchAScalarModel) {
+    std::mt19937 rng(92);
+    std::vector<uint8_t> cube(64 * 1024);
+    for (uint8_t& v : cube) v = static_cast<uint8_t>(rng());
+    cube[100] = 0x80;  // -128 times -128 somewhere
+    int cases = 0;
+    for (int lanes : {8, 16}) {
+        for (int taps : {1, 4, 9, 25}) {
+            for (int store : {lanes, lanes - 3}) {
+                for (int width : {1, 2, 7, 33}) {
+                    std::vector<int64_t> offsets;
+                    for (int t = 0; t < taps; ++t) offsets.push_back(static_cast<int64_t>(rng() % 8192) * lanes / 8);
+                    std::vector<int32_t> weights(static_cast<size_t>(taps) * lanes);
+                    for (int32_t& w : weights) w = static_cast<int32_t>(rng() % 256) - 128;
+                    weights[0] = -128;
+                    em::DepthwiseRow row;
+                    row.origin = cube.data() + 16;
+                    row.tap_offsets = offsets.data();
+                    row.taps = taps;
+                    row.step = 2 * lanes;
+                    row.weights = weights.data();
+                    row.lanes = lanes;
+                    row.width = width;
+                    row.out_stride = 40;
+                    row.store_lanes = store;
+                    std::vector<int32_t> want(static_cast<size_t>(width) * 40, -5);
+                    for (int x = 0; x < width; ++x)
+                        for (int l = 0; l < store; ++l) {
+                            int32_t sum = 0;
+                            for (int t = 0; t < taps; ++t)
+                                sum += static_cast<int8_t>(row.origin[x * row.step + offsets[static_cast<size_t>(t)] + l]) *
+                                       weights[static_cast<size_t>(t) * lanes + l];
+                            want[static_cast<size_t>(x) * 40 + l] = sum;
+                        }
+                    for (const auto& [name, fn] : depthwise_impls()) {
+                        std::vector<int32_t> got(want.size(), -5);
+                        row.out = got.data();
+                        fn(row);
+                        EXPECT_EQ(got, want) << name << " lanes " << lanes << " taps " << taps << " store " << store
+                                             << " width " << width;
+                        ++cases;
+                    }
+                }
+            }
+        }
+    }
+    EXPECT_GE(cases, 64);
+}
+
+// ---- LUT memo ------------------------------------------------------------------
+
+using LookupFn = int (*)(const em::LutMemoView&, const int32_t*, int, int8_t*);
+
+std::vector<std::pair<const char*, LookupFn>> lookup_impls() {
+    std::vector<std::pair<const char*, LookupFn>> impls = {{"generic", em::detail::lut_lookup_generic}};
+#if defined(__x86_64__)
+    if (cpu_has("avx2")) impls.emplace_back("avx2", em::detail::lut_lookup_avx2);
+    if (cpu_has("avx512")) impls.emplace_back("avx512", em::detail::lut_lookup_avx512);
+#endif
+    return impls;
+}
+
+TEST(EmulatorKernels, LutLookupsStopAtTheFirstMiss) {
+    std::vector<int16_t> table(1001, em::kLutMemoUnset);
+    for (int i = 0; i < 1000; ++i)
+        if (i % 97 != 5) table[static_cast<size_t>(i)] = static_cast<int16_t>((i * 7) % 256 - 128);
+    em::LutMemoView view;
+    view.table = table.data();
+    view.first = -500;
+    view.span = 1000;
+    std::mt19937 rng(93);
+    for (const auto& [name, fn] : lookup_impls()) {
+        for (int trial = 0; trial < 200; ++trial) {
+            std::vector<int32_t> values(static_cast<size_t>(1 + rng() % 70));
+            for (int32_t& v : values) {
+                const uint32_t pick = rng() % 100;
+                v = pick == 0 ? static_cast<int32_t>(rng()) : -500 + static_cast<int32_t>(rng() % 1000);
+            }
+            // Where the scalar model stops, and the codes before it.
+            size_t stop = 0;
+            while (stop < values.size()) {
+                const int64_t i = int64_t{values[stop]} + 500;
+                if (i < 0 || i >= 1000 || table[static_cast<size_t>(i)] == em::kLutMemoUnset) break;
+                ++stop;
+            }
+            std::vector<int8_t> codes(values.size(), 99);
+            const int done = fn(view, values.data(), static_cast<int>(values.size()), codes.data());
+            ASSERT_EQ(done, static_cast<int>(stop)) << name << " trial " << trial;
+            for (size_t i = 0; i < stop; ++i)
+                ASSERT_EQ(codes[i], table[static_cast<size_t>(values[i] + 500)]) << name << " value " << values[i];
+        }
+    }
+}
+
+// A LUT loaded with a ramp, its tail an OUT_CVT that scales it down.
+em::LutTables ramp_tables(int slope) {
+    em::LutTables t;
+    t.write_access_cfg(1u << 17);  // write, table 0 (LE), address 0
+    for (int i = 0; i < em::LutTables::kEntries; ++i) t.write_access_data(static_cast<uint32_t>((i - 256) * slope) & 0xffff);
+    t.write_access_cfg((1u << 17) | (1u << 16));  // write, table 1 (LO)
+    for (int i = 0; i < em::LutTables::kEntries; ++i) t.write_access_data(static_cast<uint32_t>(i * slope) & 0xffff);
+    return t;
+}
+
+em::LutTail ramp_tail(int64_t uflow_scale, int64_t lo_end = 16384) {
+    em::LutTail tail;
+    tail.lut.le_start = -16384;
+    tail.lut.lo_start = 0;
+    tail.lut.lo_end = lo_end;
+    tail.lut.le_select = 5;
+    tail.lut.lo_select = 5;
+    tail.lut.le_uflow_scale = uflow_scale;
+    tail.lut.le_uflow_shift = 4;
+    tail.out_scale = 1;
+    tail.out_shift = 4;
+    tail.out_offset = -2;
+    return tail;
+}
+
+int8_t direct_code(const em::LutTables& t, const em::LutTail& tail, int64_t v) {
+    const int64_t y = t.evaluate(tail.lut, v);
+    return static_cast<int8_t>(
+        em::saturate(em::shift_round(y * tail.out_scale, tail.out_shift, tail.out_round) + tail.out_offset, -128, 127));
+}
+
+TEST(EmulatorKernels, LutMemoGivesTheEvaluatedCodesEverywhere) {
+    std::mt19937 rng(94);
+    // Constant below the window, or a slope there; above it the LO table's
+    // last entry (the window reaches it), or values short of it interpolated.
+    for (const auto& [uflow, lo_end] : {std::pair<int64_t, int64_t>{0, 16384}, {5, 16384}, {0, 16000}}) {
+        const em::LutTables tables = ramp_tables(3);
+        const em::LutTail tail = ramp_tail(uflow, lo_end);
+        em::LutMemo& memo = em::lut_memo_for(tables, tail);
+        std::vector<int32_t> values;
+        for (int i = 0; i < 20000; ++i) {
+            const uint32_t pick = rng() % 10;
+            values.push_back(pick == 0 ? static_cast<int32_t>(rng()) : -17000 + static_cast<int32_t>(rng() % 34000));
+        }
+        values.push_back(INT32_MIN);
+        values.push_back(INT32_MAX);
+        for (int pass = 0; pass < 2; ++pass) {  // the second pass reads filled entries
+            std::vector<int8_t> codes(values.size());
+            memo.codes(values.data(), static_cast<int>(values.size()), codes.data());
+            int differ = 0;
+            for (size_t i = 0; i < values.size(); ++i) differ += codes[i] != direct_code(tables, tail, values[i]);
+            EXPECT_EQ(differ, 0) << "uflow scale " << uflow << " lo_end " << lo_end << " pass " << pass;
+        }
+        EXPECT_EQ(&em::lut_memo_for(tables, tail), &memo) << "the same tail and tables find the same memo";
+    }
+}
+
+TEST(EmulatorKernels, LutMemoFollowsTheTableContents) {
+    const em::LutTail tail = ramp_tail(0);
+    const em::LutTables gentle = ramp_tables(2), steep = ramp_tables(9);
+    const std::vector<int32_t> values = {-9000, -100, 0, 77, 5000, 16000};
+    std::vector<int8_t> a(values.size()), b(values.size());
+    em::lut_memo_for(gentle, tail).codes(values.data(), static_cast<int>(values.size()), a.data());
+    em::lut_memo_for(steep, tail).codes(values.data(), static_cast<int>(values.size()), b.data());
+    int differ = 0;
+    for (size_t i = 0; i < values.size(); ++i) {
+        EXPECT_EQ(a[i], direct_code(gentle, tail, values[i]));
+        EXPECT_EQ(b[i], direct_code(steep, tail, values[i]));
+        differ += a[i] != b[i];
+    }
+    EXPECT_GT(differ, 0) << "new table contents give new codes";
+}
+
+}  // namespace
