@@ -1,6 +1,7 @@
 #include "base/parallel.h"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <exception>
 #include <cstdlib>
@@ -14,6 +15,7 @@ namespace rknn {
 namespace {
 
 constexpr int kMaxThreads = 4;
+constexpr int kChunksPerThread = 2;
 
 int configured_threads() {
     if (const char* env = std::getenv("RKNN_HOST_THREADS")) {
@@ -24,78 +26,98 @@ int configured_threads() {
     return std::max(1, std::min(kMaxThreads, static_cast<int>(cores)));
 }
 
-// Helpers sleep until a job is posted; the caller runs share 0 and waits for
-// the rest. One job at a time (busy_ guards it).
+// Spin iterations a thread polls before it sleeps: jobs come back to back
+// (one per emulated unit, every few microseconds to milliseconds), and a
+// futex wake-up costs tens of microseconds on a loaded VM.
+constexpr int kSpins = 20000;
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+}
+
+// Helpers poll, then sleep, until a job is posted; the caller takes chunks of
+// the range with them and waits for the rest. One job at a time (busy_
+// guards it). Chunks are handed out through one counter, so a helper that
+// wakes late takes fewer of them instead of holding the caller up.
 class Pool {
 public:
     explicit Pool(int helpers) {
-        for (int i = 0; i < helpers; ++i) threads_.emplace_back([this, i] { loop(i + 1); });
+        for (int i = 0; i < helpers; ++i) threads_.emplace_back([this] { loop(); });
     }
     ~Pool() {
         {
             std::lock_guard<std::mutex> lock(mu_);
-            stop_ = true;
+            stop_.store(true);
         }
         wake_.notify_all();
         for (std::thread& t : threads_) t.join();
     }
 
-    int shares() const { return static_cast<int>(threads_.size()) + 1; }
+    int threads() const { return static_cast<int>(threads_.size()) + 1; }
 
     // False when another caller holds the pool, when called from inside a
     // job (nested), or in a child forked after the pool started (it has no
     // helper threads).
-    bool try_run(const std::function<void(int share)>& job) {
+    bool try_run(const std::function<void()>& job) {
         if (inside_job_ || ::getpid() != owner_pid_) return false;
         std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
         if (!busy.owns_lock()) return false;
         {
             std::lock_guard<std::mutex> lock(mu_);
             job_ = &job;
-            pending_ = static_cast<int>(threads_.size());
+            pending_.store(static_cast<int>(threads_.size()));
             failure_ = nullptr;
-            ++generation_;
+            generation_.fetch_add(1);
         }
         wake_.notify_all();
         std::exception_ptr mine;
-        run_share(job, 0, &mine);
-        std::unique_lock<std::mutex> lock(mu_);
-        done_.wait(lock, [this] { return pending_ == 0; });
-        job_ = nullptr;
-        // Every share has finished with `job` before an exception leaves.
+        run_job(job, &mine);
+        for (int i = 0; i < kSpins && pending_.load(std::memory_order_acquire) != 0; ++i) cpu_relax();
+        {
+            std::unique_lock<std::mutex> lock(mu_);
+            done_.wait(lock, [this] { return pending_.load() == 0; });
+            job_ = nullptr;
+        }
+        // Every helper has finished with `job` before an exception leaves.
         if (mine != nullptr) std::rethrow_exception(mine);
         if (failure_ != nullptr) std::rethrow_exception(failure_);
         return true;
     }
 
 private:
-    static void run_share(const std::function<void(int)>& job, int share, std::exception_ptr* failure) {
+    static void run_job(const std::function<void()>& job, std::exception_ptr* failure) {
         inside_job_ = true;
         try {
-            job(share);
+            job();
         } catch (...) {
             *failure = std::current_exception();
         }
         inside_job_ = false;
     }
 
-    void loop(int share) {
+    void loop() {
         uint64_t seen = 0;
         for (;;) {
-            const std::function<void(int)>* job = nullptr;
+            for (int i = 0; i < kSpins && generation_.load(std::memory_order_acquire) == seen && !stop_.load(); ++i)
+                cpu_relax();
+            const std::function<void()>* job = nullptr;
             {
                 std::unique_lock<std::mutex> lock(mu_);
-                wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
-                if (stop_) return;
-                seen = generation_;
+                wake_.wait(lock, [&] { return stop_.load() || generation_.load() != seen; });
+                if (stop_.load()) return;
+                seen = generation_.load();
                 job = job_;
             }
             std::exception_ptr failure;
-            run_share(*job, share, &failure);
+            run_job(*job, &failure);
             {
                 std::lock_guard<std::mutex> lock(mu_);
                 if (failure != nullptr && failure_ == nullptr) failure_ = failure;
-                --pending_;
+                pending_.fetch_sub(1);
             }
             done_.notify_one();
         }
@@ -105,13 +127,13 @@ private:
     const pid_t owner_pid_ = ::getpid();
     std::vector<std::thread> threads_;
     std::mutex busy_;  // held by the caller whose job runs
-    std::mutex mu_;
+    std::mutex mu_;    // guards job_ and failure_; generation_, pending_ and stop_ change under it
     std::condition_variable wake_, done_;
-    const std::function<void(int)>* job_ = nullptr;
-    uint64_t generation_ = 0;
-    int pending_ = 0;
-    std::exception_ptr failure_;  // the first a helper's share threw
-    bool stop_ = false;
+    const std::function<void()>* job_ = nullptr;
+    std::atomic<uint64_t> generation_{0};
+    std::atomic<int> pending_{0};
+    std::exception_ptr failure_;  // the first a helper's job threw
+    std::atomic<bool> stop_{false};
 };
 
 thread_local bool Pool::inside_job_ = false;
@@ -131,18 +153,20 @@ int host_threads() {
 void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& body) {
     if (n <= 0) return;
     grain = std::max<int64_t>(1, grain);
-    const int64_t chunks = (n + grain - 1) / grain;
-    Pool* p = chunks > 1 ? pool() : nullptr;
+    const int64_t grains = (n + grain - 1) / grain;
+    Pool* p = grains > 1 ? pool() : nullptr;
     if (p == nullptr) {
         body(0, n);
         return;
     }
-    const int64_t shares = std::min<int64_t>(p->shares(), chunks);
-    const int64_t per_share = (chunks + shares - 1) / shares * grain;
-    const std::function<void(int)> job = [&](int share) {
-        const int64_t begin = share * per_share;
-        const int64_t end = std::min(n, begin + per_share);
-        if (begin < end) body(begin, end);
+    // A few chunks per thread, so that the work evens out when a thread
+    // starts late; each chunk is whole grains.
+    const int64_t chunks = std::min<int64_t>(grains, int64_t{kChunksPerThread} * p->threads());
+    const int64_t chunk = (grains + chunks - 1) / chunks * grain;
+    std::atomic<int64_t> next{0};
+    const std::function<void()> job = [&] {
+        for (int64_t begin = next.fetch_add(chunk); begin < n; begin = next.fetch_add(chunk))
+            body(begin, std::min(n, begin + chunk));
     };
     if (!p->try_run(job)) body(0, n);
 }
