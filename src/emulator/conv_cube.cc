@@ -76,21 +76,20 @@ void window_offsets(const ConvDesc& d, const CubeView& v, std::vector<uint32_t>*
             }
 }
 
-}  // namespace
-
-void direct_int8_from_cube(const ConvDesc& d, const uint8_t* in, const PackedWeightsS8& weights, ConvScratch* s,
-                           ConvOutput* out) {
-    const CubeView v = view_input(d, in, &s->image);
-    window_offsets(d, v, &s->offsets);
+// The GEMM over every output pixel, whose window starts at base + oy sy
+// row_stride + ox sx pixel_step (s->offsets set), in bands of whole rows that
+// go to the sink once done.
+void gemm_over_windows(const ConvDesc& d, const uint8_t* base, uint64_t row_stride, uint64_t pixel_step, uint8_t flip,
+                       const PackedWeightsS8& weights, ConvScratch* s, ConvOutput* out, ConvRowSink* sink) {
     const int pixels = d.out_w * d.out_h;
     s->rows.resize(static_cast<size_t>(pixels));
     for (int oy = 0, p = 0; oy < d.out_h; ++oy)
         for (int ox = 0; ox < d.out_w; ++ox, ++p)
-            s->rows[static_cast<size_t>(p)] = v.base + static_cast<uint64_t>(oy) * d.stride_y * v.row_stride +
-                                              static_cast<uint64_t>(ox) * d.stride_x * v.atom;
+            s->rows[static_cast<size_t>(p)] = base + static_cast<uint64_t>(oy) * d.stride_y * row_stride +
+                                              static_cast<uint64_t>(ox) * d.stride_x * pixel_step;
     GemmRows a;
     a.offsets = s->offsets.data();
-    a.flip = 0x80;  // the cube holds int8 values
+    a.flip = flip;
     const size_t ldc = static_cast<size_t>(out->channels);
     const uint64_t macs = static_cast<uint64_t>(pixels) * static_cast<uint64_t>(weights.k) * ldc;
     const bool parallel = macs >= kParallelMacs && host_threads() > 1;
@@ -102,18 +101,119 @@ void direct_int8_from_cube(const ConvDesc& d, const uint8_t* in, const PackedWei
             gemm_u8s8_rows(pixels, a, weights, static_cast<int>(2 * first), static_cast<int>(2 * last),
                            out->acc.data(), ldc);
         });
+        if (sink != nullptr) {
+            parallel_for(d.out_h, 1, [&](int64_t y0, int64_t y1) {
+                sink->rows(*out, static_cast<int>(y0), static_cast<int>(y1));
+            });
+            out->rows_delivered = true;
+        }
         return;
     }
-    parallel_for(pixels, parallel ? kRowsPerShare : pixels, [&](int64_t first, int64_t last) {
-        GemmRows share = a;
-        share.rows = s->rows.data() + first;
-        gemm_u8s8_rows(static_cast<int>(last - first), share, weights, 0, weights.n_blocks,
-                       out->acc.data() + static_cast<size_t>(first) * ldc, ldc);
+    // Bands of whole output rows, about kRowsPerShare pixels each: the sink
+    // takes each band while its accumulators are in cache.
+    const int band = std::max(1, kRowsPerShare / d.out_w);
+    parallel_for(d.out_h, parallel ? band : d.out_h, [&](int64_t first_row, int64_t last_row) {
+        for (int64_t y0 = first_row; y0 < last_row; y0 += band) {
+            const int64_t y1 = std::min<int64_t>(last_row, y0 + band);
+            const int64_t first = y0 * d.out_w, count = (y1 - y0) * d.out_w;
+            GemmRows share = a;
+            share.rows = s->rows.data() + first;
+            gemm_u8s8_rows(static_cast<int>(count), share, weights, 0, weights.n_blocks,
+                           out->acc.data() + static_cast<size_t>(first) * ldc, ldc);
+            if (sink != nullptr) sink->rows(*out, static_cast<int>(y0), static_cast<int>(y1));
+        }
+    });
+    out->rows_delivered = sink != nullptr;
+}
+
+// The padded copy of a channel-packed image: in_c_real bytes per pixel biased
+// by +128, rows back to back, then 4 spare bytes (the last window's rows are
+// read up to 3 bytes past their end, where the weights are 0).
+void build_packed_image(const ConvDesc& d, const uint8_t* in, std::vector<uint8_t>* buffer, uint64_t* row_bytes) {
+    const int cr = d.in_c_real, width = d.in_w + d.pad_left + d.pad_right, height = d.in_h + d.pad_top + d.pad_bottom;
+    *row_bytes = static_cast<uint64_t>(width) * cr;
+    buffer->resize(static_cast<size_t>(*row_bytes) * height + 4);
+    uint8_t pad[4];
+    for (int c = 0; c < cr; ++c) pad[c] = static_cast<uint8_t>(int8_pad_for_channel(d, c) + 128);
+    uint8_t* out = buffer->data();
+    std::memset(out + static_cast<size_t>(*row_bytes) * height, 128, 4);
+    const uint64_t row = *row_bytes;
+    parallel_for(height, buffer->size() >= kParallelCopyBytes ? 1 : height, [&](int64_t y0, int64_t y1) {
+        for (int64_t y = y0; y < y1; ++y) {
+            uint8_t* dst = out + static_cast<size_t>(y) * row;
+            const int64_t iy = y - d.pad_top;
+            const bool inside = iy >= 0 && iy < d.in_h;
+            for (int x = 0; x < width; ++x) {
+                if (!inside || x < d.pad_left || x >= d.pad_left + d.in_w) std::memcpy(dst + x * cr, pad, static_cast<size_t>(cr));
+            }
+            if (!inside) continue;
+            const uint8_t* src = in + static_cast<uint64_t>(iy) * d.row_stride;
+            uint8_t* first = dst + static_cast<size_t>(d.pad_left) * cr;
+            const int bytes = d.in_w * cr;
+            if (d.cvt_identity) {
+                for (int i = 0; i < bytes; ++i) first[i] = static_cast<uint8_t>(src[i] ^ 0x80u);
+            } else {
+                for (int i = 0; i < bytes; ++i) first[i] = static_cast<uint8_t>(convert_input(d, i % cr, src[i]) + 128);
+            }
+        }
     });
 }
 
+// Bytes of one kernel row of a packed image's window, rounded up to 4.
+int packed_row_k(const ConvDesc& d) { return (d.kw * d.in_c_real + 3) & ~3; }
+
+}  // namespace
+
+void direct_int8_from_cube(const ConvDesc& d, const uint8_t* in, const PackedWeightsS8& weights, ConvScratch* s,
+                           ConvOutput* out, ConvRowSink* sink) {
+    const CubeView v = view_input(d, in, &s->image);
+    window_offsets(d, v, &s->offsets);
+    gemm_over_windows(d, v.base, v.row_stride, v.atom, 0x80, weights, s, out, sink);  // the cube holds int8 values
+}
+
+bool packed_image_fits(const ConvDesc& d) {
+    if (d.fp16 || d.in_c_real < 1 || d.in_c_real > 4 || d.in_c_real > d.in_c) return false;
+    const uint64_t width = static_cast<uint64_t>(d.in_w + d.pad_left + d.pad_right);
+    const uint64_t height = static_cast<uint64_t>(d.in_h + d.pad_top + d.pad_bottom);
+    return width * height * static_cast<uint64_t>(d.in_c_real) + 4 < (uint64_t{1} << 32);
+}
+
+bool pack_packed_image_weights(const ConvDesc& d, const std::vector<int8_t>& weights, int kernels,
+                               PackedWeightsS8* out) {
+    const int cr = d.in_c_real, row_k = packed_row_k(d), k = d.kh * row_k;
+    const size_t window = static_cast<size_t>(d.kh) * d.kw * d.in_c;
+    std::vector<int8_t> rows(static_cast<size_t>(kernels) * k, 0);
+    for (int o = 0; o < kernels; ++o) {
+        const int8_t* w = weights.data() + static_cast<size_t>(o) * window;
+        for (int ky = 0; ky < d.kh; ++ky)
+            for (int kx = 0; kx < d.kw; ++kx)
+                for (int c = 0; c < d.in_c; ++c) {
+                    const int8_t v = w[(static_cast<size_t>(ky) * d.kw + kx) * d.in_c + c];
+                    if (c >= cr) {
+                        if (v != 0) return false;
+                        continue;
+                    }
+                    rows[static_cast<size_t>(o) * k + static_cast<size_t>(ky) * row_k + kx * cr + c] = v;
+                }
+    }
+    pack_weights(rows.data(), kernels, k, static_cast<size_t>(k), out);
+    return true;
+}
+
+void direct_int8_from_packed_image(const ConvDesc& d, const uint8_t* in, const PackedWeightsS8& weights,
+                                   ConvScratch* s, ConvOutput* out, ConvRowSink* sink) {
+    uint64_t row_bytes = 0;
+    build_packed_image(d, in, &s->image, &row_bytes);
+    const int row_k = packed_row_k(d);
+    s->offsets.clear();
+    for (int ky = 0; ky < d.kh; ++ky)
+        for (int j = 0; j < row_k; j += PackedWeightsS8::kDepthGroup)
+            s->offsets.push_back(static_cast<uint32_t>(static_cast<uint64_t>(ky) * row_bytes + static_cast<uint64_t>(j)));
+    gemm_over_windows(d, s->image.data(), row_bytes, static_cast<uint64_t>(d.in_c_real), 0, weights, s, out, sink);
+}
+
 void depthwise_int8_from_cube(const ConvDesc& d, const uint8_t* in, const int8_t* weights, ConvScratch* s,
-                              ConvOutput* out) {
+                              ConvOutput* out, ConvRowSink* sink) {
     const CubeView v = view_input(d, in, &s->image);
     // Weights widened per surface: [surface][tap][lane], zero beyond in_c.
     const int c2 = d.atom_bytes, taps = d.kh * d.kw, ch = out->channels;
@@ -129,7 +229,9 @@ void depthwise_int8_from_cube(const ConvDesc& d, const uint8_t* in, const int8_t
         for (int kx = 0; kx < d.kw; ++kx)
             s->tap_offsets.push_back(static_cast<int64_t>(ky * v.row_stride + kx * v.atom));
     const uint64_t macs = static_cast<uint64_t>(d.out_w) * d.out_h * taps * static_cast<uint64_t>(ch);
-    parallel_for(d.out_h, macs >= kParallelMacs / 8 ? 1 : d.out_h, [&](int64_t y0, int64_t y1) {
+    // Bands of whole output rows, about kRowsPerShare pixels each, as for direct tasks.
+    const int band = std::max(1, kRowsPerShare / d.out_w);
+    const auto band_rows = [&](int64_t y0, int64_t y1) {
         for (int sf = 0; sf < surfaces; ++sf) {
             const int lanes = std::min(c2, ch - sf * c2);
             for (int64_t oy = y0; oy < y1; ++oy) {
@@ -152,7 +254,12 @@ void depthwise_int8_from_cube(const ConvDesc& d, const uint8_t* in, const int8_t
                 depthwise_row_s8(row);
             }
         }
+        if (sink != nullptr) sink->rows(*out, static_cast<int>(y0), static_cast<int>(y1));
+    };
+    parallel_for(d.out_h, macs >= kParallelMacs / 8 ? band : d.out_h, [&](int64_t first_row, int64_t last_row) {
+        for (int64_t y0 = first_row; y0 < last_row; y0 += band) band_rows(y0, std::min<int64_t>(last_row, y0 + band));
     });
+    out->rows_delivered = sink != nullptr;
 }
 
 bool cube_offsets_fit(const ConvDesc& d) {

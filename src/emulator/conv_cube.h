@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "emulator/conv_desc.h"
 #include "emulator/conv_unit.h"
@@ -18,12 +19,33 @@ namespace rknn::emulator {
 bool cube_offsets_fit(const ConvDesc& d);
 
 // A direct task's accumulators, [pixel][channel], from packed weights that
-// keep every reduction column (no gather).
+// keep every reduction column (no gather). With a sink, each band of rows
+// goes to it once done (and out->rows_delivered is set).
 void direct_int8_from_cube(const ConvDesc& d, const uint8_t* in, const PackedWeightsS8& weights, ConvScratch* s,
-                           ConvOutput* out);
+                           ConvOutput* out, ConvRowSink* sink);
 
 // A depthwise task's accumulators from weights unpacked to [tap][channel].
 void depthwise_int8_from_cube(const ConvDesc& d, const uint8_t* in, const int8_t* weights, ConvScratch* s,
-                              ConvOutput* out);
+                              ConvOutput* out, ConvRowSink* sink);
+
+// Channel-packed images (NONALIGN_DMA: in_c_real values per pixel, rows at
+// LINE_STRIDE). The GEMM reads windows from a padded copy of the image, one
+// kernel row of kw * in_c_real bytes (rounded up to 4) at a time, so the k
+// order is [ky][kx * in_c_real + c] with zeros where a row is rounded up.
+
+// Whether the copy's window offsets fit 32 bits.
+bool packed_image_fits(const ConvDesc& d);
+
+// Packs [kernel][(ky kw + kx) in_c + c] weights in that order. False (nothing
+// packed) when a weight of a channel beyond in_c_real is not zero: those
+// channels read the converter's value of 0 (or the pad value) on the
+// hardware, which the copy leaves out.
+bool pack_packed_image_weights(const ConvDesc& d, const std::vector<int8_t>& weights, int kernels,
+                               PackedWeightsS8* out);
+
+// A direct task's accumulators from a channel-packed image, with weights from
+// pack_packed_image_weights; bands of rows go to the sink as for cubes.
+void direct_int8_from_packed_image(const ConvDesc& d, const uint8_t* in, const PackedWeightsS8& weights,
+                                   ConvScratch* s, ConvOutput* out, ConvRowSink* sink);
 
 }  // namespace rknn::emulator

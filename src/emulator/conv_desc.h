@@ -48,6 +48,10 @@ struct ConvDesc {
 // of each 64-channel group took the low byte in every lane; we follow it.
 int8_t int8_pad_for_channel(const ConvDesc& d, int c);
 
+// An int8 input byte of channel c through the CNA input converter
+// ((x + offset) * scale >> truncate per lane group c & 3, saturated).
+int8_t convert_input(const ConvDesc& d, int c, uint8_t raw);
+
 // Whether the int8 input reaches the MAC array as stored: no input converter
 // and an NC1HWC2 cube (not a channel-packed image), whole atoms per surface.
 inline bool int8_input_as_stored(const ConvDesc& d) {

@@ -24,6 +24,14 @@ int8_t int8_pad_for_channel(const ConvDesc& d, int c) {
     return (c & 1) ? high : low;
 }
 
+int8_t convert_input(const ConvDesc& d, int c, uint8_t raw) {
+    if (d.cvt_bypass) return static_cast<int8_t>(raw);
+    const int lane = c & 3;
+    const int64_t x = d.data_signed ? static_cast<int8_t>(raw) : raw;
+    const int64_t v = shift_round((x + d.cvt_offset[lane]) * d.cvt_scale[lane], d.cvt_truncate[lane]);
+    return static_cast<int8_t>(saturate(v, -128, 127));
+}
+
 namespace {
 
 constexpr int kMaxKernel = 31;       // WEIGHT_WIDTH/HEIGHT are 5-bit fields
@@ -189,14 +197,6 @@ Status decode(TaskContext& ctx, ConvDesc* d) {
     return Status::ok();
 }
 
-int8_t convert_input(const ConvDesc& d, int c, uint8_t raw) {
-    if (d.cvt_bypass) return static_cast<int8_t>(raw);
-    const int lane = c & 3;
-    const int64_t x = d.data_signed ? static_cast<int8_t>(raw) : raw;
-    const int64_t v = shift_round((x + d.cvt_offset[lane]) * d.cvt_scale[lane], d.cvt_truncate[lane]);
-    return static_cast<int8_t>(saturate(v, -128, 127));
-}
-
 // The input with its padding, as a dense [row][column][channel] image.
 struct PaddedImage {
     int width = 0;   // in_w + pad_left + pad_right
@@ -204,7 +204,8 @@ struct PaddedImage {
     int channels = 0;
 };
 
-StatusOr<const uint8_t*> map_input(TaskContext& ctx, const ConvDesc& d) {
+// The bytes the task's input occupies from input_base.
+uint64_t input_span(const ConvDesc& d) {
     uint64_t span;
     if (d.channel_packed) {
         span = static_cast<uint64_t>(d.in_h - 1) * d.row_stride +
@@ -221,7 +222,11 @@ StatusOr<const uint8_t*> map_input(TaskContext& ctx, const ConvDesc& d) {
         cube.surf_stride = d.surf_stride;
         span = cube.span();
     }
-    RKNN_ASSIGN_OR_RETURN(uint8_t * p, ctx.map(d.input_base, span, false, "CNA feature data"));
+    return span;
+}
+
+StatusOr<const uint8_t*> map_input(TaskContext& ctx, const ConvDesc& d) {
+    RKNN_ASSIGN_OR_RETURN(uint8_t * p, ctx.map(d.input_base, input_span(d), false, "CNA feature data"));
     return static_cast<const uint8_t*>(p);
 }
 
@@ -400,14 +405,26 @@ void pack_direct_int8(const std::vector<int8_t>& w, int kernels, int k, DirectWe
     pack_weights(compact.data(), kernels, static_cast<int>(kept), kept, &out->gemm);
 }
 
+// How the GEMM reads a direct task's windows: im2col rows or the input cube
+// (k in window order), or the rows of a channel-packed image.
+enum class WeightLayout { kWindows = 0, kPackedImageRows = 1 };
+
+// Packs [kernel][k] weights for the layout.
+void pack_for(WeightLayout layout, const ConvDesc& d, const std::vector<int8_t>& w, int kernels, int k,
+              DirectWeightsS8* out) {
+    out->columns.clear();
+    out->image_rows = layout == WeightLayout::kPackedImageRows && pack_packed_image_weights(d, w, kernels, &out->gemm);
+    if (!out->image_rows) pack_direct_int8(w, kernels, k, out);
+}
+
 // The packed weights of a direct int8 task, from the cache when the bytes
 // at the weight address are the ones packed before.
-const DirectWeightsS8& packed_int8_weights(const ConvDesc& d, const uint8_t* wp, ConvScratch* s) {
+const DirectWeightsS8& packed_int8_weights(const ConvDesc& d, const uint8_t* wp, WeightLayout layout, ConvScratch* s) {
     const uint64_t bytes = expected_weight_bytes(d);
     const int k = d.kh * d.kw * d.in_c;
     const int kernels = std::min(d.kernels, d.out_c);
     PackedWeightCache& cache = s->weight_cache;
-    const auto key = std::make_tuple(d.weight_base, d.kh, d.kw, d.in_c, d.kernels, kernels);
+    const auto key = std::make_tuple(d.weight_base, d.kh, d.kw, d.in_c, d.kernels, kernels, static_cast<int>(layout));
     auto hit = cache.entries.find(key);
     if (hit != cache.entries.end() && hit->second.source.size() == bytes &&
         std::memcmp(hit->second.source.data(), wp, bytes) == 0)
@@ -418,13 +435,13 @@ const DirectWeightsS8& packed_int8_weights(const ConvDesc& d, const uint8_t* wp,
         cache.bytes = 0;
     }
     if (2 * bytes > kWeightCacheBytes) {  // too large to keep: pack into the scratch
-        pack_direct_int8(s->weights, kernels, k, &s->packed);
+        pack_for(layout, d, s->weights, kernels, k, &s->packed);
         return s->packed;
     }
     PackedWeightCache::Entry& entry = cache.entries[key];
     cache.bytes -= entry.source.size() * 2;
     entry.source.assign(wp, wp + bytes);
-    pack_direct_int8(s->weights, kernels, k, &entry.packed);
+    pack_for(layout, d, s->weights, kernels, k, &entry.packed);
     cache.bytes += bytes * 2;
     return entry.packed;
 }
@@ -471,12 +488,18 @@ void im2col_batch(const ConvDesc& d, const Im2col& src, int p0, int np, size_t l
 }
 
 Status direct_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bool want_sum, ConvScratch* s,
-                   ConvOutput* out) {
+                   ConvOutput* out, ConvRowSink* sink) {
     RKNN_ASSIGN_OR_RETURN(uint8_t * wp, ctx.map(d.weight_base, expected_weight_bytes(d), false, "CNA weights"));
-    const DirectWeightsS8& weights = packed_int8_weights(d, wp, s);
+    const bool image_rows = d.channel_packed && !want_sum && packed_image_fits(d);
+    const DirectWeightsS8& weights =
+        packed_int8_weights(d, wp, image_rows ? WeightLayout::kPackedImageRows : WeightLayout::kWindows, s);
+    if (weights.image_rows) {
+        direct_int8_from_packed_image(d, in, weights.gemm, s, out, sink);
+        return Status::ok();
+    }
     const PackedWeightsS8& packed = weights.gemm;
     if (weights.columns.empty() && !want_sum && cube_offsets_fit(d)) {
-        direct_int8_from_cube(d, in, packed, s, out);
+        direct_int8_from_cube(d, in, packed, s, out, sink);
         return Status::ok();
     }
 
@@ -571,11 +594,11 @@ RKNN_HOT_LOOP void depthwise_rows(const ConvDesc& d, const PaddedImage& img, con
 }
 
 Status depthwise_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bool want_sum, ConvScratch* s,
-                      ConvOutput* out) {
+                      ConvOutput* out, ConvRowSink* sink) {
     RKNN_ASSIGN_OR_RETURN(uint8_t * wp, ctx.map(d.weight_base, expected_weight_bytes(d), false, "CNA weights"));
     unpack_depthwise_weights(d, reinterpret_cast<const int8_t*>(wp), &s->weights);
     if (!want_sum && cube_offsets_fit(d)) {
-        depthwise_int8_from_cube(d, in, s->weights.data(), s, out);
+        depthwise_int8_from_cube(d, in, s->weights.data(), s, out, sink);
         return Status::ok();
     }
     PaddedImage img;
@@ -661,7 +684,8 @@ Status depthwise_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, Co
 
 }  // namespace
 
-Status run_conv_unit(TaskContext& ctx, bool want_window_sum, ConvScratch* scratch, ConvOutput* out) {
+Status run_conv_unit(TaskContext& ctx, bool want_window_sum, ConvScratch* scratch, ConvOutput* out,
+                     ConvRowSink* sink) {
     ConvDesc d;
     RKNN_RETURN_IF_ERROR(decode(ctx, &d));
     const uint64_t weights_needed = expected_weight_bytes(d);
@@ -677,6 +701,9 @@ Status run_conv_unit(TaskContext& ctx, bool want_window_sum, ConvScratch* scratc
     out->channels = d.out_c;
     out->is_float = d.fp16;
     out->window_sum_per_channel = d.depthwise;
+    out->input_base = d.input_base;
+    out->input_span = input_span(d);
+    out->rows_delivered = false;
     const size_t elems = static_cast<size_t>(d.out_w) * d.out_h * d.out_c;
     const bool want_sum = want_window_sum && !d.fp16;
     // The int8 loops write every sum and accumulator (resize, not assign),
@@ -693,8 +720,12 @@ Status run_conv_unit(TaskContext& ctx, bool want_window_sum, ConvScratch* scratc
     } else {
         out->acc.resize(elems);
     }
-    RKNN_RETURN_IF_ERROR(d.depthwise ? depthwise_int8(ctx, d, in, want_sum, scratch, out)
-                                     : direct_int8(ctx, d, in, want_sum, scratch, out));
+    // Rows go to the sink as they are done, unless they still need CLIP_TRUNCATE.
+    bool by_rows = false;
+    if (sink != nullptr && d.clip_truncate == 0) RKNN_RETURN_IF_ERROR(sink->begin(*out, &by_rows));
+    ConvRowSink* rows = by_rows ? sink : nullptr;
+    RKNN_RETURN_IF_ERROR(d.depthwise ? depthwise_int8(ctx, d, in, want_sum, scratch, out, rows)
+                                     : direct_int8(ctx, d, in, want_sum, scratch, out, rows));
     if (d.clip_truncate > 0) {
         for (auto& v : out->acc) v = static_cast<int32_t>(shift_round(v, d.clip_truncate, d.truncate_rounding));
     }

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "base/uninit_vector.h"
 #include "emulator/kernels/gemm_s8.h"
 #include "emulator/task_context.h"
 
@@ -32,12 +33,32 @@ struct ConvOutput {
     int height = 0;
     int channels = 0;        // output channels the DPU processes (aligned)
     bool is_float = false;
-    std::vector<int32_t> acc;   // int8 path: [pixel][channel], after CLIP_TRUNCATE
+    UninitVector<int32_t> acc;  // int8 path: [pixel][channel], after CLIP_TRUNCATE
     std::vector<float> facc;    // fp16 path: [pixel][channel]
     // Sum of the input values under each window (pad included), for the DPU's
     // weight-zero-point term: [pixel] for direct, [pixel][channel] for depthwise.
-    std::vector<int32_t> window_sum;
+    UninitVector<int32_t> window_sum;
     bool window_sum_per_channel = false;
+    // The input bytes the task reads (the DPU must not write over them while
+    // rows are still being computed).
+    uint64_t input_base = 0;
+    uint64_t input_span = 0;
+    // Whether the accumulators went to a ConvRowSink as bands of rows.
+    bool rows_delivered = false;
+};
+
+// Takes a convolution's accumulators a band of output rows at a time, as the
+// bands are done (the DPU, which then reads them while they are in cache).
+class ConvRowSink {
+public:
+    virtual ~ConvRowSink() = default;
+    // Called once the output's shape and input are known, before any rows.
+    // Sets *by_rows when the sink takes rows; otherwise the caller runs the
+    // whole output through it afterwards.
+    virtual Status begin(const ConvOutput& out, bool* by_rows) = 0;
+    // Rows [y0, y1) of out.acc are final. Called from the host threads, for
+    // disjoint bands.
+    virtual void rows(const ConvOutput& out, int y0, int y1) = 0;
 };
 
 // The weights of a direct int8 task ready for the GEMM. Reduction columns
@@ -48,6 +69,7 @@ struct ConvOutput {
 struct DirectWeightsS8 {
     PackedWeightsS8 gemm;
     std::vector<uint32_t> columns;  // empty: every column
+    bool image_rows = false;        // packed for the rows of a channel-packed image (conv_cube.h)
 };
 
 // Scratch memory reused from task to task on one core.
@@ -60,7 +82,8 @@ struct PackedWeightCache {
         std::vector<uint8_t> source;
         DirectWeightsS8 packed;
     };
-    std::map<std::tuple<uint64_t, int, int, int, int, int>, Entry> entries;
+    // (address, kh, kw, in_c, kernels, kernels used, layout)
+    std::map<std::tuple<uint64_t, int, int, int, int, int, int>, Entry> entries;
     size_t bytes = 0;
 };
 
@@ -79,6 +102,8 @@ struct ConvScratch {
     std::vector<int64_t> tap_offsets;
 };
 
-Status run_conv_unit(TaskContext& ctx, bool want_window_sum, ConvScratch* scratch, ConvOutput* out);
+// `sink` (may be null) is offered the accumulators by rows.
+Status run_conv_unit(TaskContext& ctx, bool want_window_sum, ConvScratch* scratch, ConvOutput* out,
+                     ConvRowSink* sink = nullptr);
 
 }  // namespace rknn::emulator

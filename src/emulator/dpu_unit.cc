@@ -872,13 +872,24 @@ void write_atoms(const Dpu& d, const int8_t* codes, int y) {
     }
 }
 
-// A LUT task: the fused pass's first half (BS and BN) per row, then the
-// value-only tail through this thread's memo (lut_memo.h).
-void run_lut_rows(const TaskContext& ctx, const Dpu& d, const DpuRequantPlan& plan, const Source& src,
-                  int64_t grain) {
-    const ConvOutput* conv = src.conv;
-    const int n = d.channels;
+// How a task's integer rows run: the fused pass (kernels/dpu_requant.h), LUT
+// tasks that pass's first half and a memo of the rest (lut_memo.h), every
+// other one the general pipeline.
+struct RowPlan {
+    enum class Kind { kGeneral, kFused, kLut } kind = Kind::kGeneral;
+    DpuRequantPlan plan;
     LutTail tail;
+};
+
+void plan_rows(const Dpu& d, const Source& src, RowPlan* rp) {
+    rp->kind = RowPlan::Kind::kGeneral;
+    if (!plan_fused_requant(d, src, &rp->plan)) return;
+    if (rp->plan.ew != DpuRequantPlan::Ew::kLut) {
+        rp->kind = RowPlan::Kind::kFused;
+        return;
+    }
+    rp->kind = RowPlan::Kind::kLut;
+    LutTail& tail = rp->tail;
     tail.lut = d.ew.lut;
     tail.relu = !d.ew.relu_bypass;
     tail.relux = d.ew.relux;
@@ -887,58 +898,65 @@ void run_lut_rows(const TaskContext& ctx, const Dpu& d, const DpuRequantPlan& pl
     tail.out_shift = d.out_shift;
     tail.out_round = d.out_round;
     tail.out_offset = d.out_offset;
-    parallel_for(d.height, grain, [&](int64_t y0, int64_t y1) {
-        LutMemo& memo = lut_memo_for(ctx.lut, tail);
-        const size_t row = static_cast<size_t>(d.width) * n;
-        std::vector<int32_t> values(row);
-        std::vector<int32_t> widened(conv != nullptr ? 0 : row);
-        std::vector<int8_t> codes(row, 0);  // lanes beyond the real channels stay 0
-        const bool whole_rows = plan.real_channels == n;
-        for (int y = static_cast<int>(y0); y < static_cast<int>(y1); ++y) {
-            const int32_t* acc = conv != nullptr ? conv->acc.data() + static_cast<size_t>(y) * d.width * conv->channels
-                                                 : widen_source_row(src, d, y, widened.data());
-            dpu_stage_a_row(plan, acc, d.width, values.data());
-            if (whole_rows) {
-                memo.codes(values.data(), static_cast<int>(row), codes.data());
-            } else {
-                for (int x = 0; x < d.width; ++x) {
-                    const size_t at = static_cast<size_t>(x) * n;
-                    memo.codes(values.data() + at, plan.real_channels, codes.data() + at);
-                }
-            }
-            write_atoms(d, codes.data(), y);
+}
+
+// Accumulator row y: the convolution's, or the flying-mode source widened
+// into `widened`.
+const int32_t* accumulator_row(const Dpu& d, const Source& src, int y, UninitVector<int32_t>* widened) {
+    if (src.conv != nullptr) return src.conv->acc.data() + static_cast<size_t>(y) * d.width * src.conv->channels;
+    widened->resize(static_cast<size_t>(d.width) * d.channels);
+    return widen_source_row(src, d, y, widened->data());
+}
+
+// Rows [y0, y1) of a fused or LUT task.
+void planned_rows(const TaskContext& ctx, const Dpu& d, const Source& src, const RowPlan& rp, int y0, int y1) {
+    thread_local UninitVector<int32_t> widened;
+    if (rp.kind == RowPlan::Kind::kFused) {
+        for (int y = y0; y < y1; ++y) {
+            const int8_t* ew = rp.plan.ew == DpuRequantPlan::Ew::kAddInt8
+                                   ? reinterpret_cast<const int8_t*>(d.ew.data + d.ew.cube.offset(0, y, 0))
+                                   : nullptr;
+            dpu_requant_row(rp.plan, accumulator_row(d, src, y, &widened), d.width, ew,
+                            d.dst_bytes + d.dst.offset(0, y, 0));
         }
-    });
+        return;
+    }
+    thread_local UninitVector<int32_t> values;
+    thread_local std::vector<int8_t> codes;
+    LutMemo& memo = lut_memo_for(ctx.lut, rp.tail);
+    const int n = d.channels;
+    const size_t row = static_cast<size_t>(d.width) * n;
+    values.resize(row);
+    codes.assign(row, 0);  // lanes beyond the real channels stay 0
+    for (int y = y0; y < y1; ++y) {
+        dpu_stage_a_row(rp.plan, accumulator_row(d, src, y, &widened), d.width, values.data());
+        if (rp.plan.real_channels == n) {
+            memo.codes(values.data(), static_cast<int>(row), codes.data());
+        } else {
+            for (int x = 0; x < d.width; ++x) {
+                const size_t at = static_cast<size_t>(x) * n;
+                memo.codes(values.data() + at, rp.plan.real_channels, codes.data() + at);
+            }
+        }
+        write_atoms(d, codes.data(), y);
+    }
 }
 
 // Rows are independent: large cubes share them out over the host's threads.
-// Tasks of the usual shape take the fused pass (kernels/dpu_requant.h), LUT
-// tasks that pass's first half and a memo of the rest; every other one the
-// general pipeline.
-void run_int_pipeline(const TaskContext& ctx, const Dpu& d, const Source& src, const ConvOutput* conv) {
+void run_int_pipeline(const TaskContext& ctx, const Dpu& d, const Source& src, const RowPlan& rp) {
     const int64_t elements = static_cast<int64_t>(d.width) * d.height * d.channels;
     const int64_t grain = elements >= kParallelElements ? 1 : d.height;
-    DpuRequantPlan plan;
-    if (!plan_fused_requant(d, src, &plan)) {
-        run_int_rows_generic(ctx, d, src, conv, grain);
-        return;
-    }
-    if (plan.ew == DpuRequantPlan::Ew::kLut) {
-        run_lut_rows(ctx, d, plan, src, grain);
+    if (rp.kind == RowPlan::Kind::kGeneral) {
+        run_int_rows_generic(ctx, d, src, src.conv, grain);
         return;
     }
     parallel_for(d.height, grain, [&](int64_t y0, int64_t y1) {
-        std::vector<int32_t> widened(conv != nullptr ? 0 : static_cast<size_t>(d.width) * d.channels);
-        for (int y = static_cast<int>(y0); y < static_cast<int>(y1); ++y) {
-            const int32_t* acc = conv != nullptr ? conv->acc.data() + static_cast<size_t>(y) * d.width * conv->channels
-                                                 : widen_source_row(src, d, y, widened.data());
-            const int8_t* ew = plan.ew == DpuRequantPlan::Ew::kAddInt8
-                                   ? reinterpret_cast<const int8_t*>(d.ew.data + d.ew.cube.offset(0, y, 0))
-                                   : nullptr;
-            dpu_requant_row(plan, acc, d.width, ew, d.dst_bytes + d.dst.offset(0, y, 0));
-        }
+        planned_rows(ctx, d, src, rp, static_cast<int>(y0), static_cast<int>(y1));
     });
 }
+
+// Whether two byte ranges of device memory overlap.
+bool overlap(uint64_t a, uint64_t a_bytes, uint64_t b, uint64_t b_bytes) { return a < b + b_bytes && b < a + a_bytes; }
 
 }  // namespace
 
@@ -953,8 +971,58 @@ Status run_dpu_unit(TaskContext& ctx, const ConvOutput* conv) {
     RKNN_RETURN_IF_ERROR(decode_source(ctx, d, conv, &src));
     if (is_float(d.proc)) {
         run_float_pipeline(d, src, conv);
+        return Status::ok();
+    }
+    RowPlan rp;
+    plan_rows(d, src, &rp);
+    run_int_pipeline(ctx, d, src, rp);
+    return Status::ok();
+}
+
+struct DpuRowPass::State {
+    Dpu d;
+    Source src;
+    RowPlan rp;
+    bool decoded = false;
+};
+
+DpuRowPass::DpuRowPass() : state_(std::make_unique<State>()) {}
+DpuRowPass::~DpuRowPass() = default;
+
+void DpuRowPass::reset(TaskContext* ctx) {
+    ctx_ = ctx;
+    state_->decoded = false;
+}
+
+Status DpuRowPass::begin(const ConvOutput& out, bool* by_rows) {
+    *by_rows = false;
+    State& st = *state_;
+    st.d = Dpu();
+    RKNN_RETURN_IF_ERROR(decode(*ctx_, &out, &st.d));
+    st.src = Source();
+    RKNN_RETURN_IF_ERROR(decode_source(*ctx_, st.d, &out, &st.src));
+    st.decoded = true;
+    if (is_float(st.d.proc)) return Status::ok();
+    plan_rows(st.d, st.src, &st.rp);
+    // Rows written while the convolution still reads its input must not land on it.
+    *by_rows = st.rp.kind != RowPlan::Kind::kGeneral &&
+               !overlap(st.d.dst.base, st.d.dst.span(), out.input_base, out.input_span);
+    return Status::ok();
+}
+
+void DpuRowPass::rows(const ConvOutput& /*out*/, int y0, int y1) {
+    const State& st = *state_;
+    planned_rows(*ctx_, st.d, st.src, st.rp, y0, y1);
+}
+
+Status DpuRowPass::finish(const ConvOutput& out) {
+    const State& st = *state_;
+    if (!st.decoded) return run_dpu_unit(*ctx_, &out);
+    if (out.rows_delivered) return Status::ok();
+    if (is_float(st.d.proc)) {
+        run_float_pipeline(st.d, st.src, &out);
     } else {
-        run_int_pipeline(ctx, d, src, conv);
+        run_int_pipeline(*ctx_, st.d, st.src, st.rp);
     }
     return Status::ok();
 }

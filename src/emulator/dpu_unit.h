@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "base/status.h"
 #include "emulator/conv_unit.h"
@@ -28,6 +29,29 @@ bool dpu_wants_window_sum(const RegisterFile& regs);
 
 // `conv` is the convolution's output, or nullptr for a DPU-only task.
 Status run_dpu_unit(TaskContext& ctx, const ConvOutput* conv);
+
+// The DPU half of a convolution task, decoded once the convolution's output
+// shape is known (begin), so that it can take the accumulators by bands of
+// rows while they are in cache; finish() runs what was not taken that way.
+// Gives the bytes run_dpu_unit gives. One per core, reused from task to task.
+class DpuRowPass final : public ConvRowSink {
+public:
+    DpuRowPass();
+    ~DpuRowPass() override;
+    DpuRowPass(const DpuRowPass&) = delete;
+    DpuRowPass& operator=(const DpuRowPass&) = delete;
+
+    // Starts a task on `ctx`.
+    void reset(TaskContext* ctx);
+    Status begin(const ConvOutput& out, bool* by_rows) override;
+    void rows(const ConvOutput& out, int y0, int y1) override;
+    Status finish(const ConvOutput& out);
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+    TaskContext* ctx_ = nullptr;
+};
 
 // Integer tasks of the usual shape take a fused pass (kernels/dpu_requant.h)
 // that gives the same bytes as the general pipeline, faster. On by default;

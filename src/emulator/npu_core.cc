@@ -115,8 +115,9 @@ Status NpuCore::fire(uint32_t mask, TaskContext* ctx) {
                 }
             }
         }
-        RKNN_RETURN_IF_ERROR(run_conv_unit(*ctx, dpu_wants_window_sum(regs_), &conv_scratch_, &conv_out_));
-        RKNN_RETURN_IF_ERROR(run_dpu_unit(*ctx, &conv_out_));
+        dpu_pass_.reset(ctx);
+        RKNN_RETURN_IF_ERROR(run_conv_unit(*ctx, dpu_wants_window_sum(regs_), &conv_scratch_, &conv_out_, &dpu_pass_));
+        RKNN_RETURN_IF_ERROR(dpu_pass_.finish(conv_out_));
     } else if ((mask == oe::kDpu || mask == (oe::kDpu | oe::kDpuRdma))) {
         RKNN_RETURN_IF_ERROR(run_dpu_unit(*ctx, nullptr));
     } else if (mask == (oe::kPpu | oe::kPpuRdma)) {

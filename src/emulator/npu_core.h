@@ -19,6 +19,7 @@
 
 #include "emulator/conv_unit.h"
 #include "emulator/dma_port.h"
+#include "emulator/dpu_unit.h"
 #include "emulator/lut.h"
 #include "emulator/register_file.h"
 #include "emulator/task_context.h"
@@ -85,6 +86,7 @@ private:
     uint32_t op_en_ = 0;
     ConvScratch conv_scratch_;
     ConvOutput conv_out_;
+    DpuRowPass dpu_pass_;
     CoreStats stats_;
 };
 

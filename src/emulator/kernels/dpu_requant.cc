@@ -20,6 +20,8 @@ struct Choice {
 Choice choose() {
 #if defined(__x86_64__)
     __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
+        return {detail::dpu_requant_row_avx512, detail::dpu_stage_a_row_avx512, "avx512"};
     if (__builtin_cpu_supports("avx2")) return {detail::dpu_requant_row_avx2, detail::dpu_stage_a_row_avx2, "avx2"};
 #endif
     return {detail::dpu_requant_row_generic, detail::dpu_stage_a_row_generic, "generic"};
@@ -49,6 +51,9 @@ void fold_code_bounds(DpuRequantPlan* p) {
     p->folded = p->ew == DpuRequantPlan::Ew::kNone || p->ew == DpuRequantPlan::Ew::kClamp;
     p->code_lo.clear();
     p->code_hi.clear();
+    p->y_lo.clear();
+    p->y_hi.clear();
+    p->unit_out_scale = false;
     if (!p->folded) return;
     const size_t padded = static_cast<size_t>((p->channels + 3) & ~3);
     p->code_lo.resize(padded, 0.0);
@@ -67,6 +72,15 @@ void fold_code_bounds(DpuRequantPlan* p) {
         const double g_lo = rne(lo * p->out_scale) + p->out_offset, g_hi = rne(hi * p->out_scale) + p->out_offset;
         p->code_lo[c] = clamp(std::min(g_lo, g_hi), -128.0, 127.0);
         p->code_hi[c] = clamp(std::max(g_lo, g_hi), -128.0, 127.0);
+    }
+    p->unit_out_scale = p->out_scale == 1.0;
+    if (p->unit_out_scale) {
+        p->y_lo.resize(padded, 0.0);
+        p->y_hi.resize(padded, 0.0);
+        for (size_t c = 0; c < static_cast<size_t>(p->channels); ++c) {
+            p->y_lo[c] = p->code_lo[c] - p->out_offset;
+            p->y_hi[c] = p->code_hi[c] - p->out_offset;
+        }
     }
 }
 

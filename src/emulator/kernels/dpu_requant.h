@@ -58,6 +58,12 @@ struct DpuRequantPlan {
     // with h the BS multiplier and G OUT_CVT: fewer steps per lane.
     bool folded = false;
     std::vector<double> code_lo, code_hi;  // padded like bias and scale
+    // With OUT_CVT scale 1 (out_scale == 1.0) G only adds the offset, and
+    // since the bounds are integers, clamp(rne(y) + off, lo, hi) equals
+    // rne(clamp(y, lo - off, hi - off)) + off: the SIMD kernels clamp y
+    // against these bounds and round once, in the conversion to int32.
+    bool unit_out_scale = false;
+    std::vector<double> y_lo, y_hi;  // code_lo - out_offset, code_hi - out_offset
 };
 
 // Sets `folded` and the per-channel code bounds from the other fields.
@@ -71,7 +77,7 @@ void dpu_requant_row(const DpuRequantPlan& plan, const int32_t* acc, int width, 
 // (lanes beyond the real channels included).
 void dpu_stage_a_row(const DpuRequantPlan& plan, const int32_t* acc, int width, int32_t* values);
 
-// Which implementation the two use on this CPU ("avx2", "generic").
+// Which implementation the two use on this CPU ("avx512", "avx2", "generic").
 const char* dpu_requant_isa();
 
 namespace detail {
@@ -80,6 +86,8 @@ void dpu_stage_a_row_generic(const DpuRequantPlan& plan, const int32_t* acc, int
 #if defined(__x86_64__)
 void dpu_requant_row_avx2(const DpuRequantPlan& plan, const int32_t* acc, int width, const int8_t* ew, uint8_t* out);
 void dpu_stage_a_row_avx2(const DpuRequantPlan& plan, const int32_t* acc, int width, int32_t* values);
+void dpu_requant_row_avx512(const DpuRequantPlan& plan, const int32_t* acc, int width, const int8_t* ew, uint8_t* out);
+void dpu_stage_a_row_avx512(const DpuRequantPlan& plan, const int32_t* acc, int width, int32_t* values);
 #endif
 }  // namespace detail
 

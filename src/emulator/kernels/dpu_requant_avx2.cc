@@ -29,21 +29,27 @@ struct Constants {
     const double* scale;
     const double* code_lo;
     const double* code_hi;
+    const double* y_lo;
+    const double* y_hi;
+    __m128i out_offset_i32;
     __m256d int32_lo = _mm256_set1_pd(-2147483648.0), int32_hi = _mm256_set1_pd(2147483647.0);
     __m256d bs_lo, bs_hi, ew_lo, ew_hi, ew_offset, ew_scale, out_scale, out_offset;
     __m256d code_lo_all = _mm256_set1_pd(-128.0), code_hi_all = _mm256_set1_pd(127.0);
     bool ew_cvt, ew_clamp;
     explicit Constants(const DpuRequantPlan& p)
-        : bias(p.bias.data()), scale(p.scale.data()), code_lo(p.code_lo.data()), code_hi(p.code_hi.data()), bs_lo(_mm256_set1_pd(p.bs_lo)), bs_hi(_mm256_set1_pd(p.bs_hi)),
+        : bias(p.bias.data()), scale(p.scale.data()), code_lo(p.code_lo.data()), code_hi(p.code_hi.data()),
+          y_lo(p.y_lo.data()), y_hi(p.y_hi.data()), out_offset_i32(_mm_set1_epi32(static_cast<int32_t>(p.out_offset))),
+          bs_lo(_mm256_set1_pd(p.bs_lo)), bs_hi(_mm256_set1_pd(p.bs_hi)),
           ew_lo(_mm256_set1_pd(p.ew_lo)), ew_hi(_mm256_set1_pd(p.ew_hi)), ew_offset(_mm256_set1_pd(p.ew_offset)),
           ew_scale(_mm256_set1_pd(p.ew_scale)), out_scale(_mm256_set1_pd(p.out_scale)),
           out_offset(_mm256_set1_pd(p.out_offset)), ew_cvt(p.ew_cvt),
           ew_clamp(p.ew == DpuRequantPlan::Ew::kClamp) {}
 };
 
-// The three shapes of the per-lane chain: the folded one (plan.folded), the
-// staged one with a clamping (or bypassed) EW stage, and the tensor add.
-enum class Chain { kFolded, kStaged, kAdd };
+// The shapes of the per-lane chain: the folded one (plan.folded), the same
+// with OUT_CVT scale 1 (plan.unit_out_scale), the staged one with a clamping
+// (or bypassed) EW stage, and the tensor add.
+enum class Chain { kFolded, kFoldedUnit, kStaged, kAdd };
 
 // BS and BN on four lanes from channel c.
 template <bool kAlu, bool kMul>
@@ -58,6 +64,13 @@ inline __m256d four_stage_a(const Constants& k, __m128i a, int c) {
 // the plan adds one); the four codes as int32 lanes.
 template <bool kAlu, bool kMul, Chain kChain>
 inline __m128i four_codes(const Constants& k, __m128i a, const int8_t* e, int c) {
+    if (kChain == Chain::kFoldedUnit) {
+        __m256d v = _mm256_cvtepi32_pd(a);
+        if (kAlu) v = _mm256_add_pd(v, _mm256_loadu_pd(k.bias + c));
+        if (kMul) v = _mm256_mul_pd(v, _mm256_loadu_pd(k.scale + c));
+        v = _mm256_round_pd(clamp(v, _mm256_loadu_pd(k.y_lo + c), _mm256_loadu_pd(k.y_hi + c)), kRoundNearest);
+        return _mm_add_epi32(_mm256_cvtpd_epi32(v), k.out_offset_i32);
+    }
     if (kChain == Chain::kFolded) {
         __m256d v = _mm256_cvtepi32_pd(a);
         if (kAlu) v = _mm256_add_pd(v, _mm256_loadu_pd(k.bias + c));
@@ -156,6 +169,7 @@ void requant_row(const DpuRequantPlan& p, const int32_t* acc, int width, const i
 template <bool kAlu, bool kMul>
 void requant_row_chain(const DpuRequantPlan& p, const int32_t* acc, int width, const int8_t* ew, uint8_t* out) {
     if (p.ew == DpuRequantPlan::Ew::kAddInt8) return requant_row<kAlu, kMul, Chain::kAdd>(p, acc, width, ew, out);
+    if (p.folded && p.unit_out_scale) return requant_row<kAlu, kMul, Chain::kFoldedUnit>(p, acc, width, ew, out);
     if (p.folded) return requant_row<kAlu, kMul, Chain::kFolded>(p, acc, width, ew, out);
     requant_row<kAlu, kMul, Chain::kStaged>(p, acc, width, ew, out);
 }
