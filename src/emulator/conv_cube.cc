@@ -164,11 +164,15 @@ int packed_row_k(const ConvDesc& d) { return (d.kw * d.in_c_real + 3) & ~3; }
 
 }  // namespace
 
-void direct_int8_from_cube(const ConvDesc& d, const uint8_t* in, const PackedWeightsS8& weights, ConvScratch* s,
+void direct_int8_from_cube(const ConvDesc& d, const uint8_t* in, const DirectWeightsS8& weights, ConvScratch* s,
                            ConvOutput* out, ConvRowSink* sink) {
     const CubeView v = view_input(d, in, &s->image);
     window_offsets(d, v, &s->offsets);
-    gemm_over_windows(d, v.base, v.row_stride, v.atom, 0x80, weights, s, out, sink);  // the cube holds int8 values
+    if (!weights.columns.empty()) {  // only the groups kept
+        for (size_t j = 0; j < weights.columns.size(); ++j) s->offsets[j] = s->offsets[weights.columns[j]];
+        s->offsets.resize(weights.columns.size());
+    }
+    gemm_over_windows(d, v.base, v.row_stride, v.atom, 0x80, weights.gemm, s, out, sink);  // the cube holds int8 values
 }
 
 bool packed_image_fits(const ConvDesc& d) {

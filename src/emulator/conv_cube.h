@@ -18,10 +18,10 @@ namespace rknn::emulator {
 // of 8 or 16 bytes, and every window offset within 32 bits.
 bool cube_offsets_fit(const ConvDesc& d);
 
-// A direct task's accumulators, [pixel][channel], from packed weights that
-// keep every reduction column (no gather). With a sink, each band of rows
-// goes to it once done (and out->rows_delivered is set).
-void direct_int8_from_cube(const ConvDesc& d, const uint8_t* in, const PackedWeightsS8& weights, ConvScratch* s,
+// A direct task's accumulators, [pixel][channel], from weights packed by
+// groups of 4 k values (those zero in every kernel may be left out). With a
+// sink, each band of rows goes to it once done (and out->rows_delivered is set).
+void direct_int8_from_cube(const ConvDesc& d, const uint8_t* in, const DirectWeightsS8& weights, ConvScratch* s,
                            ConvOutput* out, ConvRowSink* sink);
 
 // A depthwise task's accumulators from weights unpacked to [tap][channel].

@@ -1,6 +1,7 @@
 #include "emulator/conv_unit.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include "base/half.h"
@@ -33,6 +34,9 @@ int8_t convert_input(const ConvDesc& d, int c, uint8_t raw) {
 }
 
 namespace {
+
+std::atomic<bool> cube_paths{true};
+std::atomic<uint64_t> cube_path_tasks{0};
 
 constexpr int kMaxKernel = 31;       // WEIGHT_WIDTH/HEIGHT are 5-bit fields
 constexpr int kPixelsPerBatch = 256; // im2col rows built per GEMM call
@@ -379,42 +383,48 @@ uint64_t expected_weight_bytes(const ConvDesc& d) {
 // Largest total of cached weight bytes per core (then the cache starts over).
 constexpr size_t kWeightCacheBytes = size_t{64} << 20;
 
-// Packs [kernel][k] weights, leaving out the columns that are zero in every
-// kernel when they are more than a quarter of them.
-void pack_direct_int8(const std::vector<int8_t>& w, int kernels, int k, DirectWeightsS8* out) {
-    std::vector<uint8_t> live(static_cast<size_t>(k), 0);
+// Packs [kernel][k] weights, leaving out the units of `unit` consecutive
+// columns that are zero in every kernel when they are more than a quarter of
+// them (out->columns then lists the units kept).
+void pack_direct_int8(const std::vector<int8_t>& w, int kernels, int k, int unit, DirectWeightsS8* out) {
+    const size_t units = static_cast<size_t>(k / unit), width = static_cast<size_t>(unit);
+    std::vector<uint8_t> live(units, 0);
     for (size_t o = 0; o < static_cast<size_t>(kernels); ++o) {
         const int8_t* row = w.data() + o * static_cast<size_t>(k);
-        for (size_t j = 0; j < static_cast<size_t>(k); ++j) live[j] |= row[j] != 0;
+        for (size_t j = 0; j < units * width; ++j) live[j / width] |= row[j] != 0;
     }
     out->columns.clear();
-    for (size_t j = 0; j < live.size(); ++j) {
+    for (size_t j = 0; j < units; ++j) {
         if (live[j]) out->columns.push_back(static_cast<uint32_t>(j));
     }
-    if (out->columns.size() * 4 > static_cast<size_t>(k) * 3) {
+    if (out->columns.size() * 4 > units * 3) {
         out->columns.clear();
         pack_weights(w.data(), kernels, k, static_cast<size_t>(k), &out->gemm);
         return;
     }
-    if (out->columns.empty()) out->columns.push_back(0);  // all zero: one column keeps the product defined
-    const size_t kept = out->columns.size();
+    if (out->columns.empty()) out->columns.push_back(0);  // all zero: one unit keeps the product defined
+    const size_t kept = out->columns.size() * width;
     std::vector<int8_t> compact(static_cast<size_t>(kernels) * kept);
     for (size_t o = 0; o < static_cast<size_t>(kernels); ++o) {
-        for (size_t j = 0; j < kept; ++j) compact[o * kept + j] = w[o * static_cast<size_t>(k) + out->columns[j]];
+        for (size_t j = 0; j < out->columns.size(); ++j)
+            std::memcpy(compact.data() + o * kept + j * width, w.data() + o * static_cast<size_t>(k) + out->columns[j] * width,
+                        width);
     }
     pack_weights(compact.data(), kernels, static_cast<int>(kept), kept, &out->gemm);
 }
 
 // How the GEMM reads a direct task's windows: im2col rows or the input cube
 // (k in window order), or the rows of a channel-packed image.
-enum class WeightLayout { kWindows = 0, kPackedImageRows = 1 };
+// (columns dropped one by one, or in groups of 4 for the cube).
+enum class WeightLayout { kWindows = 0, kPackedImageRows = 1, kCubeGroups = 2 };
 
 // Packs [kernel][k] weights for the layout.
 void pack_for(WeightLayout layout, const ConvDesc& d, const std::vector<int8_t>& w, int kernels, int k,
               DirectWeightsS8* out) {
     out->columns.clear();
     out->image_rows = layout == WeightLayout::kPackedImageRows && pack_packed_image_weights(d, w, kernels, &out->gemm);
-    if (!out->image_rows) pack_direct_int8(w, kernels, k, out);
+    out->unit = layout == WeightLayout::kCubeGroups ? PackedWeightsS8::kDepthGroup : 1;
+    if (!out->image_rows) pack_direct_int8(w, kernels, k, out->unit, out);
 }
 
 // The packed weights of a direct int8 task, from the cache when the bytes
@@ -490,18 +500,25 @@ void im2col_batch(const ConvDesc& d, const Im2col& src, int p0, int np, size_t l
 Status direct_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bool want_sum, ConvScratch* s,
                    ConvOutput* out, ConvRowSink* sink) {
     RKNN_ASSIGN_OR_RETURN(uint8_t * wp, ctx.map(d.weight_base, expected_weight_bytes(d), false, "CNA weights"));
-    const bool image_rows = d.channel_packed && !want_sum && packed_image_fits(d);
-    const DirectWeightsS8& weights =
-        packed_int8_weights(d, wp, image_rows ? WeightLayout::kPackedImageRows : WeightLayout::kWindows, s);
+    const bool cube = cube_paths.load(std::memory_order_relaxed) && !want_sum;
+    WeightLayout layout = WeightLayout::kWindows;
+    if (cube && d.channel_packed && packed_image_fits(d)) {
+        layout = WeightLayout::kPackedImageRows;
+    } else if (cube && cube_offsets_fit(d)) {
+        layout = WeightLayout::kCubeGroups;
+    }
+    const DirectWeightsS8& weights = packed_int8_weights(d, wp, layout, s);
     if (weights.image_rows) {
+        cube_path_tasks.fetch_add(1, std::memory_order_relaxed);
         direct_int8_from_packed_image(d, in, weights.gemm, s, out, sink);
         return Status::ok();
     }
-    const PackedWeightsS8& packed = weights.gemm;
-    if (weights.columns.empty() && !want_sum && cube_offsets_fit(d)) {
-        direct_int8_from_cube(d, in, packed, s, out, sink);
+    if (layout == WeightLayout::kCubeGroups) {
+        cube_path_tasks.fetch_add(1, std::memory_order_relaxed);
+        direct_int8_from_cube(d, in, weights, s, out, sink);
         return Status::ok();
     }
+    const PackedWeightsS8& packed = weights.gemm;
 
     PaddedImage img;
     std::vector<uint8_t>& image = s->image;
@@ -597,7 +614,8 @@ Status depthwise_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bo
                       ConvOutput* out, ConvRowSink* sink) {
     RKNN_ASSIGN_OR_RETURN(uint8_t * wp, ctx.map(d.weight_base, expected_weight_bytes(d), false, "CNA weights"));
     unpack_depthwise_weights(d, reinterpret_cast<const int8_t*>(wp), &s->weights);
-    if (!want_sum && cube_offsets_fit(d)) {
+    if (cube_paths.load(std::memory_order_relaxed) && !want_sum && cube_offsets_fit(d)) {
+        cube_path_tasks.fetch_add(1, std::memory_order_relaxed);
         depthwise_int8_from_cube(d, in, s->weights.data(), s, out, sink);
         return Status::ok();
     }
@@ -683,6 +701,10 @@ Status depthwise_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, Co
 }
 
 }  // namespace
+
+void set_conv_cube_paths(bool enabled) { cube_paths.store(enabled, std::memory_order_relaxed); }
+
+uint64_t conv_cube_path_tasks() { return cube_path_tasks.load(std::memory_order_relaxed); }
 
 Status run_conv_unit(TaskContext& ctx, bool want_window_sum, ConvScratch* scratch, ConvOutput* out,
                      ConvRowSink* sink) {

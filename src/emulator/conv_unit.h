@@ -68,7 +68,8 @@ public:
 // the im2col columns kept, in order.
 struct DirectWeightsS8 {
     PackedWeightsS8 gemm;
-    std::vector<uint32_t> columns;  // empty: every column
+    std::vector<uint32_t> columns;  // empty: every column; else the units of `unit` columns kept
+    int unit = 1;                   // 4 when the GEMM reads the cube (groups of 4 k values)
     bool image_rows = false;        // packed for the rows of a channel-packed image (conv_cube.h)
 };
 
@@ -101,6 +102,14 @@ struct ConvScratch {
     std::vector<int32_t> dw_weights;
     std::vector<int64_t> tap_offsets;
 };
+
+// int8 tasks whose input reaches the MAC array as stored read it in place
+// (conv_cube.h) and give the same bytes as the general paths, which build a
+// padded image first. On by default; tests turn them off (process-wide) to
+// check the general paths too.
+void set_conv_cube_paths(bool enabled);
+// Tasks that took a cube path so far in this process (for tests).
+uint64_t conv_cube_path_tasks();
 
 // `sink` (may be null) is offered the accumulators by rows.
 Status run_conv_unit(TaskContext& ctx, bool want_window_sum, ConvScratch* scratch, ConvOutput* out,

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <random>
 
+#include "emulator/conv_unit.h"
 #include "common/quantized_conv.h"
 #include "hw/soc_profile.h"
 #include "npu/conv_lowering.h"
@@ -144,6 +145,20 @@ TEST(NpuConvLowering, RandomDepthwiseConvolutionsAreBitExact) { check_random("de
 TEST(NpuConvLowering, RandomFullyConnectedLayersAreBitExact) { check_random("fc", 100, 43, false, true); }
 
 TEST(NpuConvLowering, RandomConvolutionsOfPackedImagesAreBitExact) { check_random("packed", 200, 59, false, false, true); }
+
+// The emulator's general convolution paths (a padded image, im2col) stand in
+// for the cube paths when these are off: both must give the reference's bytes.
+TEST(NpuConvLowering, GeneralEmulatorPathsAreBitExactToo) {
+    const uint64_t before = rknn::emulator::conv_cube_path_tasks();
+    rknn::emulator::set_conv_cube_paths(false);
+    check_random("general conv", 60, 71, false, false);
+    check_random("general depthwise", 40, 73, true, false);
+    check_random("general packed", 40, 79, false, false, true);
+    rknn::emulator::set_conv_cube_paths(true);
+    EXPECT_EQ(rknn::emulator::conv_cube_path_tasks(), before) << "a cube path ran while they were off";
+    check_random("cube conv", 10, 71, false, false);
+    EXPECT_GT(rknn::emulator::conv_cube_path_tasks(), before + 9);
+}
 
 TEST(NpuConvLowering, RandomConvolutionsWithAFusedPReluAreBitExact) {
     check_random("prelu conv", 80, 61, false, false, false, true);
