@@ -11,7 +11,7 @@ namespace rknn::emulator {
 namespace {
 
 constexpr int kRowsPerShare = 256;  // GEMM rows per host-thread share
-constexpr size_t kParallelCopyBytes = size_t{1} << 18;
+constexpr size_t kParallelCopyBytes = size_t{1} << 16;
 
 // Where the windows are read: pixel (0, 0) of surface 0, padding included.
 struct CubeView {
@@ -260,7 +260,9 @@ void depthwise_int8_from_cube(const ConvDesc& d, const uint8_t* in, const int8_t
         }
         if (sink != nullptr) sink->rows(*out, static_cast<int>(y0), static_cast<int>(y1));
     };
-    parallel_for(d.out_h, macs >= kParallelMacs / 8 ? band : d.out_h, [&](int64_t first_row, int64_t last_row) {
+    // Small maps still split across the threads: chunks of at most a band.
+    const int chunk = std::max(1, std::min(band, d.out_h / (2 * host_threads())));
+    parallel_for(d.out_h, macs >= kParallelMacs / 8 ? chunk : d.out_h, [&](int64_t first_row, int64_t last_row) {
         for (int64_t y0 = first_row; y0 < last_row; y0 += band) band_rows(y0, std::min<int64_t>(last_row, y0 + band));
     });
     out->rows_delivered = sink != nullptr;

@@ -10,7 +10,7 @@
 namespace rknn::emulator {
 
 constexpr int kWeightOcBlockInt8 = 32;  // kernels per int8 weight group (RK3588)
-constexpr uint64_t kParallelMacs = uint64_t{1} << 22;  // below this a task runs on one host thread
+constexpr uint64_t kParallelMacs = uint64_t{1} << 19;  // below this a task runs on one host thread
 
 struct ConvDesc {
     bool fp16 = false;

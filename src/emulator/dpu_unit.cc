@@ -25,7 +25,7 @@ using hw::Precision;
 namespace {
 
 enum AluAlgo : uint32_t { kAluMax = 0, kAluMin = 1, kAluAdd = 2, kAluDiv = 3, kAluSub = 4 };
-constexpr int64_t kParallelElements = int64_t{1} << 16;  // smaller cubes run on one host thread
+constexpr int64_t kParallelElements = int64_t{1} << 14;  // smaller cubes run on one host thread
 
 std::atomic<bool> fused_passes{true};
 std::atomic<uint64_t> fused_pass_tasks{0};

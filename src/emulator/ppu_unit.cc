@@ -19,7 +19,7 @@ using hw::Precision;
 
 namespace {
 
-constexpr int64_t kParallelTaps = int64_t{1} << 18;  // smaller pools run on one host thread
+constexpr int64_t kParallelTaps = int64_t{1} << 16;  // smaller pools run on one host thread
 
 enum Method : uint32_t { kAverage = 0, kMax = 1, kMin = 2 };
 

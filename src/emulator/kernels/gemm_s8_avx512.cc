@@ -60,6 +60,14 @@ void pair_tile(const uint8_t* const* rows, const uint32_t* offsets, uint32_t fli
     const __mmask16 m0 = cols >= kCb ? 0xffff : static_cast<__mmask16>((1u << cols) - 1);
     const __mmask16 m1 =
         cols <= kCb ? 0 : (cols >= 2 * kCb ? 0xffff : static_cast<__mmask16>((1u << (cols - kCb)) - 1));
+    if (cols == 2 * kCb) {  // whole blocks: plain stores (masked ones cost more on some cores)
+        for (int r = 0; r < kRows; ++r) {
+            int32_t* out = c + static_cast<size_t>(r) * ldc + col0;
+            _mm512_storeu_si512(out, _mm512_sub_epi32(acc[2 * r], bias0));
+            _mm512_storeu_si512(out + kCb, _mm512_sub_epi32(acc[2 * r + 1], bias1));
+        }
+        return;
+    }
     for (int r = 0; r < kRows; ++r) {
         int32_t* out = c + static_cast<size_t>(r) * ldc + col0;
         _mm512_mask_storeu_epi32(out, m0, _mm512_sub_epi32(acc[2 * r], bias0));
