@@ -142,10 +142,43 @@ RKNN_HOT_LOOP void pool_int8_row(const Pool& p, const uint8_t* in, uint8_t* out,
     }
 }
 
-// The int8 max / min fast path over every surface and row; false when the
-// task is not one.
+// int8 average pools, one output row of one surface: the window's codes
+// summed per lane (int32 holds any window of 5-bit kernel sizes), then the
+// general path's rounding of sum x RECIP_W x RECIP_H >> 32.
+template <int kLanes>
+RKNN_HOT_LOOP void average_int8_row(const Pool& p, const uint8_t* in, uint8_t* out, int surface, int oy, int8_t pad) {
+    const int lanes = std::min(kLanes, p.in.channels - surface * kLanes);
+    const uint8_t* plane = in + static_cast<uint64_t>(surface) * p.in.surf_stride;
+    uint8_t* dst_row = out + static_cast<uint64_t>(surface) * p.out.surf_stride + static_cast<uint64_t>(oy) * p.out.row_stride;
+    const int64_t recip = static_cast<int64_t>(p.recip_w) * static_cast<int64_t>(p.recip_h);
+    for (int ox = 0; ox < p.out.width; ++ox) {
+        int32_t acc[kLanes] = {};
+        for (int ky = 0; ky < p.kh; ++ky) {
+            const int iy = oy * p.sy + ky - p.pad_t;
+            for (int kx = 0; kx < p.kw; ++kx) {
+                const int ix = ox * p.sx + kx - p.pad_l;
+                if (iy >= 0 && iy < p.in.height && ix >= 0 && ix < p.in.width) {
+                    const auto* tap = reinterpret_cast<const int8_t*>(plane + static_cast<uint64_t>(iy) * p.in.row_stride +
+                                                                      static_cast<uint64_t>(ix) * kLanes);
+                    for (int i = 0; i < kLanes; ++i) acc[i] += tap[i];
+                } else {
+                    for (int i = 0; i < kLanes; ++i) acc[i] += pad;
+                }
+            }
+        }
+        uint8_t* dst = dst_row + static_cast<uint64_t>(ox) * kLanes;
+        for (int i = 0; i < lanes; ++i) write_int(dst + i, 1, shift_round(acc[i] * recip, 32));
+    }
+}
+
+// The int8 fast paths over every surface and row (max / min pools on whole
+// atoms, averages per lane); false when the task is not one of them.
 bool pool_int8_atoms(const Pool& p, const uint8_t* in, uint8_t* out) {
-    if (p.prec != Precision::kInt8 || (p.method != kMax && p.method != kMin)) return false;
+    if (p.prec != Precision::kInt8) return false;
+    // Averages: a pad value beyond int8 or a window beyond 31 taps a side takes the general path.
+    const auto pad_value = static_cast<int32_t>(p.pad_value);
+    const bool average = p.method == kAverage && pad_value >= -128 && pad_value <= 127 && p.kh <= 31 && p.kw <= 31;
+    if (p.method != kMax && p.method != kMin && !average) return false;
     const int lanes = p.in.c2();
     if ((lanes != 16 && lanes != 8) || p.out.c2() != lanes) return false;
     const auto pad = static_cast<int8_t>(saturate(static_cast<int32_t>(p.pad_value), -128, 127));
@@ -155,7 +188,13 @@ bool pool_int8_atoms(const Pool& p, const uint8_t* in, uint8_t* out) {
     parallel_for(rows, work >= kParallelTaps ? 1 : rows, [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r) {
             const int surface = static_cast<int>(r / p.out.height), oy = static_cast<int>(r % p.out.height);
-            if (lanes == 16) {
+            if (average) {
+                if (lanes == 16) {
+                    average_int8_row<16>(p, in, out, surface, oy, pad);
+                } else {
+                    average_int8_row<8>(p, in, out, surface, oy, pad);
+                }
+            } else if (lanes == 16) {
                 pool_int8_row<16>(p, in, out, surface, oy, pad);
             } else {
                 pool_int8_row<8>(p, in, out, surface, oy, pad);
