@@ -789,12 +789,13 @@ bool plan_fused_requant(const Dpu& d, const Source& src, DpuRequantPlan* p) {
     p->bs_mul = bs_mul;
     p->bias.assign(bs_alu ? padded : 0, 0.0);
     p->scale.assign(bs_mul ? padded : 0, 0.0);
+    const double unit = std::ldexp(1.0, -bs.shift);  // exact: scaling by a power of two
     for (size_t c = 0; c < static_cast<size_t>(n); ++c) {
         if (bs_alu) {
             const double op = static_cast<int32_t>(bs.alu_per_channel ? bs.alu[c] : bs.alu_reg);
             p->bias[c] = bs.alu_algo == kAluSub ? -op : op;
         }
-        if (bs_mul) p->scale[c] = std::ldexp(static_cast<int16_t>(bs.mul_per_channel ? bs.mul[c] : bs.mul_reg), -bs.shift);
+        if (bs_mul) p->scale[c] = static_cast<int16_t>(bs.mul_per_channel ? bs.mul[c] : bs.mul_reg) * unit;
     }
     p->bs_lo = -2147483648.0;
     p->bs_hi = 2147483647.0;

@@ -36,7 +36,17 @@ constexpr double kInt32Min = -2147483648.0, kInt32Max = 2147483647.0;
 
 // Round to nearest, ties to even: the default floating-point rounding mode,
 // which the emulator expects programs to run with (as the rest of the runtime).
-inline double rne(double v) { return std::nearbyint(v); }
+// On x86-64's baseline, nearbyint is a libm call; adding and taking away 2^52
+// rounds the same way inline (below 2^52 the sum's last bit is the units).
+inline double rne(double v) {
+#if defined(__x86_64__) && !defined(__SSE4_1__)
+    constexpr double kTwo52 = 4503599627370496.0;
+    const double a = std::fabs(v);
+    return a < kTwo52 ? std::copysign((a + kTwo52) - kTwo52, v) : v;
+#else
+    return std::nearbyint(v);
+#endif
+}
 inline double clamp(double v, double lo, double hi) { return std::min(std::max(v, lo), hi); }
 
 }  // namespace
