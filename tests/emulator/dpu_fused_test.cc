@@ -194,6 +194,23 @@ TEST(EmulatorDpuFused, ExtremeEpiloguesGiveTheGeneralPipelinesBytes) {
 
 // ---- the kernels against an int64 model of the plan
 
+// A plan's channels and BS stage, drawn far beyond what the code generator emits.
+void draw_bs_stage(std::mt19937& rng, em::DpuRequantPlan* p) {
+    p->channels = 1 + static_cast<int>(rng() % 70);
+    p->acc_stride = p->channels + static_cast<int>(rng() % 3);
+    p->bs_alu = rng() % 4 != 0;
+    p->bs_mul = rng() % 4 != 0;
+    const size_t padded = static_cast<size_t>((p->channels + 3) & ~3);
+    for (size_t c = 0; c < padded; ++c) {
+        p->bias.push_back(draw_int32(rng));
+        p->scale.push_back(std::ldexp(static_cast<double>(draw_int16(rng)), -static_cast<int>(rng() % 40)));
+    }
+    double lo = draw_int32(rng), hi = draw_int32(rng);
+    if (lo > hi) std::swap(lo, hi);
+    p->bs_lo = lo;
+    p->bs_hi = hi;
+}
+
 // BS and BN of one lane.
 int64_t model_stage_a(const em::DpuRequantPlan& p, int32_t acc, size_t c) {
     int64_t v = acc;
@@ -236,20 +253,8 @@ TEST(EmulatorDpuFused, KernelsMatchAnInt64ModelOfThePlan) {
     int checked = 0;
     for (int round = 0; round < 300; ++round) {
         em::DpuRequantPlan p;
-        p.channels = 1 + static_cast<int>(rng() % 70);
+        draw_bs_stage(rng, &p);
         p.real_channels = rng() % 4 == 0 ? static_cast<int>(rng() % (p.channels + 1)) : p.channels;
-        p.acc_stride = p.channels + static_cast<int>(rng() % 3);
-        p.bs_alu = rng() % 4 != 0;
-        p.bs_mul = rng() % 4 != 0;
-        const size_t padded = static_cast<size_t>((p.channels + 3) & ~3);
-        for (size_t c = 0; c < padded; ++c) {
-            p.bias.push_back(draw_int32(rng));
-            p.scale.push_back(std::ldexp(static_cast<double>(draw_int16(rng)), -static_cast<int>(rng() % 40)));
-        }
-        double lo = draw_int32(rng), hi = draw_int32(rng);
-        if (lo > hi) std::swap(lo, hi);
-        p.bs_lo = lo;
-        p.bs_hi = hi;
         p.ew = static_cast<em::DpuRequantPlan::Ew>(rng() % 3);
         p.ew_cvt = rng() % 2 == 0;
         p.ew_offset = draw_int32(rng);
@@ -307,20 +312,8 @@ TEST(EmulatorDpuFused, StageAKernelsMatchTheModel) {
     int checked = 0;
     for (int round = 0; round < 200; ++round) {
         em::DpuRequantPlan p;
-        p.channels = 1 + static_cast<int>(rng() % 70);
+        draw_bs_stage(rng, &p);
         p.real_channels = p.channels;
-        p.acc_stride = p.channels + static_cast<int>(rng() % 3);
-        p.bs_alu = rng() % 4 != 0;
-        p.bs_mul = rng() % 4 != 0;
-        const size_t padded = static_cast<size_t>((p.channels + 3) & ~3);
-        for (size_t c = 0; c < padded; ++c) {
-            p.bias.push_back(draw_int32(rng));
-            p.scale.push_back(std::ldexp(static_cast<double>(draw_int16(rng)), -static_cast<int>(rng() % 40)));
-        }
-        double lo = draw_int32(rng), hi = draw_int32(rng);
-        if (lo > hi) std::swap(lo, hi);
-        p.bs_lo = lo;
-        p.bs_hi = hi;
         const int width = 1 + static_cast<int>(rng() % 5);
         std::vector<int32_t> acc(static_cast<size_t>(width) * p.acc_stride);
         for (int32_t& a : acc) a = draw_int32(rng);
