@@ -434,7 +434,9 @@ const DirectWeightsS8& packed_int8_weights(const ConvDesc& d, const uint8_t* wp,
     const int k = d.kh * d.kw * d.in_c;
     const int kernels = std::min(d.kernels, d.out_c);
     PackedWeightCache& cache = s->weight_cache;
-    const auto key = std::make_tuple(d.weight_base, d.kh, d.kw, d.in_c, d.kernels, kernels, static_cast<int>(layout));
+    // The packed-image layout also depends on the real channel count.
+    const int real = layout == WeightLayout::kPackedImageRows ? d.in_c_real : 0;
+    const auto key = std::make_tuple(d.weight_base, d.kh, d.kw, d.in_c, d.kernels, kernels, static_cast<int>(layout), real);
     auto hit = cache.entries.find(key);
     if (hit != cache.entries.end() && hit->second.source.size() == bytes &&
         std::memcmp(hit->second.source.data(), wp, bytes) == 0)

@@ -83,8 +83,8 @@ struct PackedWeightCache {
         std::vector<uint8_t> source;
         DirectWeightsS8 packed;
     };
-    // (address, kh, kw, in_c, kernels, kernels used, layout)
-    std::map<std::tuple<uint64_t, int, int, int, int, int, int>, Entry> entries;
+    // (address, kh, kw, in_c, kernels, kernels used, layout, real channels of a packed image)
+    std::map<std::tuple<uint64_t, int, int, int, int, int, int, int>, Entry> entries;
     size_t bytes = 0;
 };
 

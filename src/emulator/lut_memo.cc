@@ -11,8 +11,9 @@ namespace {
 // Largest LUT window (LE_START to LO_END) that is memoised; wider ones are
 // evaluated value by value.
 constexpr int64_t kMaxLutMemo = int64_t{1} << 17;
-// Memos per host thread: one per LUT layer of a large model (about 64 KiB each
-// for the usual 32769-value window).
+// Memos per host thread: one per LUT layer of a large model. Each holds two
+// bytes per value of its window: 64 KiB for the code generator's 32769-value
+// window, 256 KiB at most (kMaxLutMemo).
 constexpr size_t kMemosPerThread = 128;
 
 bool same_params(const LutParams& a, const LutParams& b) {

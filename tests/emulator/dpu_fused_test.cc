@@ -332,4 +332,50 @@ TEST(EmulatorDpuFused, StageAKernelsMatchTheModel) {
     EXPECT_GT(checked, 5000);
 }
 
+// A convolution whose output lands on its own input, a few rows further on:
+// the DPU must not write a band of rows while later bands still read the
+// input there, so the bytes equal those of the same task writing elsewhere.
+TEST(EmulatorDpuFused, AnOutputOverTheInputWaitsForTheConvolution) {
+    constexpr int kC = 16, kSize = 64;
+    constexpr uint64_t kRowBytes = uint64_t{kSize} * kC, kShift = 8 * kRowBytes;
+    et::ConvGeometry geo;  // 1x1, no padding: the cube is read in place
+    geo.in_c = geo.out_c = kC;
+    geo.in_h = geo.in_w = kSize;
+    std::mt19937 rng(31);
+    std::vector<int8_t> input(static_cast<size_t>(kC) * kSize * kSize), weights(static_cast<size_t>(kC) * kC);
+    for (int8_t& v : input) v = static_cast<int8_t>(rng());
+    for (int8_t& v : weights) v = static_cast<int8_t>(static_cast<int>(rng() % 31) - 15);
+    et::EpilogueRegs regs;
+    regs.bias.assign(kC, 100);
+    regs.mult.assign(kC, 300);
+    regs.shift = 12;
+    std::vector<uint8_t> memory = et::pack_int8_cube(input.data(), kC, kSize, kSize, kC, 0);
+    const size_t cube_bytes = memory.size();
+    memory.resize(cube_bytes + kShift, 0);
+    const std::vector<int8_t> packed = et::pack_conv_weights_int8(weights.data(), kC, kC, 1, 1, kC);
+    const std::vector<uint8_t> records = et::bs_records(regs, kC);
+    const auto run = [&](uint64_t output) {
+        et::Device dev;
+        uint8_t* in = dev.put(kInput, memory.data(), memory.size());
+        dev.put(kWeights, packed.data(), packed.size());
+        dev.put(kRecords, records.data(), records.size());
+        uint8_t* out = output == kOutput ? dev.zeros(kOutput, cube_bytes) : in + (output - kInput);
+        et::TaskEmitter b;
+        et::emit_conv_int8(&b, geo, et::ConvAddresses{kInput, kWeights, kRecords, output}, regs, 0);
+        b.tail(0, 0, 0x1d);
+        EXPECT_TRUE(b.finish().is_ok());
+        dev.words(kStream, b.words());
+        const auto ran = dev.run(kStream, static_cast<uint32_t>(b.body_words()));
+        EXPECT_TRUE(ran.completed) << ran.message;
+        return std::vector<uint8_t>(out, out + cube_bytes);
+    };
+    const std::vector<uint8_t> elsewhere = run(kOutput), over_input = run(kInput + kShift);
+    size_t differ = 0;
+    for (size_t i = 0; i < elsewhere.size(); ++i) differ += elsewhere[i] != over_input[i];
+    EXPECT_EQ(differ, 0u) << differ << " of " << elsewhere.size() << " bytes differ";
+    size_t changed = 0;
+    for (size_t i = 0; i < cube_bytes; ++i) changed += memory[i] != elsewhere[i];
+    EXPECT_GT(changed, cube_bytes / 2) << "the convolution changed the bytes";
+}
+
 }  // namespace

@@ -148,7 +148,13 @@ TEST(NpuConvLowering, RandomConvolutionsOfPackedImagesAreBitExact) { check_rando
 
 // The emulator's general convolution paths (a padded image, im2col) stand in
 // for the cube paths when these are off: both must give the reference's bytes.
+// Restores the cube paths whatever a test does.
+struct CubePathsGuard {
+    ~CubePathsGuard() { rknn::emulator::set_conv_cube_paths(true); }
+};
+
 TEST(NpuConvLowering, GeneralEmulatorPathsAreBitExactToo) {
+    CubePathsGuard guard;
     const uint64_t before = rknn::emulator::conv_cube_path_tasks();
     rknn::emulator::set_conv_cube_paths(false);
     check_random("general conv", 60, 71, false, false);

@@ -64,11 +64,13 @@ struct EightLanes {
     __m512d bias, scale, lo, hi;  // lo / hi: code bounds (y bounds in the unit chain)
 };
 
-template <Chain kChain>
+// Only the arrays the plan has are read (the others are empty).
+template <bool kAlu, bool kMul, Chain kChain>
 inline EightLanes eight_lanes(const Constants& k, __mmask8 m, int c) {
     EightLanes e;
-    e.bias = lanes(k.bias, m, c);
-    e.scale = lanes(k.scale, m, c);
+    e.bias = kAlu ? lanes(k.bias, m, c) : _mm512_setzero_pd();
+    e.scale = kMul ? lanes(k.scale, m, c) : _mm512_setzero_pd();
+    e.lo = e.hi = _mm512_setzero_pd();
     if (kChain == Chain::kFoldedUnit) {
         e.lo = lanes(k.y_lo, m, c);
         e.hi = lanes(k.y_hi, m, c);
@@ -143,7 +145,7 @@ void requant_row(const DpuRequantPlan& p, const int32_t* acc, int width, const i
             continue;
         }
         const auto live_lo = static_cast<__mmask8>(live), live_hi = static_cast<__mmask8>(live >> 8);
-        const EightLanes lo = eight_lanes<kChain>(k, live_lo, c), hi = eight_lanes<kChain>(k, live_hi, c + 8);
+        const EightLanes lo = eight_lanes<kAlu, kMul, kChain>(k, live_lo, c), hi = eight_lanes<kAlu, kMul, kChain>(k, live_hi, c + 8);
         const int32_t* a_row = acc + c;
         const int8_t* e_row = kChain == Chain::kAdd ? ew + static_cast<uint64_t>(c / 16) * ew_surf : nullptr;
         for (int x = 0; x < width; ++x, a_row += stride, atom += 16) {

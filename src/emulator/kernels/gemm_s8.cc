@@ -29,8 +29,10 @@ Choice choose() {
     return {detail::gemm_u8s8_generic, nullptr, "generic", false};
 }
 
-// Rows handed to one row-major call at a time when A comes as addressed rows.
+// Rows handed to one row-major call at a time when A comes as addressed rows
+// (fewer when rows are long: the gathered rows stay within kGatherBytes).
 constexpr int kGatherRows = 240;
+constexpr size_t kGatherBytes = size_t{4} << 20;
 
 // Row-major A as addressed rows: a pointer per row, offsets 4g.
 void run_row_major_as_rows(RowsFn fn, int m, const uint8_t* a, size_t lda, const PackedWeightsS8& b, int first,
@@ -57,8 +59,9 @@ void run_rows_as_row_major(GemmFn fn, int m, const GemmRows& a, const PackedWeig
     const size_t lda = static_cast<size_t>(b.k_padded);
     const size_t groups = lda / PackedWeightsS8::kDepthGroup;
     const uint32_t flip = 0x01010101u * a.flip;
-    for (int r0 = 0; r0 < m; r0 += kGatherRows) {
-        const int rows = std::min(kGatherRows, m - r0);
+    const int batch = static_cast<int>(std::clamp<size_t>(kGatherBytes / std::max<size_t>(lda, 1), 1, kGatherRows));
+    for (int r0 = 0; r0 < m; r0 += batch) {
+        const int rows = std::min(batch, m - r0);
         buffer.resize(static_cast<size_t>(rows) * lda);
         for (int r = 0; r < rows; ++r) {
             const uint8_t* src = a.rows[r0 + r];
@@ -178,6 +181,17 @@ void gemm_u8s8_blocks(int m, const uint8_t* a, size_t lda, const PackedWeightsS8
         run_row_major_as_rows(impl.rows_fn, m, a, lda, b, first, last, c, ldc);
     }
 }
+
+namespace detail {
+
+void gemm_u8s8_rows_gathered_generic(int m, const GemmRows& a, const PackedWeightsS8& b, int first_block,
+                                     int last_block, int32_t* c, size_t ldc) {
+    int first, last;
+    if (m > 0 && pair_range(b, first_block, last_block, &first, &last))
+        run_rows_as_row_major(gemm_u8s8_generic, m, a, b, first, last, c, ldc);
+}
+
+}  // namespace detail
 
 void gemm_u8s8_rows(int m, const GemmRows& a, const PackedWeightsS8& b, int first_block, int last_block, int32_t* c,
                     size_t ldc) {

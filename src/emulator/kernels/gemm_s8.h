@@ -61,6 +61,11 @@ void gemm_u8s8_rows(int m, const GemmRows& a, const PackedWeightsS8& b, int firs
 const char* gemm_u8s8_isa();
 
 namespace detail {
+// gemm_u8s8_rows as builds without a rows kernel run it: the rows gathered
+// for the portable row-major kernel (for tests on CPUs that have one).
+void gemm_u8s8_rows_gathered_generic(int m, const GemmRows& a, const PackedWeightsS8& b, int first_block,
+                                     int last_block, int32_t* c, size_t ldc);
+
 // The implementations, over column blocks [first_block, last_block).
 void gemm_u8s8_generic(int m, const uint8_t* a, size_t lda, const PackedWeightsS8& b, int first_block,
                        int last_block, int32_t* c, size_t ldc);
