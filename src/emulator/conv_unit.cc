@@ -413,6 +413,20 @@ void pack_direct_int8(const std::vector<int8_t>& w, int kernels, int k, int unit
     pack_weights(compact.data(), kernels, static_cast<int>(kept), kept, &out->gemm);
 }
 
+// Whether two byte ranges are equal; large ones are compared on the host's
+// threads (the weight cache compares every task's weights on every run).
+bool same_bytes(const uint8_t* a, const uint8_t* b, size_t n) {
+    constexpr size_t kChunk = size_t{64} << 10;
+    if (n < 4 * kChunk) return std::memcmp(a, b, n) == 0;
+    std::atomic<bool> differ{false};
+    parallel_for(static_cast<int64_t>(n), static_cast<int64_t>(kChunk), [&](int64_t first, int64_t last) {
+        if (!differ.load(std::memory_order_relaxed) &&
+            std::memcmp(a + first, b + first, static_cast<size_t>(last - first)) != 0)
+            differ.store(true, std::memory_order_relaxed);
+    });
+    return !differ.load();
+}
+
 // How the GEMM reads a direct task's windows: im2col rows or the input cube
 // (k in window order), or the rows of a channel-packed image.
 // (columns dropped one by one, or in groups of 4 for the cube).
@@ -439,7 +453,7 @@ const DirectWeightsS8& packed_int8_weights(const ConvDesc& d, const uint8_t* wp,
     const auto key = std::make_tuple(d.weight_base, d.kh, d.kw, d.in_c, d.kernels, kernels, static_cast<int>(layout), real);
     auto hit = cache.entries.find(key);
     if (hit != cache.entries.end() && hit->second.source.size() == bytes &&
-        std::memcmp(hit->second.source.data(), wp, bytes) == 0)
+        same_bytes(hit->second.source.data(), wp, bytes))
         return hit->second.packed;
     unpack_direct_weights(d, reinterpret_cast<const int8_t*>(wp), d.weight_oc_block, &s->weights);
     if (cache.bytes + 2 * bytes > kWeightCacheBytes) {

@@ -3,8 +3,8 @@
 // and per-4-k offsets (gemm_s8.h), so convolutions read their windows from
 // the input cube in place.
 //
-// Register tile: 8 rows x 32 columns, 16 accumulators; one vpdpbusd per row
-// and column block per 4 k. Cache blocking: rows go in panels whose A bytes
+// Register tile: 8 rows x 32 columns, 16 accumulators (x 16 columns for a
+// lone last block); one vpdpbusd per row and column block per 4 k. Cache blocking: rows go in panels whose A bytes
 // stay in L2; each pair of column blocks (k x 32 bytes of weights) is loaded
 // once per panel and serves all of its row tiles, instead of streaming the
 // whole weight matrix once per 8 rows.
@@ -25,41 +25,53 @@ constexpr int kTileRows = 8;
 constexpr size_t kPanelBytes = size_t{192} << 10;  // A bytes per panel
 constexpr int kMaxPanelRows = 512;
 
-template <int kRows>
+// kBlocks (1 or 2) column blocks of kRows rows: one broadcast of each row's
+// 4 k values feeds a vpdpbusd per block.
+template <int kRows, int kBlocks>
 void tile(const uint8_t* const* rows, const uint32_t* offsets, uint32_t flip, const int8_t* b0, const int8_t* b1,
           int groups, __m512i* acc) {
     const uint8_t* row[kRows];
     for (int r = 0; r < kRows; ++r) row[r] = rows[r];
-    for (int r = 0; r < 2 * kRows; ++r) acc[r] = _mm512_setzero_si512();
+    for (int r = 0; r < kBlocks * kRows; ++r) acc[r] = _mm512_setzero_si512();
     for (int g = 0; g < groups; ++g) {
         const __m512i w0 = _mm512_loadu_si512(b0 + static_cast<size_t>(g) * kCb * kDg);
-        const __m512i w1 = _mm512_loadu_si512(b1 + static_cast<size_t>(g) * kCb * kDg);
+        const __m512i w1 = kBlocks == 2 ? _mm512_loadu_si512(b1 + static_cast<size_t>(g) * kCb * kDg) : w0;
         const uint32_t off = offsets[g];
         for (int r = 0; r < kRows; ++r) {
             uint32_t a4;
             std::memcpy(&a4, row[r] + off, 4);
             const __m512i x = _mm512_set1_epi32(static_cast<int>(a4 ^ flip));
-            acc[2 * r] = _mm512_dpbusd_epi32(acc[2 * r], x, w0);
-            acc[2 * r + 1] = _mm512_dpbusd_epi32(acc[2 * r + 1], x, w1);
+            acc[kBlocks * r] = _mm512_dpbusd_epi32(acc[kBlocks * r], x, w0);
+            if (kBlocks == 2) acc[2 * r + 1] = _mm512_dpbusd_epi32(acc[2 * r + 1], x, w1);
         }
     }
 }
 
+inline __mmask16 first_columns(int count) {
+    return count >= kCb ? static_cast<__mmask16>(0xffff) : (count <= 0 ? 0 : static_cast<__mmask16>((1u << count) - 1));
+}
+
+// The columns of blocks blk and blk + 1 (those that exist) for kRows rows.
+// A pair whose second block holds no column takes the one-block tile.
 template <int kRows>
 void pair_tile(const uint8_t* const* rows, const uint32_t* offsets, uint32_t flip, const PackedWeightsS8& b, int blk,
                int32_t* c, size_t ldc) {
     const int groups = b.k_padded / kDg;
     const size_t block_bytes = static_cast<size_t>(groups) * kCb * kDg;
     const int8_t* b0 = b.data.data() + static_cast<size_t>(blk) * block_bytes;
-    __m512i acc[2 * kRows];
-    tile<kRows>(rows, offsets, flip, b0, b0 + block_bytes, groups, acc);
     const int col0 = blk * kCb;
-    const __m512i bias0 = _mm512_loadu_si512(b.column_bias.data() + col0);
-    const __m512i bias1 = _mm512_loadu_si512(b.column_bias.data() + col0 + kCb);
     const int cols = std::min(2 * kCb, b.n - col0);
-    const __mmask16 m0 = cols >= kCb ? 0xffff : static_cast<__mmask16>((1u << cols) - 1);
-    const __mmask16 m1 =
-        cols <= kCb ? 0 : (cols >= 2 * kCb ? 0xffff : static_cast<__mmask16>((1u << (cols - kCb)) - 1));
+    const __m512i bias0 = _mm512_loadu_si512(b.column_bias.data() + col0);
+    __m512i acc[2 * kRows];
+    if (cols <= kCb) {
+        tile<kRows, 1>(rows, offsets, flip, b0, b0, groups, acc);
+        const __mmask16 m0 = first_columns(cols);
+        for (int r = 0; r < kRows; ++r)
+            _mm512_mask_storeu_epi32(c + static_cast<size_t>(r) * ldc + col0, m0, _mm512_sub_epi32(acc[r], bias0));
+        return;
+    }
+    tile<kRows, 2>(rows, offsets, flip, b0, b0 + block_bytes, groups, acc);
+    const __m512i bias1 = _mm512_loadu_si512(b.column_bias.data() + col0 + kCb);
     if (cols == 2 * kCb) {  // whole blocks: plain stores (masked ones cost more on some cores)
         for (int r = 0; r < kRows; ++r) {
             int32_t* out = c + static_cast<size_t>(r) * ldc + col0;
@@ -68,10 +80,11 @@ void pair_tile(const uint8_t* const* rows, const uint32_t* offsets, uint32_t fli
         }
         return;
     }
+    const __mmask16 m1 = first_columns(cols - kCb);
     for (int r = 0; r < kRows; ++r) {
         int32_t* out = c + static_cast<size_t>(r) * ldc + col0;
-        _mm512_mask_storeu_epi32(out, m0, _mm512_sub_epi32(acc[2 * r], bias0));
-        if (m1) _mm512_mask_storeu_epi32(out + kCb, m1, _mm512_sub_epi32(acc[2 * r + 1], bias1));
+        _mm512_storeu_si512(out, _mm512_sub_epi32(acc[2 * r], bias0));
+        _mm512_mask_storeu_epi32(out + kCb, m1, _mm512_sub_epi32(acc[2 * r + 1], bias1));
     }
 }
 
