@@ -31,12 +31,16 @@ template <int kRows, int kBlocks>
 void tile(const uint8_t* const* rows, const uint32_t* offsets, uint32_t flip, const int8_t* b0, const int8_t* b1,
           int groups, __m512i* acc) {
     const uint8_t* row[kRows];
+#pragma GCC unroll 16
     for (int r = 0; r < kRows; ++r) row[r] = rows[r];
+#pragma GCC unroll 16
     for (int r = 0; r < kBlocks * kRows; ++r) acc[r] = _mm512_setzero_si512();
+#pragma GCC unroll 1
     for (int g = 0; g < groups; ++g) {
         const __m512i w0 = _mm512_loadu_si512(b0 + static_cast<size_t>(g) * kCb * kDg);
         const __m512i w1 = kBlocks == 2 ? _mm512_loadu_si512(b1 + static_cast<size_t>(g) * kCb * kDg) : w0;
         const uint32_t off = offsets[g];
+#pragma GCC unroll 16
         for (int r = 0; r < kRows; ++r) {
             uint32_t a4;
             std::memcpy(&a4, row[r] + off, 4);
