@@ -23,17 +23,26 @@ struct CubeView {
 
 bool pads(const ConvDesc& d) { return d.pad_top || d.pad_left || d.pad_bottom || d.pad_right; }
 
+// The strides the windows are read with (no base yet): the cube's own, or a
+// padded copy's.
+CubeView view_geometry(const ConvDesc& d) {
+    const auto atom = static_cast<uint64_t>(d.atom_bytes);
+    if (!pads(d)) return {nullptr, d.row_stride, d.surf_stride, atom};
+    const uint64_t row = static_cast<uint64_t>(d.in_w + d.pad_left + d.pad_right) * atom;
+    return {nullptr, row, static_cast<uint64_t>(d.in_h + d.pad_top + d.pad_bottom) * row, atom};
+}
+
 // The input as the datapaths read it: the cube itself, or (when the task
 // pads) a copy with pad atoms around each surface, in `buffer`.
 CubeView view_input(const ConvDesc& d, const uint8_t* in, std::vector<uint8_t>* buffer) {
-    const auto atom = static_cast<uint64_t>(d.atom_bytes);
-    if (!pads(d)) return {in, d.row_stride, d.surf_stride, atom};
+    CubeView v = view_geometry(d);
+    if (!pads(d)) {
+        v.base = in;
+        return v;
+    }
+    const uint64_t atom = v.atom;
     const int width = d.in_w + d.pad_left + d.pad_right, height = d.in_h + d.pad_top + d.pad_bottom;
     const int surfaces = d.in_c / d.atom_bytes;
-    CubeView v;
-    v.atom = atom;
-    v.row_stride = static_cast<uint64_t>(width) * atom;
-    v.surf_stride = static_cast<uint64_t>(height) * v.row_stride;
     buffer->resize(static_cast<size_t>(v.surf_stride) * static_cast<size_t>(surfaces));
     uint8_t* out = buffer->data();
     const int64_t rows = static_cast<int64_t>(surfaces) * height;
@@ -103,7 +112,7 @@ void gemm_over_windows(const ConvDesc& d, const uint8_t* base, uint64_t row_stri
         });
         if (sink != nullptr) {
             parallel_for(d.out_h, 1, [&](int64_t y0, int64_t y1) {
-                sink->rows(*out, static_cast<int>(y0), static_cast<int>(y1));
+                sink->rows(static_cast<int>(y0), static_cast<int>(y1));
             });
             out->rows_delivered = true;
         }
@@ -120,7 +129,7 @@ void gemm_over_windows(const ConvDesc& d, const uint8_t* base, uint64_t row_stri
             share.rows = s->rows.data() + first;
             gemm_u8s8_rows(static_cast<int>(count), share, weights, 0, weights.n_blocks,
                            out->acc.data() + static_cast<size_t>(first) * ldc, ldc);
-            if (sink != nullptr) sink->rows(*out, static_cast<int>(y0), static_cast<int>(y1));
+            if (sink != nullptr) sink->rows(static_cast<int>(y0), static_cast<int>(y1));
         }
     });
     out->rows_delivered = sink != nullptr;
@@ -258,7 +267,7 @@ void depthwise_int8_from_cube(const ConvDesc& d, const uint8_t* in, const int8_t
                 depthwise_row_s8(row);
             }
         }
-        if (sink != nullptr) sink->rows(*out, static_cast<int>(y0), static_cast<int>(y1));
+        if (sink != nullptr) sink->rows(static_cast<int>(y0), static_cast<int>(y1));
     };
     // Small maps still split across the threads: chunks of at most a band.
     const int chunk = std::max(1, std::min(band, d.out_h / (2 * host_threads())));
@@ -270,14 +279,9 @@ void depthwise_int8_from_cube(const ConvDesc& d, const uint8_t* in, const int8_t
 
 bool cube_offsets_fit(const ConvDesc& d) {
     if (!int8_input_as_stored(d) || (d.atom_bytes != 8 && d.atom_bytes != kAtomBytes)) return false;
-    const uint64_t atom = static_cast<uint64_t>(d.atom_bytes);
-    uint64_t row = d.row_stride, surf = d.surf_stride;
-    if (pads(d)) {
-        row = static_cast<uint64_t>(d.in_w + d.pad_left + d.pad_right) * atom;
-        surf = static_cast<uint64_t>(d.in_h + d.pad_top + d.pad_bottom) * row;
-    }
-    const uint64_t last = static_cast<uint64_t>(d.kh - 1) * row + static_cast<uint64_t>(d.kw - 1) * atom +
-                          static_cast<uint64_t>(d.in_c / d.atom_bytes - 1) * surf + atom;
+    const CubeView v = view_geometry(d);
+    const uint64_t last = static_cast<uint64_t>(d.kh - 1) * v.row_stride + static_cast<uint64_t>(d.kw - 1) * v.atom +
+                          static_cast<uint64_t>(d.in_c / d.atom_bytes - 1) * v.surf_stride + v.atom;
     return last < (uint64_t{1} << 32);
 }
 

@@ -427,18 +427,16 @@ bool same_bytes(const uint8_t* a, const uint8_t* b, size_t n) {
     return !differ.load();
 }
 
-// How the GEMM reads a direct task's windows: im2col rows or the input cube
-// (k in window order), or the rows of a channel-packed image.
-// (columns dropped one by one, or in groups of 4 for the cube).
-enum class WeightLayout { kWindows = 0, kPackedImageRows = 1, kCubeGroups = 2 };
-
-// Packs [kernel][k] weights for the layout.
+// Packs [kernel][k] weights for the layout. A channel-packed image whose
+// absent channels have weights falls back to the window layout.
 void pack_for(WeightLayout layout, const ConvDesc& d, const std::vector<int8_t>& w, int kernels, int k,
               DirectWeightsS8* out) {
     out->columns.clear();
-    out->image_rows = layout == WeightLayout::kPackedImageRows && pack_packed_image_weights(d, w, kernels, &out->gemm);
-    out->unit = layout == WeightLayout::kCubeGroups ? PackedWeightsS8::kDepthGroup : 1;
-    if (!out->image_rows) pack_direct_int8(w, kernels, k, out->unit, out);
+    if (layout == WeightLayout::kPackedImageRows && !pack_packed_image_weights(d, w, kernels, &out->gemm))
+        layout = WeightLayout::kWindows;
+    out->layout = layout;
+    if (layout == WeightLayout::kPackedImageRows) return;
+    pack_direct_int8(w, kernels, k, layout == WeightLayout::kCubeGroups ? PackedWeightsS8::kDepthGroup : 1, out);
 }
 
 // The packed weights of a direct int8 task, from the cache when the bytes
@@ -524,12 +522,12 @@ Status direct_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bool 
         layout = WeightLayout::kCubeGroups;
     }
     const DirectWeightsS8& weights = packed_int8_weights(d, wp, layout, s);
-    if (weights.image_rows) {
+    if (weights.layout == WeightLayout::kPackedImageRows) {
         cube_path_tasks.fetch_add(1, std::memory_order_relaxed);
         direct_int8_from_packed_image(d, in, weights.gemm, s, out, sink);
         return Status::ok();
     }
-    if (layout == WeightLayout::kCubeGroups) {
+    if (weights.layout == WeightLayout::kCubeGroups) {
         cube_path_tasks.fetch_add(1, std::memory_order_relaxed);
         direct_int8_from_cube(d, in, weights, s, out, sink);
         return Status::ok();

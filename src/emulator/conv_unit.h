@@ -56,21 +56,26 @@ public:
     // Sets *by_rows when the sink takes rows; otherwise the caller runs the
     // whole output through it afterwards.
     virtual Status begin(const ConvOutput& out, bool* by_rows) = 0;
-    // Rows [y0, y1) of out.acc are final. Called from the host threads, for
-    // disjoint bands.
-    virtual void rows(const ConvOutput& out, int y0, int y1) = 0;
+    // Rows [y0, y1) of the output begin() saw are final. Called from the
+    // host threads, for disjoint bands.
+    virtual void rows(int y0, int y1) = 0;
 };
+
+// How the GEMM reads a direct task's windows, and so the order of k in its
+// weights: im2col rows of the padded image (window order), the input cube
+// itself (window order, in groups of 4 k), or the kernel rows of a padded
+// channel-packed image (conv_cube.h).
+enum class WeightLayout { kWindows = 0, kPackedImageRows = 1, kCubeGroups = 2 };
 
 // The weights of a direct int8 task ready for the GEMM. Reduction columns
 // whose weight is zero in every kernel add nothing to any output (the
 // channels a channel-packed image pads each pixel to, say); when they are
 // most of the columns they are left out of the product, and `columns` lists
-// the im2col columns kept, in order.
+// those kept, in order: im2col columns, or groups of 4 for the cube.
 struct DirectWeightsS8 {
     PackedWeightsS8 gemm;
-    std::vector<uint32_t> columns;  // empty: every column; else the units of `unit` columns kept
-    int unit = 1;                   // 4 when the GEMM reads the cube (groups of 4 k values)
-    bool image_rows = false;        // packed for the rows of a channel-packed image (conv_cube.h)
+    std::vector<uint32_t> columns;  // empty: every column
+    WeightLayout layout = WeightLayout::kWindows;  // the layout packed
 };
 
 // Scratch memory reused from task to task on one core.

@@ -956,6 +956,15 @@ void run_int_pipeline(const TaskContext& ctx, const Dpu& d, const Source& src, c
     });
 }
 
+// A decoded task's rows, in the float or the integer pipeline.
+void run_decoded(const TaskContext& ctx, const Dpu& d, const Source& src, const RowPlan& rp) {
+    if (is_float(d.proc)) {
+        run_float_pipeline(d, src, src.conv);
+    } else {
+        run_int_pipeline(ctx, d, src, rp);
+    }
+}
+
 // Whether two byte ranges of device memory overlap.
 bool overlap(uint64_t a, uint64_t a_bytes, uint64_t b, uint64_t b_bytes) { return a < b + b_bytes && b < a + a_bytes; }
 
@@ -970,13 +979,9 @@ Status run_dpu_unit(TaskContext& ctx, const ConvOutput* conv) {
     RKNN_RETURN_IF_ERROR(decode(ctx, conv, &d));
     Source src;
     RKNN_RETURN_IF_ERROR(decode_source(ctx, d, conv, &src));
-    if (is_float(d.proc)) {
-        run_float_pipeline(d, src, conv);
-        return Status::ok();
-    }
     RowPlan rp;
-    plan_rows(d, src, &rp);
-    run_int_pipeline(ctx, d, src, rp);
+    if (!is_float(d.proc)) plan_rows(d, src, &rp);
+    run_decoded(ctx, d, src, rp);
     return Status::ok();
 }
 
@@ -1011,7 +1016,7 @@ Status DpuRowPass::begin(const ConvOutput& out, bool* by_rows) {
     return Status::ok();
 }
 
-void DpuRowPass::rows(const ConvOutput& /*out*/, int y0, int y1) {
+void DpuRowPass::rows(int y0, int y1) {
     const State& st = *state_;
     planned_rows(*ctx_, st.d, st.src, st.rp, y0, y1);
 }
@@ -1019,12 +1024,7 @@ void DpuRowPass::rows(const ConvOutput& /*out*/, int y0, int y1) {
 Status DpuRowPass::finish(const ConvOutput& out) {
     const State& st = *state_;
     if (!st.decoded) return run_dpu_unit(*ctx_, &out);
-    if (out.rows_delivered) return Status::ok();
-    if (is_float(st.d.proc)) {
-        run_float_pipeline(st.d, st.src, &out);
-    } else {
-        run_int_pipeline(*ctx_, st.d, st.src, st.rp);
-    }
+    if (!out.rows_delivered) run_decoded(*ctx_, st.d, st.src, st.rp);
     return Status::ok();
 }
 

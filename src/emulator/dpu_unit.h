@@ -44,7 +44,7 @@ public:
     // Starts a task on `ctx`.
     void reset(TaskContext* ctx);
     Status begin(const ConvOutput& out, bool* by_rows) override;
-    void rows(const ConvOutput& out, int y0, int y1) override;
+    void rows(int y0, int y1) override;
     Status finish(const ConvOutput& out);
 
 private:

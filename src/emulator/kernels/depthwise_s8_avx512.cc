@@ -3,7 +3,9 @@
 // of 8 lanes take the AVX2 path.
 // GCC 12's AVX-512 header starts some intrinsics from _mm512_undefined_epi32(),
 // which -Wmaybe-uninitialized reports once they are inlined at -O3.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 #include <immintrin.h>
 

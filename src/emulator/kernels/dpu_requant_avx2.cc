@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "emulator/kernels/dpu_requant.h"
+#include "emulator/kernels/dpu_requant_dispatch.h"
 
 namespace rknn::emulator::detail {
 
@@ -46,10 +47,6 @@ struct Constants {
           ew_clamp(p.ew == DpuRequantPlan::Ew::kClamp) {}
 };
 
-// The shapes of the per-lane chain: the folded one (plan.folded), the same
-// with OUT_CVT scale 1 (plan.unit_out_scale), the staged one with a clamping
-// (or bypassed) EW stage, and the tensor add.
-enum class Chain { kFolded, kFoldedUnit, kStaged, kAdd };
 
 // BS and BN on four lanes from channel c.
 template <bool kAlu, bool kMul>
@@ -166,32 +163,18 @@ void requant_row(const DpuRequantPlan& p, const int32_t* acc, int width, const i
     }
 }
 
-template <bool kAlu, bool kMul>
-void requant_row_chain(const DpuRequantPlan& p, const int32_t* acc, int width, const int8_t* ew, uint8_t* out) {
-    if (p.ew == DpuRequantPlan::Ew::kAddInt8) return requant_row<kAlu, kMul, Chain::kAdd>(p, acc, width, ew, out);
-    if (p.folded && p.unit_out_scale) return requant_row<kAlu, kMul, Chain::kFoldedUnit>(p, acc, width, ew, out);
-    if (p.folded) return requant_row<kAlu, kMul, Chain::kFolded>(p, acc, width, ew, out);
-    requant_row<kAlu, kMul, Chain::kStaged>(p, acc, width, ew, out);
-}
-
 }  // namespace
 
 void dpu_stage_a_row_avx2(const DpuRequantPlan& p, const int32_t* acc, int width, int32_t* values) {
-    if (p.bs_alu) {
-        if (p.bs_mul) return stage_a_row<true, true>(p, acc, width, values);
-        return stage_a_row<true, false>(p, acc, width, values);
-    }
-    if (p.bs_mul) return stage_a_row<false, true>(p, acc, width, values);
-    stage_a_row<false, false>(p, acc, width, values);
+    with_bs_steps(p, [&](auto alu, auto mul) {
+        stage_a_row<decltype(alu)::value, decltype(mul)::value>(p, acc, width, values);
+    });
 }
 
 void dpu_requant_row_avx2(const DpuRequantPlan& p, const int32_t* acc, int width, const int8_t* ew, uint8_t* out) {
-    if (p.bs_alu) {
-        if (p.bs_mul) return requant_row_chain<true, true>(p, acc, width, ew, out);
-        return requant_row_chain<true, false>(p, acc, width, ew, out);
-    }
-    if (p.bs_mul) return requant_row_chain<false, true>(p, acc, width, ew, out);
-    requant_row_chain<false, false>(p, acc, width, ew, out);
+    with_chain(p, [&](auto alu, auto mul, auto chain) {
+        requant_row<decltype(alu)::value, decltype(mul)::value, decltype(chain)::value>(p, acc, width, ew, out);
+    });
 }
 
 }  // namespace rknn::emulator::detail

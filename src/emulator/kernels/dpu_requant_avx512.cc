@@ -6,11 +6,14 @@
 
 // GCC 12's AVX-512 header starts some intrinsics from _mm512_undefined_epi32(),
 // which -Wmaybe-uninitialized reports once they are inlined at -O3.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 #include <immintrin.h>
 
 #include "emulator/kernels/dpu_requant.h"
+#include "emulator/kernels/dpu_requant_dispatch.h"
 
 namespace rknn::emulator::detail {
 
@@ -44,8 +47,6 @@ struct Constants {
           ew_clamp(p.ew == DpuRequantPlan::Ew::kClamp) {}
 };
 
-// The chains as in the AVX2 path.
-enum class Chain { kFolded, kFoldedUnit, kStaged, kAdd };
 
 // Lanes [c, c + 8) of a plan array, those in `m` (the arrays are padded to 4).
 inline __m512d lanes(const double* a, __mmask8 m, int c) { return _mm512_maskz_loadu_pd(m, a + c); }
@@ -168,34 +169,20 @@ void requant_row(const DpuRequantPlan& p, const int32_t* acc, int width, const i
     }
 }
 
-template <bool kAlu, bool kMul>
-void requant_row_chain(const DpuRequantPlan& p, const int32_t* acc, int width, const int8_t* ew, uint8_t* out) {
-    if (p.ew == DpuRequantPlan::Ew::kAddInt8) return requant_row<kAlu, kMul, Chain::kAdd>(p, acc, width, ew, out);
-    if (p.folded && p.unit_out_scale) return requant_row<kAlu, kMul, Chain::kFoldedUnit>(p, acc, width, ew, out);
-    if (p.folded) return requant_row<kAlu, kMul, Chain::kFolded>(p, acc, width, ew, out);
-    requant_row<kAlu, kMul, Chain::kStaged>(p, acc, width, ew, out);
-}
-
 }  // namespace
 
 void dpu_stage_a_row_avx512(const DpuRequantPlan& p, const int32_t* acc, int width, int32_t* values) {
-    if (p.bs_alu) {
-        if (p.bs_mul) return stage_a_row<true, true>(p, acc, width, values);
-        return stage_a_row<true, false>(p, acc, width, values);
-    }
-    if (p.bs_mul) return stage_a_row<false, true>(p, acc, width, values);
-    stage_a_row<false, false>(p, acc, width, values);
+    with_bs_steps(p, [&](auto alu, auto mul) {
+        stage_a_row<decltype(alu)::value, decltype(mul)::value>(p, acc, width, values);
+    });
 }
 
 void dpu_requant_row_avx512(const DpuRequantPlan& p, const int32_t* acc, int width, const int8_t* ew, uint8_t* out) {
     const bool whole_atoms = p.out_atom_bytes == 16 && (p.ew != DpuRequantPlan::Ew::kAddInt8 || p.ew_atom_bytes == 16);
     if (!whole_atoms) return dpu_requant_row_avx2(p, acc, width, ew, out);
-    if (p.bs_alu) {
-        if (p.bs_mul) return requant_row_chain<true, true>(p, acc, width, ew, out);
-        return requant_row_chain<true, false>(p, acc, width, ew, out);
-    }
-    if (p.bs_mul) return requant_row_chain<false, true>(p, acc, width, ew, out);
-    requant_row_chain<false, false>(p, acc, width, ew, out);
+    with_chain(p, [&](auto alu, auto mul, auto chain) {
+        requant_row<decltype(alu)::value, decltype(mul)::value, decltype(chain)::value>(p, acc, width, ew, out);
+    });
 }
 
 }  // namespace rknn::emulator::detail
