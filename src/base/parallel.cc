@@ -15,7 +15,7 @@ namespace rknn {
 namespace {
 
 constexpr int kMaxThreads = 4;
-constexpr int kChunksPerThread = 4;
+constexpr int kChunksPerThread = 8;
 
 int configured_threads() {
     if (const char* env = std::getenv("RKNN_HOST_THREADS")) {

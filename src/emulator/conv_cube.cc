@@ -34,7 +34,7 @@ CubeView view_geometry(const ConvDesc& d) {
 
 // The input as the datapaths read it: the cube itself, or (when the task
 // pads) a copy with pad atoms around each surface, in `buffer`.
-CubeView view_input(const ConvDesc& d, const uint8_t* in, std::vector<uint8_t>* buffer) {
+CubeView view_input(const ConvDesc& d, const uint8_t* in, UninitVector<uint8_t>* buffer) {
     CubeView v = view_geometry(d);
     if (!pads(d)) {
         v.base = in;
@@ -138,7 +138,7 @@ void gemm_over_windows(const ConvDesc& d, const uint8_t* base, uint64_t row_stri
 // The padded copy of a channel-packed image: in_c_real bytes per pixel biased
 // by +128, rows back to back, then 4 spare bytes (the last window's rows are
 // read up to 3 bytes past their end, where the weights are 0).
-void build_packed_image(const ConvDesc& d, const uint8_t* in, std::vector<uint8_t>* buffer, uint64_t* row_bytes) {
+void build_packed_image(const ConvDesc& d, const uint8_t* in, UninitVector<uint8_t>* buffer, uint64_t* row_bytes) {
     const int cr = d.in_c_real, width = d.in_w + d.pad_left + d.pad_right, height = d.in_h + d.pad_top + d.pad_bottom;
     *row_bytes = static_cast<uint64_t>(width) * cr;
     buffer->resize(static_cast<size_t>(*row_bytes) * height + 4);
@@ -225,18 +225,21 @@ void direct_int8_from_packed_image(const ConvDesc& d, const uint8_t* in, const P
     gemm_over_windows(d, s->image.data(), row_bytes, static_cast<uint64_t>(d.in_c_real), 0, weights, s, out, sink);
 }
 
-void depthwise_int8_from_cube(const ConvDesc& d, const uint8_t* in, const int8_t* weights, ConvScratch* s,
-                              ConvOutput* out, ConvRowSink* sink) {
-    const CubeView v = view_input(d, in, &s->image);
-    // Weights widened per surface: [surface][tap][lane], zero beyond in_c.
-    const int c2 = d.atom_bytes, taps = d.kh * d.kw, ch = out->channels;
-    const int surfaces = (ch + c2 - 1) / c2, in_surfaces = d.in_c / c2;
-    s->dw_weights.assign(static_cast<size_t>(surfaces) * taps * c2, 0);
+void widen_depthwise_weights(const ConvDesc& d, const int8_t* weights, int channels, std::vector<int32_t>* out) {
+    const int c2 = d.atom_bytes, taps = d.kh * d.kw;
+    const int surfaces = (channels + c2 - 1) / c2;
+    out->assign(static_cast<size_t>(surfaces) * taps * c2, 0);
     for (int sf = 0; sf < surfaces; ++sf)
         for (int t = 0; t < taps; ++t)
             for (int l = 0; l < c2 && sf * c2 + l < d.in_c; ++l)
-                s->dw_weights[(static_cast<size_t>(sf) * taps + t) * c2 + l] =
-                    weights[static_cast<size_t>(t) * d.in_c + sf * c2 + l];
+                (*out)[(static_cast<size_t>(sf) * taps + t) * c2 + l] = weights[static_cast<size_t>(t) * d.in_c + sf * c2 + l];
+}
+
+void depthwise_int8_from_cube(const ConvDesc& d, const uint8_t* in, const int32_t* widened, ConvScratch* s,
+                              ConvOutput* out, ConvRowSink* sink) {
+    const CubeView v = view_input(d, in, &s->image);
+    const int c2 = d.atom_bytes, taps = d.kh * d.kw, ch = out->channels;
+    const int surfaces = (ch + c2 - 1) / c2, in_surfaces = d.in_c / c2;
     s->tap_offsets.clear();
     for (int ky = 0; ky < d.kh; ++ky)
         for (int kx = 0; kx < d.kw; ++kx)
@@ -258,7 +261,7 @@ void depthwise_int8_from_cube(const ConvDesc& d, const uint8_t* in, const int8_t
                 row.tap_offsets = s->tap_offsets.data();
                 row.taps = taps;
                 row.step = static_cast<int64_t>(d.stride_x * v.atom);
-                row.weights = s->dw_weights.data() + static_cast<size_t>(sf) * taps * c2;
+                row.weights = widened + static_cast<size_t>(sf) * taps * c2;
                 row.lanes = c2;
                 row.width = d.out_w;
                 row.out = first;

@@ -24,8 +24,12 @@ bool cube_offsets_fit(const ConvDesc& d);
 void direct_int8_from_cube(const ConvDesc& d, const uint8_t* in, const DirectWeightsS8& weights, ConvScratch* s,
                            ConvOutput* out, ConvRowSink* sink);
 
-// A depthwise task's accumulators from weights unpacked to [tap][channel].
-void depthwise_int8_from_cube(const ConvDesc& d, const uint8_t* in, const int8_t* weights, ConvScratch* s,
+// Depthwise weights unpacked to [tap][channel], widened to the surfaces of
+// `channels` outputs: [surface][tap][lane], zero beyond in_c.
+void widen_depthwise_weights(const ConvDesc& d, const int8_t* weights, int channels, std::vector<int32_t>* out);
+
+// A depthwise task's accumulators from its widened weights.
+void depthwise_int8_from_cube(const ConvDesc& d, const uint8_t* in, const int32_t* widened, ConvScratch* s,
                               ConvOutput* out, ConvRowSink* sink);
 
 // Channel-packed images (NONALIGN_DMA: in_c_real values per pixel, rows at

@@ -294,7 +294,7 @@ RKNN_HOT_LOOP void image_rows_u8(const ConvDesc& d, const uint8_t* in, const Pad
     }
 }
 
-void build_image_u8(const ConvDesc& d, const uint8_t* in, PaddedImage* img, std::vector<uint8_t>* out) {
+void build_image_u8(const ConvDesc& d, const uint8_t* in, PaddedImage* img, UninitVector<uint8_t>* out) {
     img->width = d.in_w + d.pad_left + d.pad_right;
     img->height = d.in_h + d.pad_top + d.pad_bottom;
     img->channels = d.in_c;
@@ -439,35 +439,71 @@ void pack_for(WeightLayout layout, const ConvDesc& d, const std::vector<int8_t>&
     pack_direct_int8(w, kernels, k, layout == WeightLayout::kCubeGroups ? PackedWeightsS8::kDepthGroup : 1, out);
 }
 
-// The packed weights of a direct int8 task, from the cache when the bytes
-// at the weight address are the ones packed before.
-const DirectWeightsS8& packed_int8_weights(const ConvDesc& d, const uint8_t* wp, WeightLayout layout, ConvScratch* s) {
-    const uint64_t bytes = expected_weight_bytes(d);
-    const int k = d.kh * d.kw * d.in_c;
-    const int kernels = std::min(d.kernels, d.out_c);
-    PackedWeightCache& cache = s->weight_cache;
-    // The packed-image layout also depends on the real channel count.
-    const int real = layout == WeightLayout::kPackedImageRows ? d.in_c_real : 0;
-    const auto key = std::make_tuple(d.weight_base, d.kh, d.kw, d.in_c, d.kernels, kernels, static_cast<int>(layout), real);
+using WeightKey = PackedWeightCache::Key;
+
+// The cache's entry for `key` when it was made from the bytes now at wp:
+// known unchanged while the buffer's version (DmaPort::content_version) stays
+// the same, compared otherwise. nullptr when there is none.
+PackedWeightCache::Entry* cached_weights(PackedWeightCache& cache, const WeightKey& key, const uint8_t* wp,
+                                         uint64_t bytes, uint64_t version) {
     auto hit = cache.entries.find(key);
-    if (hit != cache.entries.end() && hit->second.source.size() == bytes &&
-        same_bytes(hit->second.source.data(), wp, bytes))
-        return hit->second.packed;
-    unpack_direct_weights(d, reinterpret_cast<const int8_t*>(wp), d.weight_oc_block, &s->weights);
-    if (cache.bytes + 2 * bytes > kWeightCacheBytes) {
+    if (hit == cache.entries.end() || hit->second.source.size() != bytes) return nullptr;
+    PackedWeightCache::Entry& entry = hit->second;
+    if (version != 0 && entry.version == version) return &entry;
+    if (!same_bytes(entry.source.data(), wp, bytes)) return nullptr;
+    entry.version = version;
+    return &entry;
+}
+
+// A new entry for `key` holding a copy of the bytes at wp, counted as
+// `charge` bytes in all; nullptr when that is too large to keep.
+PackedWeightCache::Entry* remember_weights(PackedWeightCache& cache, const WeightKey& key, const uint8_t* wp,
+                                           uint64_t bytes, uint64_t version, uint64_t charge) {
+    if (cache.bytes + charge > kWeightCacheBytes) {
         cache.entries.clear();
         cache.bytes = 0;
     }
-    if (2 * bytes > kWeightCacheBytes) {  // too large to keep: pack into the scratch
-        pack_for(layout, d, s->weights, kernels, k, &s->packed);
-        return s->packed;
-    }
+    if (charge > kWeightCacheBytes) return nullptr;
     PackedWeightCache::Entry& entry = cache.entries[key];
-    cache.bytes -= entry.source.size() * 2;
+    cache.bytes -= entry.charge;
     entry.source.assign(wp, wp + bytes);
-    pack_for(layout, d, s->weights, kernels, k, &entry.packed);
-    cache.bytes += bytes * 2;
-    return entry.packed;
+    entry.version = version;
+    entry.charge = charge;
+    cache.bytes += charge;
+    return &entry;
+}
+
+// The packed weights of a direct int8 task, from the cache when the bytes
+// at the weight address are the ones packed before.
+const DirectWeightsS8& packed_int8_weights(const ConvDesc& d, const uint8_t* wp, uint64_t version, WeightLayout layout,
+                                           ConvScratch* s) {
+    const uint64_t bytes = expected_weight_bytes(d);
+    const int k = d.kh * d.kw * d.in_c;
+    const int kernels = std::min(d.kernels, d.out_c);
+    // The packed-image layout also depends on the real channel count.
+    const int real = layout == WeightLayout::kPackedImageRows ? d.in_c_real : 0;
+    const WeightKey key{d.weight_base, d.kh, d.kw, d.in_c, d.kernels, kernels, static_cast<int>(layout), real};
+    if (const auto* hit = cached_weights(s->weight_cache, key, wp, bytes, version)) return hit->packed;
+    unpack_direct_weights(d, reinterpret_cast<const int8_t*>(wp), d.weight_oc_block, &s->weights);
+    PackedWeightCache::Entry* entry = remember_weights(s->weight_cache, key, wp, bytes, version, 2 * bytes);
+    DirectWeightsS8* packed = entry != nullptr ? &entry->packed : &s->packed;  // too large to keep: the scratch
+    pack_for(layout, d, s->weights, kernels, k, packed);
+    return *packed;
+}
+
+// A depthwise task's weights widened per surface (widen_depthwise_weights),
+// cached like the direct ones.
+const std::vector<int32_t>& widened_depthwise_weights(const ConvDesc& d, const uint8_t* wp, uint64_t version,
+                                                      int channels, ConvScratch* s) {
+    const uint64_t bytes = expected_weight_bytes(d);
+    const WeightKey key{d.weight_base, d.kh, d.kw, d.in_c, channels, d.atom_bytes, kDepthwiseSurfaces, 0};
+    if (const auto* hit = cached_weights(s->weight_cache, key, wp, bytes, version)) return hit->depthwise;
+    unpack_depthwise_weights(d, reinterpret_cast<const int8_t*>(wp), &s->weights);
+    const uint64_t widened = static_cast<uint64_t>(channels + d.atom_bytes) * d.kh * d.kw * sizeof(int32_t);
+    PackedWeightCache::Entry* entry = remember_weights(s->weight_cache, key, wp, bytes, version, bytes + widened);
+    std::vector<int32_t>* out = entry != nullptr ? &entry->depthwise : &s->dw_weights;
+    widen_depthwise_weights(d, s->weights.data(), channels, out);
+    return *out;
 }
 
 // What one direct task's GEMM reads: the padded image, and per kept column
@@ -521,7 +557,7 @@ Status direct_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bool 
     } else if (cube && cube_offsets_fit(d)) {
         layout = WeightLayout::kCubeGroups;
     }
-    const DirectWeightsS8& weights = packed_int8_weights(d, wp, layout, s);
+    const DirectWeightsS8& weights = packed_int8_weights(d, wp, ctx.dma.content_version(d.weight_base), layout, s);
     if (weights.layout == WeightLayout::kPackedImageRows) {
         cube_path_tasks.fetch_add(1, std::memory_order_relaxed);
         direct_int8_from_packed_image(d, in, weights.gemm, s, out, sink);
@@ -535,7 +571,7 @@ Status direct_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bool 
     const PackedWeightsS8& packed = weights.gemm;
 
     PaddedImage img;
-    std::vector<uint8_t>& image = s->image;
+    UninitVector<uint8_t>& image = s->image;
     build_image_u8(d, in, &img, &image);
     Im2col src;
     src.img = &img;
@@ -595,7 +631,7 @@ Status direct_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bool 
 
 // Depthwise output rows [y0, y1), accumulated in place; the window sums only
 // when the DPU asks for them.
-RKNN_HOT_LOOP void depthwise_rows(const ConvDesc& d, const PaddedImage& img, const std::vector<uint8_t>& image,
+RKNN_HOT_LOOP void depthwise_rows(const ConvDesc& d, const PaddedImage& img, const UninitVector<uint8_t>& image,
                                   const int8_t* weights, bool want_sum, ConvOutput* out, int y0, int y1) {
     const int ch = out->channels;
     const int live = std::min(ch, d.in_c);  // RK356x groups announce 32 outputs for fewer inputs
@@ -627,14 +663,16 @@ RKNN_HOT_LOOP void depthwise_rows(const ConvDesc& d, const PaddedImage& img, con
 Status depthwise_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bool want_sum, ConvScratch* s,
                       ConvOutput* out, ConvRowSink* sink) {
     RKNN_ASSIGN_OR_RETURN(uint8_t * wp, ctx.map(d.weight_base, expected_weight_bytes(d), false, "CNA weights"));
-    unpack_depthwise_weights(d, reinterpret_cast<const int8_t*>(wp), &s->weights);
     if (cube_paths.load(std::memory_order_relaxed) && !want_sum && cube_offsets_fit(d)) {
         cube_path_tasks.fetch_add(1, std::memory_order_relaxed);
-        depthwise_int8_from_cube(d, in, s->weights.data(), s, out, sink);
+        const std::vector<int32_t>& widened =
+            widened_depthwise_weights(d, wp, ctx.dma.content_version(d.weight_base), out->channels, s);
+        depthwise_int8_from_cube(d, in, widened.data(), s, out, sink);
         return Status::ok();
     }
+    unpack_depthwise_weights(d, reinterpret_cast<const int8_t*>(wp), &s->weights);
     PaddedImage img;
-    std::vector<uint8_t>& image = s->image;
+    UninitVector<uint8_t>& image = s->image;
     build_image_u8(d, in, &img, &image);
     const uint64_t macs = static_cast<uint64_t>(d.out_w) * d.out_h * d.kh * d.kw * static_cast<uint64_t>(out->channels);
     parallel_for(d.out_h, macs >= kParallelMacs / 8 ? 1 : d.out_h, [&](int64_t y0, int64_t y1) {

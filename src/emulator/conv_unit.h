@@ -81,28 +81,36 @@ struct DirectWeightsS8 {
 // Scratch memory reused from task to task on one core.
 // Packed int8 weights of earlier tasks, kept with a copy of the bytes they
 // were packed from: a task whose weights (same address, same layout) still
-// hold those bytes reuses the packing. Every use compares the bytes, so the
-// result is what unpacking again would give.
+// hold those bytes reuses the packing. A use compares the bytes unless the
+// DMA port's version of their buffer is the one they were last found equal
+// at, so the result is what unpacking again would give.
 struct PackedWeightCache {
     struct Entry {
         std::vector<uint8_t> source;
-        DirectWeightsS8 packed;
+        uint64_t version = 0;  // DmaPort::content_version when last known equal (0: unknown)
+        uint64_t charge = 0;   // bytes counted against the cache's budget
+        DirectWeightsS8 packed;          // a direct task's
+        std::vector<int32_t> depthwise;  // a depthwise task's, widened per surface
     };
-    // (address, kh, kw, in_c, kernels, kernels used, layout, real channels of a packed image)
-    std::map<std::tuple<uint64_t, int, int, int, int, int, int, int>, Entry> entries;
+    // Direct: (address, kh, kw, in_c, kernels, kernels used, layout, real
+    // channels of a packed image); depthwise: (address, kh, kw, in_c,
+    // channels, atom bytes, kDepthwiseSurfaces, 0).
+    using Key = std::tuple<uint64_t, int, int, int, int, int, int, int>;
+    std::map<Key, Entry> entries;
     size_t bytes = 0;
 };
+constexpr int kDepthwiseSurfaces = -1;  // the layout field of depthwise keys
 
 struct ConvScratch {
     std::vector<float> frows;
-    std::vector<uint8_t> image;     // the padded int8 input, as an image or a cube (every byte rewritten per task)
+    UninitVector<uint8_t> image;    // the padded int8 input, as an image or a cube (every byte rewritten per task)
     std::vector<int8_t> weights;    // weights unpacked to [kernel][k]
     std::vector<float> fweights;
     DirectWeightsS8 packed;
     PackedWeightCache weight_cache;
     // The cube datapaths (conv_cube.h): GEMM row addresses and k-group
     // offsets, depthwise weights widened per surface and tap offsets.
-    std::vector<const uint8_t*> rows;
+    UninitVector<const uint8_t*> rows;
     std::vector<uint32_t> offsets;
     std::vector<int32_t> dw_weights;
     std::vector<int64_t> tap_offsets;

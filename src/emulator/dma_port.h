@@ -17,6 +17,11 @@ public:
     // Host pointer for [addr, addr + len), or nullptr when the range is not
     // inside one buffer mapped for the device (or not writable, for writes).
     virtual uint8_t* map(uint64_t addr, uint64_t len, bool for_write) = 0;
+    // A number that changes whenever the bytes of the buffer holding `addr`
+    // may have changed for the device, and differs between buffers; 0 when
+    // the port cannot tell. Caches of what was derived from device memory
+    // (packed weights) skip comparing the bytes while it stays the same.
+    virtual uint64_t content_version(uint64_t /*addr*/) { return 0; }
 };
 
 // A simple device address space for tests and replays: buffers placed at

@@ -10,6 +10,7 @@
 #include "base/half.h"
 #include "emulator/cube.h"
 #include "emulator/fixed_point.h"
+#include "emulator/plan_memo.h"
 #include "emulator/kernels/dpu_requant.h"
 #include "emulator/lut_memo.h"
 #include "base/hot_loops.h"
@@ -755,7 +756,7 @@ bool shift_in_range(int shift) { return shift >= 0 && shift <= 62; }
 // an int8 cube read in flying mode; BS with an added bias and a plain
 // multiplier, BN that only clamps, EW that clamps or adds an int8 cube, int8
 // output rounded half to even.
-bool plan_fused_requant(const Dpu& d, const Source& src, DpuRequantPlan* p) {
+bool plan_fused_requant(const Dpu& d, const Source& src, std::shared_ptr<const DpuRequantPlan>* plan) {
     if (!fused_passes.load(std::memory_order_relaxed)) return false;
     const ConvOutput* conv = src.conv;
     if (conv != nullptr ? conv->is_float : (src.is_float_in || src.cube.elem_bytes != 1)) return false;
@@ -782,6 +783,8 @@ bool plan_fused_requant(const Dpu& d, const Source& src, DpuRequantPlan* p) {
 
     const int n = d.channels;
     const size_t padded = static_cast<size_t>((n + 3) & ~3);
+    thread_local DpuRequantPlan candidate;  // keeps its vectors' storage from task to task
+    DpuRequantPlan* p = &candidate;
     p->channels = n;
     p->real_channels = std::max(0, std::min(n, d.real_channels));
     p->acc_stride = conv != nullptr ? conv->channels : n;
@@ -818,12 +821,19 @@ bool plan_fused_requant(const Dpu& d, const Source& src, DpuRequantPlan* p) {
         p->ew_scale = std::ldexp(static_cast<double>(e.cvt_scale), -e.cvt_shift);
         p->ew_atom_bytes = e.cube.atom_bytes;
         p->ew_surf_stride = e.cube.surf_stride;
+    } else {  // the defaults, so that plans without an operand compare equal
+        const DpuRequantPlan none;
+        p->ew_cvt = none.ew_cvt;
+        p->ew_offset = none.ew_offset;
+        p->ew_scale = none.ew_scale;
+        p->ew_atom_bytes = none.ew_atom_bytes;
+        p->ew_surf_stride = none.ew_surf_stride;
     }
     p->out_scale = std::ldexp(static_cast<double>(d.out_scale), -d.out_shift);
     p->out_offset = d.out_offset;
     p->out_atom_bytes = d.dst.atom_bytes;
     p->out_surf_stride = d.dst.surf_stride;
-    fold_code_bounds(p);
+    *plan = memoised_plan(*p);
     fused_pass_tasks.fetch_add(1, std::memory_order_relaxed);
     return true;
 }
@@ -878,14 +888,14 @@ void write_atoms(const Dpu& d, const int8_t* codes, int y) {
 // other one the general pipeline.
 struct RowPlan {
     enum class Kind { kGeneral, kFused, kLut } kind = Kind::kGeneral;
-    DpuRequantPlan plan;
+    std::shared_ptr<const DpuRequantPlan> plan;  // folded (plan_memo.h)
     LutTail tail;
 };
 
 void plan_rows(const Dpu& d, const Source& src, RowPlan* rp) {
     rp->kind = RowPlan::Kind::kGeneral;
     if (!plan_fused_requant(d, src, &rp->plan)) return;
-    if (rp->plan.ew != DpuRequantPlan::Ew::kLut) {
+    if (rp->plan->ew != DpuRequantPlan::Ew::kLut) {
         rp->kind = RowPlan::Kind::kFused;
         return;
     }
@@ -914,10 +924,10 @@ void planned_rows(const TaskContext& ctx, const Dpu& d, const Source& src, const
     thread_local UninitVector<int32_t> widened;
     if (rp.kind == RowPlan::Kind::kFused) {
         for (int y = y0; y < y1; ++y) {
-            const int8_t* ew = rp.plan.ew == DpuRequantPlan::Ew::kAddInt8
+            const int8_t* ew = rp.plan->ew == DpuRequantPlan::Ew::kAddInt8
                                    ? reinterpret_cast<const int8_t*>(d.ew.data + d.ew.cube.offset(0, y, 0))
                                    : nullptr;
-            dpu_requant_row(rp.plan, accumulator_row(d, src, y, &widened), d.width, ew,
+            dpu_requant_row(*rp.plan, accumulator_row(d, src, y, &widened), d.width, ew,
                             d.dst_bytes + d.dst.offset(0, y, 0));
         }
         return;
@@ -930,13 +940,13 @@ void planned_rows(const TaskContext& ctx, const Dpu& d, const Source& src, const
     values.resize(row);
     codes.assign(row, 0);  // lanes beyond the real channels stay 0
     for (int y = y0; y < y1; ++y) {
-        dpu_stage_a_row(rp.plan, accumulator_row(d, src, y, &widened), d.width, values.data());
-        if (rp.plan.real_channels == n) {
+        dpu_stage_a_row(*rp.plan, accumulator_row(d, src, y, &widened), d.width, values.data());
+        if (rp.plan->real_channels == n) {
             memo.codes(values.data(), static_cast<int>(row), codes.data());
         } else {
             for (int x = 0; x < d.width; ++x) {
                 const size_t at = static_cast<size_t>(x) * n;
-                memo.codes(values.data() + at, rp.plan.real_channels, codes.data() + at);
+                memo.codes(values.data() + at, rp.plan->real_channels, codes.data() + at);
             }
         }
         write_atoms(d, codes.data(), y);

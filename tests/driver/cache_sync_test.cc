@@ -4,6 +4,8 @@
 // fresh data. Non-cached buffers need no sync and refuse one.
 #include <gtest/gtest.h>
 
+#include "driver/mock/address_space.h"
+#include "driver/mock/mock_memory.h"
 #include "driver_test_util.h"
 
 namespace rknn::driver::testing {
@@ -84,6 +86,37 @@ TEST(CacheSyncRknpu, UncachedBuffersNeedNoSyncAndRefuseOne) {
     EXPECT_EQ(bench.read(*job.out, job.input.size(), /*sync=*/false), job.expected());
     const Status refused = driver->sync_buffer(*job.out, SyncDirection::kFromDevice, 0, job.out->size);
     EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument) << refused.message();
+}
+
+// The device view's version (what the emulator's weight caches trust): it
+// moves on a sync to the device and on a device write, not on reads or CPU
+// writes, differs between buffers, and is 0 (unknown) for one shared view.
+TEST(CacheSyncMock, DeviceVersionsFollowWhatTheDeviceCanSee) {
+    int err = 0;
+    auto cached = mock::MockMemory::create(8192, true, &err);
+    auto other = mock::MockMemory::create(8192, true, &err);
+    auto shared = mock::MockMemory::create(8192, false, &err);
+    ASSERT_TRUE(cached && other && shared);
+    mock::AddressSpace space;
+    const uint64_t a = space.map(cached->device(), cached->size(), cached.get());
+    const uint64_t b = space.map(other->device(), other->size(), other.get());
+    const uint64_t c = space.map(shared->device(), shared->size(), shared.get());
+    const uint64_t first = space.version(a);
+    EXPECT_NE(first, 0u);
+    EXPECT_NE(space.version(b), first);
+    EXPECT_EQ(space.version(c), 0u);
+    EXPECT_EQ(space.version(a + 100), first);       // any address inside
+    ASSERT_NE(space.resolve(a, 64, false), nullptr);  // a device read
+    cached->cpu()[0] = 1;                             // a CPU write, not synced
+    EXPECT_EQ(space.version(a), first);
+    cached->sync_from_device(0, 64);
+    EXPECT_EQ(space.version(a), first);
+    cached->sync_to_device(0, 64);
+    const uint64_t synced = space.version(a);
+    EXPECT_NE(synced, first);
+    ASSERT_NE(space.resolve(a + 64, 64, true), nullptr);  // a device write
+    EXPECT_NE(space.version(a), synced);
+    EXPECT_EQ(space.version(0x10), 0u);  // unmapped
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "base/half.h"
@@ -181,6 +182,114 @@ TEST(EmulatorConv, Fp16ConvolutionStaysWithinTolerance) {
                 worst_ulps = std::max(worst_ulps, std::fabs(v - acc) / ulp);
             }
     EXPECT_LE(worst_ulps, 2.0) << "fp16 conv differs from the exact result by more than 2 ulps";
+}
+
+// ---- the weight caches and DmaPort::content_version
+
+// One layer's device bytes and expected output (int8 reference).
+struct LayerBytes {
+    std::vector<uint8_t> input, weights, records;
+    std::vector<int8_t> reference;
+    std::vector<uint64_t> stream;
+    uint32_t body_words = 0;
+    int oc = 0, oh = 0, ow = 0;
+};
+
+LayerBytes layer_bytes(const ConvCase& cc, uint32_t seed) {
+    rknn::testing::QuantConvSpec spec;
+    spec.c_in = cc.c_in;
+    spec.c_out = cc.c_out;
+    spec.h = cc.h;
+    spec.w = cc.w;
+    spec.kh = spec.kw = cc.k;
+    spec.stride_h = spec.stride_w = cc.stride;
+    spec.pad_top = spec.pad_left = spec.pad_bottom = spec.pad_right = cc.pad;
+    spec.depthwise = cc.depthwise;
+    spec.activation = cc.activation;
+    rknn::testing::QuantConvCase layer;
+    EXPECT_TRUE(rknn::testing::make_quant_conv(spec, seed, &layer).is_ok());
+    LayerBytes l;
+    l.oc = spec.out_c();
+    l.oh = spec.out_h();
+    l.ow = spec.out_w();
+    const et::EpilogueRegs regs = et::epilogue_regs(layer.epilogue, layer.weights.data(), l.oc, spec.taps_per_kernel(), 0);
+    et::ConvGeometry geo;
+    geo.in_c = cc.c_in;
+    geo.in_h = cc.h;
+    geo.in_w = cc.w;
+    geo.out_c = l.oc;
+    geo.kh = geo.kw = cc.k;
+    geo.stride = cc.stride;
+    geo.pad_top = geo.pad_left = geo.pad_bottom = geo.pad_right = cc.pad;
+    geo.depthwise = cc.depthwise;
+    et::TaskEmitter b;
+    et::emit_conv_int8(&b, geo, et::ConvAddresses{kInput, kWeights, kRecords, kOutput}, regs, 0);
+    b.tail(0, 0, 0x1d);
+    EXPECT_TRUE(b.finish().is_ok());
+    l.stream = b.words();
+    l.body_words = static_cast<uint32_t>(b.body_words());
+    const int c_aligned = et::align_up(cc.c_in, 16);
+    const auto input = et::pack_int8_cube(layer.input.data<int8_t>(), cc.c_in, cc.h, cc.w, c_aligned, 0);
+    l.input.assign(input.begin(), input.end());
+    const std::vector<int8_t> w =
+        cc.depthwise ? et::pack_dw_weights_int8(layer.weights.data(), l.oc, cc.k, cc.k, c_aligned)
+                     : et::pack_conv_weights_int8(layer.weights.data(), l.oc, cc.c_in, cc.k, cc.k, c_aligned);
+    l.weights.assign(w.begin(), w.end());
+    l.records = et::bs_records(regs, et::align_up(l.oc, 16));
+    l.reference.assign(layer.reference.data<int8_t>(), layer.reference.data<int8_t>() + layer.reference.byte_size());
+    return l;
+}
+
+// Runs `stream` with `input`, `weights` and `records` written in place on
+// `dev` (buffers made on the first call) and returns the int8 output.
+std::vector<int8_t> run_layer(et::Device* dev, const LayerBytes& stream, const LayerBytes& input,
+                              const LayerBytes& weights, const LayerBytes& records) {
+    const auto place = [&](uint64_t addr, const std::vector<uint8_t>& bytes) {
+        uint8_t* p = dev->memory().buffer_at(addr);
+        if (p == nullptr) p = dev->zeros(addr, bytes.size());
+        std::memcpy(p, bytes.data(), bytes.size());
+    };
+    place(kInput, input.input);
+    place(kWeights, weights.weights);
+    place(kRecords, records.records);
+    const size_t out_bytes = static_cast<size_t>(et::align_up(stream.oc, 16)) * stream.oh * stream.ow;
+    uint8_t* out = dev->memory().buffer_at(kOutput);
+    if (out == nullptr) out = dev->zeros(kOutput, out_bytes);
+    if (dev->memory().buffer_at(kStream) == nullptr) dev->words(kStream, stream.stream);
+    const auto result = dev->run(kStream, stream.body_words);
+    EXPECT_TRUE(result.completed) << result.message;
+    return et::unpack_int8_cube(out, stream.oc, stream.oh, stream.ow, static_cast<uint64_t>(stream.oh) * stream.ow * 16);
+}
+
+// While the port reports the same version the packed weights are reused
+// without a look at the bytes (so weights changed behind its back are not
+// seen: the port promised they had not changed); a new version, or none,
+// makes the cache look again.
+TEST(EmulatorConv, WeightCachesTrustAnUnchangedVersionOnly) {
+    const ConvCase cases[] = {
+        {32, 40, 6, 6, 1, 1, 0, false, OpType::kIdentity, false, 0},  // direct
+        {48, 48, 7, 7, 3, 1, 1, true, OpType::kIdentity, false, 0},   // depthwise
+    };
+    uint32_t seed = 901;
+    for (const ConvCase& cc : cases) {
+        SCOPED_TRACE(cc.depthwise ? "depthwise" : "direct");
+        const LayerBytes a = layer_bytes(cc, seed += 7), b = layer_bytes(cc, seed += 7);
+        ASSERT_NE(a.weights, b.weights);
+        // What B's input and records give with A's weights, on a fresh device.
+        et::Device fresh;
+        const std::vector<int8_t> a_weights_b_rest = run_layer(&fresh, a, b, a, b);
+        ASSERT_NE(a_weights_b_rest, b.reference);
+
+        et::Device dev;
+        dev.set_content_version(7);
+        EXPECT_EQ(run_layer(&dev, a, a, a, a), a.reference);
+        EXPECT_EQ(run_layer(&dev, a, b, b, b), a_weights_b_rest);  // version 7 still: A's packing
+        dev.set_content_version(8);
+        EXPECT_EQ(run_layer(&dev, a, b, b, b), b.reference);
+        dev.set_content_version(0);  // unknown: the bytes are compared
+        EXPECT_EQ(run_layer(&dev, a, a, a, a), a.reference);
+        EXPECT_EQ(run_layer(&dev, a, b, b, b), b.reference);
+    }
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "emulator/dpu_unit.h"
 #include "emulator/fixed_point.h"
 #include "emulator/kernels/dpu_requant.h"
+#include "emulator/plan_memo.h"
 #include "npu_harness.h"
 
 namespace {
@@ -247,7 +248,8 @@ TEST(EmulatorDpuFused, KernelsMatchAnInt64ModelOfThePlan) {
     std::vector<std::pair<const char*, Row>> kernels = {{"generic", em::detail::dpu_requant_row_generic}};
 #if defined(__x86_64__)
     if (__builtin_cpu_supports("avx2")) kernels.emplace_back("avx2", em::detail::dpu_requant_row_avx2);
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512dq"))
         kernels.emplace_back("avx512", em::detail::dpu_requant_row_avx512);
 #endif
     int checked = 0;
@@ -306,7 +308,8 @@ TEST(EmulatorDpuFused, StageAKernelsMatchTheModel) {
     std::vector<std::pair<const char*, StageA>> kernels = {{"generic", em::detail::dpu_stage_a_row_generic}};
 #if defined(__x86_64__)
     if (__builtin_cpu_supports("avx2")) kernels.emplace_back("avx2", em::detail::dpu_stage_a_row_avx2);
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512dq"))
         kernels.emplace_back("avx512", em::detail::dpu_stage_a_row_avx512);
 #endif
     int checked = 0;
@@ -330,6 +333,127 @@ TEST(EmulatorDpuFused, StageAKernelsMatchTheModel) {
         }
     }
     EXPECT_GT(checked, 5000);
+}
+
+bool has_avx512_requant() {
+#if defined(__x86_64__)
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+#else
+    return false;
+#endif
+}
+
+// Plans the code generator's way (normalised 16-bit multipliers with shifts
+// of 12..26, biases worth up to 200 codes, ReLU-style bounds, OUT_CVT scale 1) take the float lanes;
+// accumulators a step from a rounding tie (where one float rounding is
+// enough to round the other way), at the float-exact limit of 2^24 and at
+// the int32 extremes give the int64 model's codes.
+TEST(EmulatorDpuFused, FloatLanesGiveTheModelsCodesNearTies) {
+    if (!has_avx512_requant()) GTEST_SKIP() << "the float lanes are the AVX-512 kernel's";
+    ASSERT_TRUE(em::float_windows_enabled());
+    std::mt19937 rng(77);
+    int planned = 0, near_ties = 0, checked = 0;
+    for (int round = 0; round < 400; ++round) {
+        em::DpuRequantPlan p;
+        p.channels = p.real_channels = 1 + static_cast<int>(rng() % 40);
+        p.acc_stride = p.channels;
+        p.bs_alu = rng() % 8 != 0;
+        p.bs_mul = rng() % 8 != 0;
+        const size_t padded = static_cast<size_t>((p.channels + 3) & ~3);
+        for (size_t c = 0; c < padded; ++c) {
+            // A normalised multiplier, and a bias worth up to 200 codes.
+            const int m = (rng() % 2 ? 1 : -1) * static_cast<int>(8192 + rng() % 24576);
+            const double scale = std::ldexp(static_cast<double>(m), -static_cast<int>(12 + rng() % 15));
+            p.scale.push_back(scale);
+            p.bias.push_back(std::round((static_cast<double>(rng() % 401) - 200.0) / scale));
+        }
+        p.bs_lo = rng() % 2 ? 0.0 : -2147483648.0;
+        p.bs_hi = rng() % 3 ? 2147483647.0 : static_cast<double>(rng() % 5000);
+        p.out_scale = 1.0;
+        p.out_offset = static_cast<double>(static_cast<int>(rng() % 256) - 128);
+        p.out_surf_stride = 0;
+        em::fold_code_bounds(&p);
+        if (!p.float_windows) continue;
+        ++planned;
+        const int width = 64;
+        p.out_surf_stride = static_cast<uint64_t>(width) * 16;
+        std::vector<int32_t> acc(static_cast<size_t>(width) * p.acc_stride);
+        for (int x = 0; x < width; ++x) {
+            for (int c = 0; c < p.channels; ++c) {
+                const double bias = p.bs_alu ? p.bias[static_cast<size_t>(c)] : 0.0;
+                const double scale = p.bs_mul ? p.scale[static_cast<size_t>(c)] : 1.0;
+                int64_t a = 0;
+                switch (rng() % 6) {
+                case 0: a = static_cast<int32_t>(rng()); break;
+                case 1: a = rng() % 2 ? INT32_MIN : INT32_MAX; break;
+                case 2: a = (rng() % 2 ? 1 : -1) * ((int64_t{1} << 24) + static_cast<int64_t>(rng() % 5) - 2); break;
+                default: {  // next to the tie j + 1/2 of (a + bias) * scale, j among the codes
+                    const double j = static_cast<double>(static_cast<int>(rng() % 300) - 150) - p.out_offset;
+                    a = static_cast<int64_t>(std::floor((j + 0.5) / (scale == 0.0 ? 1.0 : scale) - bias)) +
+                        static_cast<int64_t>(rng() % 3) - 1;
+                    ++near_ties;
+                }
+                }
+                acc[static_cast<size_t>(x) * p.acc_stride + c] =
+                    static_cast<int32_t>(std::clamp<int64_t>(a, INT32_MIN, INT32_MAX));
+            }
+        }
+        const int surfaces = (p.channels + 15) / 16;
+        std::vector<uint8_t> out(static_cast<size_t>(surfaces) * p.out_surf_stride, 0xAA);
+        em::detail::dpu_requant_row_avx512(p, acc.data(), width, nullptr, out.data());
+        for (int x = 0; x < width; ++x)
+            for (int c = 0; c < p.channels; ++c) {
+                const uint8_t got = out[static_cast<size_t>(c / 16) * p.out_surf_stride + static_cast<size_t>(x) * 16 +
+                                        static_cast<size_t>(c % 16)];
+                ASSERT_EQ(static_cast<int8_t>(got), model_lane(p, acc[static_cast<size_t>(x) * p.acc_stride + c], 0,
+                                                               static_cast<size_t>(c)))
+                    << "round " << round << " pixel " << x << " channel " << c;
+                ++checked;
+            }
+    }
+    EXPECT_GT(planned, 300);  // nearly every such plan takes the float lanes
+    EXPECT_GT(near_ties, 100000);
+    EXPECT_GT(checked, 300000);
+}
+
+// The plan memo hands back the folded plan of equal inputs, and a new one
+// when any input (or set_float_windows) differs.
+TEST(EmulatorDpuFused, PlanMemoMatchesEveryInput) {
+    em::DpuRequantPlan p;
+    p.channels = p.real_channels = p.acc_stride = 20;
+    p.bs_alu = p.bs_mul = true;
+    for (int c = 0; c < 20; ++c) {
+        p.bias.push_back(1000.0 * c - 7000.0);
+        p.scale.push_back(std::ldexp(12345.0 + c, -20));
+    }
+    p.bs_lo = 0.0;
+    p.out_offset = -128.0;
+    p.out_surf_stride = 64;
+    const auto first = em::memoised_plan(p);
+    ASSERT_TRUE(first->folded);
+    EXPECT_EQ(em::memoised_plan(p), first);
+    em::DpuRequantPlan folded = p;
+    em::fold_code_bounds(&folded);
+    EXPECT_EQ(first->code_lo, folded.code_lo);
+    EXPECT_EQ(first->code_hi, folded.code_hi);
+    EXPECT_EQ(first->float_windows, folded.float_windows);
+    EXPECT_EQ(first->fbase, folded.fbase);
+    em::DpuRequantPlan other = p;
+    other.bias[19] += 1.0;
+    EXPECT_NE(em::memoised_plan(other), first);
+    other = p;
+    other.out_surf_stride = 128;
+    EXPECT_NE(em::memoised_plan(other), first);
+    other = p;
+    other.ew_lo = -5.0;
+    EXPECT_NE(em::memoised_plan(other), first);
+    em::set_float_windows(false);
+    const auto without = em::memoised_plan(p);
+    em::set_float_windows(true);
+    EXPECT_NE(without, first);
+    EXPECT_FALSE(without->float_windows);
+    EXPECT_EQ(em::memoised_plan(p), first);
 }
 
 // A convolution whose output lands on its own input, a few rows further on:

@@ -10,10 +10,10 @@ namespace r = hw::reg;
 // ---- device --------------------------------------------------------------------
 
 Device::Device(const hw::SocProfile& soc, int core_index)
-    : soc_(soc), core_(std::make_unique<emulator::NpuCore>(soc, core_index, &mem_, true)), core_index_(core_index) {}
+    : soc_(soc), core_(std::make_unique<emulator::NpuCore>(soc, core_index, &port_, true)), core_index_(core_index) {}
 
 void Device::use_core(int core_index) {
-    core_ = std::make_unique<emulator::NpuCore>(soc_, core_index, &mem_, true);
+    core_ = std::make_unique<emulator::NpuCore>(soc_, core_index, &port_, true);
     core_index_ = core_index;
 }
 

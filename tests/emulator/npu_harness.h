@@ -52,10 +52,23 @@ public:
     emulator::ProgramResult run(uint64_t addr, uint32_t first_body_words, uint32_t tasks = 1);
     // Runs on another core of the SoC (a fresh core model, same memory).
     void use_core(int core_index);
+    // What the memory reports as every buffer's DmaPort::content_version
+    // (0, the default: unknown, as for FlatDmaSpace).
+    void set_content_version(uint64_t version) { port_.version = version; }
 
 private:
+    // The flat space with a version the test sets.
+    struct VersionedPort final : emulator::DmaPort {
+        explicit VersionedPort(emulator::FlatDmaSpace* flat) : space(flat) {}
+        uint8_t* map(uint64_t addr, uint64_t len, bool for_write) override { return space->map(addr, len, for_write); }
+        uint64_t content_version(uint64_t /*addr*/) override { return version; }
+        emulator::FlatDmaSpace* space;
+        uint64_t version = 0;
+    };
+
     const hw::SocProfile& soc_;
     emulator::FlatDmaSpace mem_;
+    VersionedPort port_{&mem_};
     std::unique_ptr<emulator::NpuCore> core_;
     int core_index_ = 0;
 };

@@ -6,10 +6,10 @@ namespace rknn::driver::mock {
 
 AddressSpace::AddressSpace() : iova_(kBase, kLimit, kPage) {}
 
-uint64_t AddressSpace::map(uint8_t* bytes, uint64_t size) {
+uint64_t AddressSpace::map(uint8_t* bytes, uint64_t size, MockMemory* memory) {
     const auto iova = iova_.allocate(size);
     if (!iova) return 0;
-    mappings_[*iova] = Mapping{bytes, size, false};
+    mappings_[*iova] = Mapping{bytes, size, false, memory};
     return *iova;
 }
 
@@ -27,13 +27,20 @@ std::map<uint64_t, AddressSpace::Mapping>::const_iterator AddressSpace::find(uin
     return addr - it->first < it->second.size ? it : mappings_.end();
 }
 
-uint8_t* AddressSpace::resolve(uint64_t addr, uint64_t len) const {
+uint8_t* AddressSpace::resolve(uint64_t addr, uint64_t len, bool for_write) const {
     if (len == 0 || addr + len < addr) return nullptr;
     auto it = find(addr);
     if (it == mappings_.end() || it->second.blocked) return nullptr;
     const uint64_t offset = addr - it->first;
     if (len > it->second.size - offset) return nullptr;
+    if (for_write && it->second.memory != nullptr) it->second.memory->note_device_write();
     return it->second.bytes + offset;
+}
+
+uint64_t AddressSpace::version(uint64_t addr) const {
+    auto it = find(addr);
+    if (it == mappings_.end() || it->second.memory == nullptr) return 0;
+    return it->second.memory->device_version();
 }
 
 bool AddressSpace::block(uint64_t addr) {

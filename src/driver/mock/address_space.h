@@ -12,6 +12,7 @@
 #include <map>
 
 #include "driver/mock/iova_allocator.h"
+#include "driver/mock/mock_memory.h"
 
 namespace rknn::driver::mock {
 
@@ -24,10 +25,14 @@ public:
     AddressSpace();
 
     // Maps `size` bytes at `bytes` for the device; 0 when the space is full.
-    uint64_t map(uint8_t* bytes, uint64_t size);
+    // `memory`, when the bytes are its device view, versions them.
+    uint64_t map(uint8_t* bytes, uint64_t size, MockMemory* memory = nullptr);
     void unmap(uint64_t iova);
-    // Host bytes for [addr, addr + len), or nullptr (an IOMMU fault).
-    uint8_t* resolve(uint64_t addr, uint64_t len) const;
+    // Host bytes for [addr, addr + len), or nullptr (an IOMMU fault). A
+    // write mapping counts as a device write to the buffer's version.
+    uint8_t* resolve(uint64_t addr, uint64_t len, bool for_write = false) const;
+    // MockMemory::device_version of the buffer holding addr (0: unknown).
+    uint64_t version(uint64_t addr) const;
 
     // Fault injection: the mapping that contains `addr` stops resolving until
     // unblock_all(). False when no mapping contains it.
@@ -41,6 +46,7 @@ private:
         uint8_t* bytes;
         uint64_t size;
         bool blocked;
+        MockMemory* memory;
     };
     std::map<uint64_t, Mapping>::const_iterator find(uint64_t addr) const;
 

@@ -11,11 +11,16 @@
 
 namespace rknn::driver::mock {
 
-uint8_t* MockKernel::DeviceDma::map(uint64_t addr, uint64_t len, bool /*for_write*/) {
+uint8_t* MockKernel::DeviceDma::map(uint64_t addr, uint64_t len, bool for_write) {
     // Every mock buffer is writable by the NPU; only liveness and the address
     // space decide.
     AddressSpace* space = device_.active_space.load();
-    return space == nullptr ? nullptr : space->resolve(addr, len);
+    return space == nullptr ? nullptr : space->resolve(addr, len, for_write);
+}
+
+uint64_t MockKernel::DeviceDma::content_version(uint64_t addr) {
+    AddressSpace* space = device_.active_space.load();
+    return space == nullptr ? 0 : space->version(addr);
 }
 
 MockKernel::MockKernel(const hw::SocProfile& soc, MockOptions options) : device_(soc, options), dma_(device_) {

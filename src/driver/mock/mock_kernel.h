@@ -87,6 +87,7 @@ private:
     public:
         explicit DeviceDma(MockDevice& device) : device_(device) {}
         uint8_t* map(uint64_t addr, uint64_t len, bool for_write) override;
+        uint64_t content_version(uint64_t addr) override;
 
     private:
         MockDevice& device_;

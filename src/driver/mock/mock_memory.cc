@@ -10,6 +10,9 @@
 namespace rknn::driver::mock {
 namespace {
 
+// Versions come from one counter, so no two buffers (or states) share one.
+std::atomic<uint64_t> next_version{1};
+
 uint8_t* map_bytes(int fd, uint64_t size) {
     const int flags = fd >= 0 ? MAP_SHARED : MAP_PRIVATE | MAP_ANONYMOUS;
     void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, flags, fd, 0);
@@ -31,6 +34,7 @@ std::shared_ptr<MockMemory> MockMemory::create(uint64_t size, bool separate_devi
     m->ino_ = st.st_ino;
     m->cpu_ = map_bytes(m->memfd_, size);
     m->device_ = separate_device_view ? map_bytes(-1, size) : m->cpu_;
+    m->note_device_write();
     if (m->cpu_ == nullptr || m->device_ == nullptr) {
         *out_err = -ENOMEM;
         return nullptr;
@@ -48,7 +52,10 @@ void MockMemory::sync_to_device(uint64_t offset, uint64_t length) {
     if (device_ == cpu_ || offset >= size_) return;
     if (length > size_ - offset) length = size_ - offset;
     std::memcpy(device_ + offset, cpu_ + offset, length);
+    note_device_write();
 }
+
+void MockMemory::note_device_write() { device_version_.store(next_version.fetch_add(1)); }
 
 void MockMemory::sync_from_device(uint64_t offset, uint64_t length) {
     if (device_ == cpu_ || offset >= size_) return;

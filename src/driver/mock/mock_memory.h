@@ -14,6 +14,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 
@@ -38,6 +39,14 @@ public:
     void sync_to_device(uint64_t offset, uint64_t length);
     void sync_from_device(uint64_t offset, uint64_t length);
 
+    // A number, unique across the process's buffers, that changes whenever
+    // the device view may have changed: a sync to the device or a device
+    // write (note_device_write). 0 when the views are one (CPU writes reach
+    // the device unseen), so a reader that caches what it derived from the
+    // bytes must compare them.
+    uint64_t device_version() const { return separate_device_view() ? device_version_.load() : 0; }
+    void note_device_write();
+
     // Identity of the memfd, to recognise a dma-buf fd handed back for import.
     bool same_file(dev_t dev, ino_t ino) const { return dev == dev_ && ino == ino_; }
 
@@ -50,6 +59,7 @@ private:
     uint8_t* device_ = nullptr;
     dev_t dev_ = 0;
     ino_t ino_ = 0;
+    std::atomic<uint64_t> device_version_{0};
 };
 
 }  // namespace rknn::driver::mock

@@ -1,7 +1,9 @@
 #include "emulator/kernels/dpu_requant.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 namespace rknn::emulator {
@@ -20,7 +22,8 @@ struct Choice {
 Choice choose() {
 #if defined(__x86_64__)
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512dq"))
         return {detail::dpu_requant_row_avx512, detail::dpu_stage_a_row_avx512, "avx512"};
     if (__builtin_cpu_supports("avx2")) return {detail::dpu_requant_row_avx2, detail::dpu_stage_a_row_avx2, "avx2"};
 #endif
@@ -49,7 +52,76 @@ inline double rne(double v) {
 }
 inline double clamp(double v, double lo, double hi) { return std::min(std::max(v, lo), hi); }
 
+std::atomic<bool> float_windows_on{true};
+
+// Float lanes hold integers below 2^24 exactly, and below 512 one float
+// rounding errs by at most 2^-16; the limits leave room for the rounding of
+// the base.
+constexpr int64_t kFloatExactInt = (int64_t{1} << 24) - 1;
+constexpr double kFloatValueLimit = 500.0;
+
+// One channel's window: [*lo, *hi] with y(lo) and y(hi) on or past the far
+// sides of the bounds [y_lo, y_hi], so the clamp gives every accumulator
+// beyond the window its end's code. y(a) = (a + bias) * scale is exact in
+// doubles for int32 a. False when no window lies within the float integers.
+bool channel_window(double bias, double scale, double y_lo, double y_hi, int32_t* lo, int32_t* hi) {
+    const auto y = [&](int64_t a) { return (static_cast<double>(a) + bias) * scale; };
+    if (scale == 0.0) {
+        *lo = *hi = 0;
+        return true;
+    }
+    // Nonincreasing when scale < 0: the low end then reaches y_hi.
+    const double at_lo = scale > 0 ? y_lo : y_hi, at_hi = scale > 0 ? y_hi : y_lo;
+    const auto past_low = [&](int64_t a) { return scale > 0 ? y(a) <= at_lo : y(a) >= at_lo; };
+    const auto past_high = [&](int64_t a) { return scale > 0 ? y(a) >= at_hi : y(a) <= at_hi; };
+    const auto to_int32 = [](double v) { return static_cast<int64_t>(clamp(v, kInt32Min, kInt32Max)); };
+    int64_t a = to_int32(std::floor(at_lo / scale - bias)), b = to_int32(std::ceil(at_hi / scale - bias));
+    // The estimates may be a step off; a few steps decide. Beyond the int32
+    // range the accumulators cannot go anyway.
+    for (int i = 0; i < 4 && a > INT32_MIN && !past_low(a); ++i) --a;
+    for (int i = 0; i < 4 && b < INT32_MAX && !past_high(b); ++i) ++b;
+    if ((a > INT32_MIN && !past_low(a)) || (b < INT32_MAX && !past_high(b))) return false;
+    if (a < -kFloatExactInt || b > kFloatExactInt || a > b) return false;
+    *lo = static_cast<int32_t>(a);
+    *hi = static_cast<int32_t>(b);
+    return true;
+}
+
+// The float form of a unit-scale folded plan, when every channel has a
+// window, a scale that is a float (a 16-bit multiplier times a power of two
+// is) and codes of moderate size at the window's ends and at 0.
+void plan_float_windows(DpuRequantPlan* p) {
+    p->float_windows = false;
+    p->fscale.clear();
+    p->fbase.clear();
+    // Only the AVX-512 kernel reads them.
+    if (!float_windows_on.load(std::memory_order_relaxed) || !p->folded || !p->unit_out_scale ||
+        std::strcmp(chosen().name, "avx512") != 0)
+        return;
+    const size_t padded = static_cast<size_t>((p->channels + 3) & ~3);
+    p->fscale.assign(padded, 0.0f);
+    p->fbase.assign(padded, 0.0f);
+    for (size_t c = 0; c < static_cast<size_t>(p->real_channels); ++c) {
+        const double bias = p->bs_alu ? p->bias[c] : 0.0, scale = p->bs_mul ? p->scale[c] : 1.0;
+        if (static_cast<double>(static_cast<float>(scale)) != scale) return;
+        int32_t lo = 0, hi = 0;
+        if (!channel_window(bias, scale, p->y_lo[c], p->y_hi[c], &lo, &hi)) return;
+        const double base = bias * scale + p->out_offset;
+        const double ends[] = {base, lo * scale + base, hi * scale + base};
+        for (double v : ends) {
+            if (!(std::fabs(v) < kFloatValueLimit)) return;
+        }
+        p->fscale[c] = static_cast<float>(scale);
+        p->fbase[c] = static_cast<float>(base);
+    }
+    p->float_windows = true;
+}
+
 }  // namespace
+
+void set_float_windows(bool enabled) { float_windows_on.store(enabled, std::memory_order_relaxed); }
+
+bool float_windows_enabled() { return float_windows_on.load(std::memory_order_relaxed); }
 
 // Why the fold is exact: a composition of clamps and nondecreasing (or
 // nonincreasing) maps equals the maps followed by one clamp whose bounds are
@@ -92,6 +164,7 @@ void fold_code_bounds(DpuRequantPlan* p) {
             p->y_hi[c] = p->code_hi[c] - p->out_offset;
         }
     }
+    plan_float_windows(p);
 }
 
 namespace detail {

@@ -64,10 +64,26 @@ struct DpuRequantPlan {
     // against these bounds and round once, in the conversion to int32.
     bool unit_out_scale = false;
     std::vector<double> y_lo, y_hi;  // code_lo - out_offset, code_hi - out_offset
+
+    // Filled by fold_code_bounds() in that unit chain when single-precision
+    // lanes can take it (AVX-512 only; set_float_windows): the code is then
+    // clamp(rne(acc * fscale + fbase), code_lo, code_hi), fbase = bias *
+    // scale + out_offset, in floats. Each channel has a window of
+    // accumulators within +-2^24 beyond which its code is a bound: floats
+    // hold those accumulators exactly, rounding is monotone beyond them, and
+    // the sum (below 512 in the window) errs by at most 2^-15. A lane whose
+    // sum lies within 2^-14 of a half is computed again in doubles.
+    bool float_windows = false;
+    std::vector<float> fscale, fbase;
 };
 
-// Sets `folded` and the per-channel code bounds from the other fields.
+// Sets `folded` and the per-channel code bounds from the other fields (and
+// the float windows where they hold).
 void fold_code_bounds(DpuRequantPlan* plan);
+
+// Whether fold_code_bounds plans float windows (tests compare both ways).
+void set_float_windows(bool enabled);
+bool float_windows_enabled();
 
 // One output row: `width` pixels, accumulators back to back (acc_stride per
 // pixel), output and EW operand pixels at their atom steps from `out` / `ew`.

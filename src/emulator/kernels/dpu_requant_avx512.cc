@@ -1,7 +1,8 @@
 // The AVX-512 path of dpu_requant_row and dpu_stage_a_row (compiled with
-// -mavx512f -mavx512bw -mavx512vl; chosen at run time on CPUs that have them):
-// eight channels per step in double lanes, sixteen (one atom) per store, the
-// same arithmetic as the generic path with the rounding mode given explicitly.
+// -mavx512f -mavx512bw -mavx512vl -mavx512dq; chosen at run time on CPUs that
+// have them): eight channels per step in double lanes, sixteen (one atom) per
+// store, the same arithmetic as the generic path with the rounding mode given
+// explicitly; plans with float windows sixteen channels per step in floats.
 // Outputs and operands in 8-byte atoms (RK356x) take the AVX2 path.
 
 // GCC 12's AVX-512 header starts some intrinsics from _mm512_undefined_epi32(),
@@ -129,12 +130,101 @@ void stage_a_row(const DpuRequantPlan& p, const int32_t* acc, int width, int32_t
     }
 }
 
+// Codes [-128, 127] in int32 lanes to bytes, 0 in the lanes beyond `live`,
+// stored as one atom. (In registers: a masked vpmovdb to memory is slow on
+// some cores.)
+inline void store_atom(uint8_t* atom, __m512i codes, __mmask16 live, __mmask16 store) {
+    __m128i bytes = _mm512_cvtepi32_epi8(codes);
+    if (live != 0xffff) bytes = _mm_maskz_mov_epi8(live, bytes);
+    if (store == 0xffff) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(atom), bytes);
+    } else {
+        _mm_mask_storeu_epi8(atom, store, bytes);
+    }
+}
+
+// Sixteen float lanes from two groups of eight doubles (without AVX-512 DQ's
+// 256-bit insert).
+inline __m512 sixteen_floats(__m512d first, __m512d second) {
+    const __m512d both = _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(_mm512_cvtpd_ps(first))),
+                                            _mm256_castps_pd(_mm512_cvtpd_ps(second)), 1);
+    return _mm512_castpd_ps(both);
+}
+
+// The per-channel values of one atom in float lanes, and the double ones
+// for the lanes computed again.
+struct FloatAtom {
+    __m512 scale, base, code_lo, code_hi;
+    EightLanes lo, hi;
+    __mmask16 live;
+};
+
+// One atom across a row in float lanes (see requant_row_float). kWhole:
+// every lane live and stored, so loads and stores go without masks.
+template <bool kAlu, bool kMul, bool kWhole>
+void float_atom_row(const Constants& k, const FloatAtom& f, const int32_t* a_row, int stride, int width, uint8_t* atom,
+                    __mmask16 store) {
+    const __m512 near_half = _mm512_set1_ps(0.5f - 0x1p-14f);
+    for (int x = 0; x < width; ++x, a_row += stride, atom += 16) {
+        const __m512i a = kWhole ? _mm512_loadu_si512(a_row) : _mm512_maskz_loadu_epi32(f.live, a_row);
+        // Accumulators beyond 2^24 are rounded here, but lie past the window.
+        const __m512 y = _mm512_fmadd_ps(_mm512_cvtepi32_ps(a), f.scale, f.base);
+        // y minus its nearest integer, in one step (AVX-512 DQ).
+        const __m512 fraction = _mm512_reduce_ps(y, kRoundNearest);
+        const __mmask16 unsure = _mm512_mask_cmp_ps_mask(f.live, _mm512_abs_ps(fraction), near_half, _CMP_GT_OQ);
+        // Clamped before the conversion, which large values would overflow.
+        __m512i q = _mm512_cvt_roundps_epi32(_mm512_min_ps(_mm512_max_ps(y, f.code_lo), f.code_hi), kRoundNearest);
+        if (unsure != 0) {
+            const __m128i none = _mm_setzero_si128();
+            q = _mm512_inserti64x4(
+                _mm512_castsi256_si512(eight_codes<kAlu, kMul, Chain::kFoldedUnit>(k, f.lo, _mm512_castsi512_si256(a), none)),
+                eight_codes<kAlu, kMul, Chain::kFoldedUnit>(k, f.hi, _mm512_extracti64x4_epi64(a, 1), none), 1);
+        }
+        if (kWhole) {
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(atom), _mm512_cvtepi32_epi8(q));
+        } else {
+            store_atom(atom, q, f.live, store);
+        }
+    }
+}
+
+// The unit-scale folded chain in float lanes (DpuRequantPlan::float_windows):
+// sixteen lanes per step and no double conversions. A pixel with a lane
+// whose sum lies within 2^-14 of a half (twice the float error bound) is
+// computed again in doubles.
+template <bool kAlu, bool kMul>
+void requant_row_float(const DpuRequantPlan& p, const int32_t* acc, int width, uint8_t* out) {
+    const int n = p.channels, real = p.real_channels;
+    const Constants k(p);
+    for (int c = 0; c < n; c += 16) {
+        uint8_t* atom = out + static_cast<uint64_t>(c / 16) * p.out_surf_stride;
+        const __mmask16 store = first_lanes(n - c);
+        FloatAtom f;
+        f.live = first_lanes(real - c);
+        const auto live_lo = static_cast<__mmask8>(f.live), live_hi = static_cast<__mmask8>(f.live >> 8);
+        f.scale = _mm512_maskz_loadu_ps(f.live, p.fscale.data() + c);
+        f.base = _mm512_maskz_loadu_ps(f.live, p.fbase.data() + c);
+        f.code_lo = sixteen_floats(lanes(k.code_lo, live_lo, c), lanes(k.code_lo, live_hi, c + 8));
+        f.code_hi = sixteen_floats(lanes(k.code_hi, live_lo, c), lanes(k.code_hi, live_hi, c + 8));
+        f.lo = eight_lanes<kAlu, kMul, Chain::kFoldedUnit>(k, live_lo, c);
+        f.hi = eight_lanes<kAlu, kMul, Chain::kFoldedUnit>(k, live_hi, c + 8);
+        if (f.live == 0xffff && store == 0xffff) {
+            float_atom_row<kAlu, kMul, true>(k, f, acc + c, p.acc_stride, width, atom, store);
+        } else {
+            float_atom_row<kAlu, kMul, false>(k, f, acc + c, p.acc_stride, width, atom, store);
+        }
+    }
+}
+
 // One atom (16 channels) at a time across the row's pixels: the channels'
 // values stay in registers, and each surface row is written in order.
 template <bool kAlu, bool kMul, Chain kChain>
 void requant_row(const DpuRequantPlan& p, const int32_t* acc, int width, const int8_t* ew, uint8_t* out) {
     const int n = p.channels, real = p.real_channels, stride = p.acc_stride;
     const uint64_t out_surf = p.out_surf_stride, ew_surf = p.ew_surf_stride;
+    if constexpr (kChain == Chain::kFoldedUnit) {
+        if (p.float_windows) return requant_row_float<kAlu, kMul>(p, acc, width, out);
+    }
     const Constants k(p);
     for (int c = 0; c < n; c += 16) {
         uint8_t* atom = out + static_cast<uint64_t>(c / 16) * out_surf;
@@ -155,16 +245,7 @@ void requant_row(const DpuRequantPlan& p, const int32_t* acc, int width, const i
             if (kChain == Chain::kAdd) e = _mm_maskz_loadu_epi8(live, e_row + static_cast<size_t>(x) * 16);
             const __m256i q0 = eight_codes<kAlu, kMul, kChain>(k, lo, _mm512_castsi512_si256(a), e);
             const __m256i q1 = eight_codes<kAlu, kMul, kChain>(k, hi, _mm512_extracti64x4_epi64(a, 1), _mm_srli_si128(e, 8));
-            // Codes are in [-128, 127]: narrowing keeps them; lanes beyond the
-            // real channels become 0. (In registers: a masked vpmovdb to
-            // memory is slow on some cores.)
-            __m128i bytes = _mm_unpacklo_epi64(_mm256_cvtepi32_epi8(q0), _mm256_cvtepi32_epi8(q1));
-            if (live != 0xffff) bytes = _mm_maskz_mov_epi8(live, bytes);
-            if (store == 0xffff) {
-                _mm_storeu_si128(reinterpret_cast<__m128i*>(atom), bytes);
-            } else {
-                _mm_mask_storeu_epi8(atom, store, bytes);
-            }
+            store_atom(atom, _mm512_inserti64x4(_mm512_castsi256_si512(q0), q1, 1), live, store);
         }
     }
 }
