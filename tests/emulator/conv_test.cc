@@ -27,8 +27,8 @@ struct ConvCase {
     int32_t input_zp;
 };
 
-// Runs one case on the reference and on the emulator and compares every output byte.
-void check_conv(const ConvCase& cc, uint32_t seed) {
+// The reference's description of a case.
+rknn::testing::QuantConvSpec spec_of(const ConvCase& cc) {
     rknn::testing::QuantConvSpec spec;
     spec.c_in = cc.c_in;
     spec.c_out = cc.c_out;
@@ -41,6 +41,12 @@ void check_conv(const ConvCase& cc, uint32_t seed) {
     spec.activation = cc.activation;
     spec.residual = cc.residual;
     spec.input_zp = cc.input_zp;
+    return spec;
+}
+
+// Runs one case on the reference and on the emulator and compares every output byte.
+void check_conv(const ConvCase& cc, uint32_t seed) {
+    const rknn::testing::QuantConvSpec spec = spec_of(cc);
     SCOPED_TRACE(spec.describe());
     rknn::testing::QuantConvCase layer;
     const rknn::Status made = rknn::testing::make_quant_conv(spec, seed, &layer);
@@ -196,16 +202,7 @@ struct LayerBytes {
 };
 
 LayerBytes layer_bytes(const ConvCase& cc, uint32_t seed) {
-    rknn::testing::QuantConvSpec spec;
-    spec.c_in = cc.c_in;
-    spec.c_out = cc.c_out;
-    spec.h = cc.h;
-    spec.w = cc.w;
-    spec.kh = spec.kw = cc.k;
-    spec.stride_h = spec.stride_w = cc.stride;
-    spec.pad_top = spec.pad_left = spec.pad_bottom = spec.pad_right = cc.pad;
-    spec.depthwise = cc.depthwise;
-    spec.activation = cc.activation;
+    const rknn::testing::QuantConvSpec spec = spec_of(cc);
     rknn::testing::QuantConvCase layer;
     EXPECT_TRUE(rknn::testing::make_quant_conv(spec, seed, &layer).is_ok());
     LayerBytes l;
