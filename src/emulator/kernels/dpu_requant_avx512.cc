@@ -176,9 +176,10 @@ void float_atom_row(const Constants& k, const FloatAtom& f, const int32_t* a_row
         __m512i q = _mm512_cvt_roundps_epi32(_mm512_min_ps(_mm512_max_ps(y, f.code_lo), f.code_hi), kRoundNearest);
         if (unsure != 0) {
             const __m128i none = _mm_setzero_si128();
-            q = _mm512_inserti64x4(
-                _mm512_castsi256_si512(eight_codes<kAlu, kMul, Chain::kFoldedUnit>(k, f.lo, _mm512_castsi512_si256(a), none)),
-                eight_codes<kAlu, kMul, Chain::kFoldedUnit>(k, f.hi, _mm512_extracti64x4_epi64(a, 1), none), 1);
+            // Locals: clang's intrinsics are macros, which template commas would split.
+            const __m256i q0 = eight_codes<kAlu, kMul, Chain::kFoldedUnit>(k, f.lo, _mm512_castsi512_si256(a), none);
+            const __m256i q1 = eight_codes<kAlu, kMul, Chain::kFoldedUnit>(k, f.hi, _mm512_extracti64x4_epi64(a, 1), none);
+            q = _mm512_inserti64x4(_mm512_castsi256_si512(q0), q1, 1);
         }
         if (kWhole) {
             _mm_storeu_si128(reinterpret_cast<__m128i*>(atom), _mm512_cvtepi32_epi8(q));
