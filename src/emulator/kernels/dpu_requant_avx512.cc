@@ -143,12 +143,9 @@ inline void store_atom(uint8_t* atom, __m512i codes, __mmask16 live, __mmask16 s
     }
 }
 
-// Sixteen float lanes from two groups of eight doubles (without AVX-512 DQ's
-// 256-bit insert).
+// Sixteen float lanes from two groups of eight doubles.
 inline __m512 sixteen_floats(__m512d first, __m512d second) {
-    const __m512d both = _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(_mm512_cvtpd_ps(first))),
-                                            _mm256_castps_pd(_mm512_cvtpd_ps(second)), 1);
-    return _mm512_castpd_ps(both);
+    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(first)), _mm512_cvtpd_ps(second), 1);
 }
 
 // The per-channel values of one atom in float lanes, and the double ones
