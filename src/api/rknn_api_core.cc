@@ -50,9 +50,8 @@ RKNN_EXPORT int rknn_init(rknn_context* context, void* model, uint32_t size, uin
         *context = 0;
         RKNN_RETURN_IF_ERROR(check_arg(model != nullptr, "model is NULL"));
         RKNN_RETURN_IF_ERROR(rknn::api::validate_init_flags(flag, extend));
-        if (flag & (RKNN_FLAG_MEM_ALLOC_OUTSIDE | RKNN_FLAG_SHARE_WEIGHT_MEM | RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE |
-                    RKNN_FLAG_MODEL_BUFFER_ZERO_COPY | RKNN_FLAG_COLLECT_MODEL_INFO_ONLY | RKNN_FLAG_ASYNC_MASK)) {
-            return not_implemented("rknn_init with external memory, shared weights, async or info-only flags");
+        if (flag & (RKNN_FLAG_SHARE_WEIGHT_MEM | RKNN_FLAG_MODEL_BUFFER_ZERO_COPY | RKNN_FLAG_ASYNC_MASK)) {
+            return not_implemented("rknn_init with shared weights, a zero-copy model buffer or async flags");
         }
         // Hints the runtime accepts but does not act on yet: said once per init.
         const uint32_t no_effect = flag & (RKNN_FLAG_ENABLE_SRAM | RKNN_FLAG_SHARE_SRAM |

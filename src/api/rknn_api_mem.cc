@@ -46,14 +46,30 @@ StatusOr<std::shared_ptr<MemRecord>> lookup_mem(rknn_context ctx, const rknn_ten
     return record;
 }
 
-Status check_mem_binding(rknn_context ctx, rknn_tensor_mem* mem) {
+// A descriptor to bind to a model context, with the range of its memory it
+// names now (the client may adjust offset and size within the buffer).
+struct MemBinding {
+    std::shared_ptr<rknn::runtime::Context> context;
+    std::shared_ptr<MemRecord> record;
+    uint64_t offset = 0;
+    uint64_t bytes = 0;
+};
+
+StatusOr<MemBinding> check_mem_binding(rknn_context ctx, rknn_tensor_mem* mem) {
     RKNN_RETURN_IF_ERROR(check_handle(ctx, HandleKind::kContext));
-    return lookup_mem(ctx, mem, false).status();
+    MemBinding binding;
+    RKNN_ASSIGN_OR_RETURN(binding.record, lookup_mem(ctx, mem, false));
+    const rknn_tensor_mem& d = binding.record->descriptor;
+    RKNN_RETURN_IF_ERROR(check_arg(d.offset >= 0 && static_cast<uint64_t>(d.offset) + d.size <= binding.record->memory->size(),
+                                   "mem->offset + mem->size lie beyond the buffer"));
+    binding.offset = static_cast<uint64_t>(d.offset);
+    binding.bytes = d.size;
+    RKNN_ASSIGN_OR_RETURN(binding.context, rknn::api::runtime_context(ctx));
+    return binding;
 }
 
 // `memory` as a registered descriptor. For client memory the NPU address is
-// the client's physical one, or 0 for an fd: the buffer is not imported, as
-// bound memory is read and written by the CPU.
+// the client's physical one, or 0 for an fd (it is imported when it is bound).
 rknn_tensor_mem* register_mem(rknn_context ctx, std::shared_ptr<rknn::runtime::IoMemory> memory, uint64_t phys,
                               int32_t fd, int32_t offset, uint32_t size, int32_t flags, bool no_context = false) {
     auto record = std::make_shared<MemRecord>();
@@ -95,7 +111,7 @@ RKNN_EXPORT rknn_tensor_mem* rknn_create_mem_from_phys(rknn_context ctx, uint64_
         RKNN_RETURN_IF_ERROR(check_arg(virt_addr != nullptr, "virt_addr is NULL"));
         RKNN_RETURN_IF_ERROR(check_arg(size > 0, "size is 0"));
         RKNN_ASSIGN_OR_RETURN(std::shared_ptr<rknn::runtime::IoMemory> memory,
-                              rknn::runtime::IoMemory::wrap(-1, virt_addr, size));
+                              rknn::runtime::IoMemory::wrap(-1, virt_addr, size, phys_addr));
         return register_mem(ctx, std::move(memory), phys_addr, -1, 0, size, RKNN_TENSOR_MEMORY_FLAGS_FROM_PHYS);
     });
 }
@@ -169,29 +185,24 @@ RKNN_EXPORT int rknn_destory_mem(rknn_context ctx, rknn_tensor_mem* mem) { retur
 
 RKNN_EXPORT int rknn_set_weight_mem(rknn_context ctx, rknn_tensor_mem* mem) {
     return guard("rknn_set_weight_mem", [&]() -> Status {
-        RKNN_RETURN_IF_ERROR(check_mem_binding(ctx, mem));
-        return not_implemented("rknn_set_weight_mem");
+        RKNN_ASSIGN_OR_RETURN(MemBinding binding, check_mem_binding(ctx, mem));
+        return binding.context->set_weight_memory(binding.record->memory, binding.offset, binding.bytes);
     });
 }
 
 RKNN_EXPORT int rknn_set_internal_mem(rknn_context ctx, rknn_tensor_mem* mem) {
     return guard("rknn_set_internal_mem", [&]() -> Status {
-        RKNN_RETURN_IF_ERROR(check_mem_binding(ctx, mem));
-        return not_implemented("rknn_set_internal_mem");
+        RKNN_ASSIGN_OR_RETURN(MemBinding binding, check_mem_binding(ctx, mem));
+        return binding.context->set_internal_memory(binding.record->memory, binding.offset, binding.bytes);
     });
 }
 
 RKNN_EXPORT int rknn_set_io_mem(rknn_context ctx, rknn_tensor_mem* mem, rknn_tensor_attr* attr) {
     return guard("rknn_set_io_mem", [&]() -> Status {
         RKNN_RETURN_IF_ERROR(check_arg(attr != nullptr, "attr is NULL"));
-        RKNN_RETURN_IF_ERROR(check_handle(ctx, HandleKind::kContext));
-        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<MemRecord> record, lookup_mem(ctx, mem, false));
-        // The descriptor's offset and size are the client's to adjust within the buffer.
-        const rknn_tensor_mem& d = record->descriptor;
-        RKNN_RETURN_IF_ERROR(check_arg(d.offset >= 0 && static_cast<uint64_t>(d.offset) + d.size <= record->memory->size(),
-                                       "mem->offset + mem->size lie beyond the buffer"));
-        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<rknn::runtime::Context> context, rknn::api::runtime_context(ctx));
-        return context->bind_io_memory(record->memory, record->memory->host() + d.offset, d.size, *attr);
+        RKNN_ASSIGN_OR_RETURN(MemBinding binding, check_mem_binding(ctx, mem));
+        rknn::runtime::IoMemory& memory = *binding.record->memory;
+        return binding.context->bind_io_memory(binding.record->memory, memory.host() + binding.offset, binding.bytes, *attr);
     });
 }
 

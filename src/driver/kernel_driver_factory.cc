@@ -1,6 +1,9 @@
 #include "driver/kernel_driver_factory.h"
 
 #include <cstdlib>
+#include <map>
+#include <mutex>
+#include <utility>
 
 #include "base/log.h"
 #include "driver/ioctl_transport.h"
@@ -17,6 +20,23 @@ std::string env_or(const char* name, const char* fallback) {
     return value != nullptr && value[0] != '\0' ? value : fallback;
 }
 
+// One mock kernel per emulated SoC and ABI in a process, as a board has one
+// NPU driver: every context opens its own fd on it, so memory one context
+// allocated can be imported by another (shared internal memory) and jobs of
+// several contexts queue on one device. It goes with the last fd's driver.
+std::shared_ptr<mock::MockKernel> shared_mock_kernel(const hw::SocProfile& soc, const std::string& abi) {
+    static std::mutex mutex;
+    static std::map<std::pair<std::string, std::string>, std::weak_ptr<mock::MockKernel>> kernels;
+    std::lock_guard<std::mutex> lock(mutex);
+    std::weak_ptr<mock::MockKernel>& slot = kernels[{soc.name, abi}];
+    std::shared_ptr<mock::MockKernel> kernel = slot.lock();
+    if (!kernel) {
+        kernel = std::make_shared<mock::MockKernel>(soc);
+        slot = kernel;
+    }
+    return kernel;
+}
+
 StatusOr<OpenedDriver> open_mock(const hw::SocProfile* soc) {
     OpenedDriver opened;
     if (soc == nullptr) {
@@ -25,7 +45,9 @@ StatusOr<OpenedDriver> open_mock(const hw::SocProfile* soc) {
         if (soc == nullptr) return RKNN_INVALID_ARGUMENT("RKNN_MOCK_SOC=\"%s\" is not a known SoC", name.c_str());
     }
     const std::string abi = env_or("RKNN_MOCK_DRIVER", "rknpu");
-    auto kernel = std::make_shared<mock::MockKernel>(*soc);
+    if (abi != "rknpu" && abi != "rknpu-misc" && abi != "rocket")
+        return RKNN_INVALID_ARGUMENT("RKNN_MOCK_DRIVER=\"%s\" is not one of rknpu, rknpu-misc, rocket", abi.c_str());
+    std::shared_ptr<mock::MockKernel> kernel = shared_mock_kernel(*soc, abi);
     if (abi == "rknpu" || abi == "rknpu-misc") {
         const bool misc = abi == "rknpu-misc";
         RKNN_ASSIGN_OR_RETURN(opened.driver,
@@ -33,10 +55,8 @@ StatusOr<OpenedDriver> open_mock(const hw::SocProfile* soc) {
                                                              : mock::MockKernel::kRknpuRenderNode,
                                                 misc ? RknpuDriver::Variant::kMisc : RknpuDriver::Variant::kDrm,
                                                 soc->name));
-    } else if (abi == "rocket") {
-        RKNN_ASSIGN_OR_RETURN(opened.driver, RocketDriver::open(kernel, mock::MockKernel::kRocketNode, soc->name));
     } else {
-        return RKNN_INVALID_ARGUMENT("RKNN_MOCK_DRIVER=\"%s\" is not one of rknpu, rknpu-misc, rocket", abi.c_str());
+        RKNN_ASSIGN_OR_RETURN(opened.driver, RocketDriver::open(kernel, mock::MockKernel::kRocketNode, soc->name));
     }
     opened.mock = std::move(kernel);
     opened.soc = soc;

@@ -33,6 +33,8 @@ public:
         feature_inputs_ = {0};
     }
 
+    bool uses_ppu() const override { return true; }
+
     size_t scratch_bytes() const override {
         return requantise_ ? static_cast<size_t>(align_up(task_.c, 16)) * task_.out_h() * task_.out_w() : 0;
     }

@@ -52,6 +52,8 @@ public:
     // Whether feature 0 may be a channel-packed NHWC image instead of a cube
     // (OpBuffers::packed_row_pixels): direct convolutions of 1, 3 or 4 channels.
     virtual bool reads_packed_input() const { return false; }
+    // Whether a task of the op ends on the PPU (its interrupt, not the DPU's).
+    virtual bool uses_ppu() const { return false; }
     // Device memory the op's tasks pass data through (0: none).
     virtual size_t scratch_bytes() const { return 0; }
     // Appends the op's tasks to `program`.

@@ -59,6 +59,20 @@ void raise_priority(uint32_t flags) {
     if (setpriority(PRIO_PROCESS, 0, -19) != 0) RKNN_LOG_AT(2, "could not raise the process priority (not permitted)");
 }
 
+// Mainline rocket ends a task on the DPU interrupt only (hw-facts 2.3): a
+// PPU task would never finish there, so pools run on the CPU.
+void keep_ppu_off_rocket(const driver::KernelDriver& kd, const graph::Graph& g, std::vector<npu::Placement>* placements) {
+    if (std::strcmp(kd.backend_name(), "rocket") != 0) return;
+    for (size_t i = 0; i < placements->size(); ++i) {
+        npu::Placement& p = (*placements)[i];
+        if (p.target != npu::Target::kNpu || p.prepared == nullptr || !p.prepared->uses_ppu()) continue;
+        p = npu::Placement{};
+        p.reason = "a PPU task, and the rocket driver waits for the DPU's interrupt only";
+        RKNN_LOG_AT(3, "op %zu %s (%s): CPU, %s", i, g.ops[i].name.c_str(), graph::op_type_name(g.ops[i].type),
+                    p.reason.c_str());
+    }
+}
+
 uint32_t timeout_from_env() {
     const char* text = std::getenv("RKNN_NPU_TIMEOUT_MS");
     if (text == nullptr) return 20000;
@@ -116,7 +130,12 @@ Status Context::build(const Context* original) {
     RKNN_ASSIGN_OR_RETURN(order_, graph::topological_order(g));
     producers_ = graph::producers(g);
     // A duplicate takes its original's prepared ops (packed weights and all).
-    placements_ = original != nullptr ? original->placements_ : npu::place_graph(g, soc);
+    if (original != nullptr) {
+        placements_ = original->placements_;
+    } else {
+        placements_ = npu::place_graph(g, soc);
+        keep_ppu_off_rocket(*driver_->driver, g, &placements_);
+    }
     // Level 5 dumps every tensor after the run: give each its own bytes.
     RKNN_ASSIGN_OR_RETURN(memory_, plan_memory(g, order_, &placements_, native_form(soc),
                                                /*share_internal=*/log::level() < 5));
@@ -127,19 +146,31 @@ Status Context::build(const Context* original) {
                                op.name.c_str(), graph::op_type_name(op.type), op.custom_type.empty() ? "" : " ",
                                op.custom_type.c_str(), placements_[static_cast<size_t>(op_index)].reason.c_str());
     }
+    if (io_staged_internally()) place_io_in_internal(&memory_);
     std::vector<uint64_t> bytes = memory_.buffer_bytes;
     regcmd_buffer_ = static_cast<int32_t>(bytes.size());
     bytes.push_back(0);  // the regcmd streams: generate_programs sizes it
+    // Memory the client provides is not allocated here (spec 4.3).
+    if (weights_outside()) bytes[kWeightBuffer] = 0;
+    if (internal_outside()) bytes[kInternalBuffer] = 0;
+    if (io_staged_internally()) std::fill(bytes.begin() + kFirstIoBuffer, bytes.begin() + regcmd_buffer_, 0);
     // A duplicate shares its original's weights on the device when its plan
     // puts every constant where the original's does (it always should).
-    const bool share_weights = original != nullptr &&
+    const bool share_weights = original != nullptr && original->buffers_->present(kWeightBuffer) &&
                                original->memory_.constant_offsets == memory_.constant_offsets &&
                                original->memory_.buffer_bytes[kWeightBuffer] == memory_.buffer_bytes[kWeightBuffer];
     if (share_weights) bytes[kWeightBuffer] = 0;
     RKNN_ASSIGN_OR_RETURN(buffers_, DeviceBuffers::create(driver_, bytes));
+    if (io_staged_internally()) {
+        for (int32_t id = kFirstIoBuffer; id < regcmd_buffer_; ++id)
+            buffers_->attach_view(id, kInternalBuffer, memory_.io_staging_offsets[static_cast<size_t>(id)],
+                                  memory_.buffer_bytes[static_cast<size_t>(id)]);
+    }
+    for (int32_t id = kFirstIoBuffer; id < regcmd_buffer_; ++id) io_slots_.push_back(buffers_->slot(id));
+    client_input_buffers_.assign(static_cast<size_t>(regcmd_buffer_), false);
     if (share_weights) {
         RKNN_RETURN_IF_ERROR(buffers_->share(kWeightBuffer, *original->buffers_));
-    } else {
+    } else if (!weights_outside()) {
         RKNN_RETURN_IF_ERROR(write_constants(placements_, memory_, *buffers_));
     }
     RKNN_RETURN_IF_ERROR(generate_programs(0));
@@ -202,13 +233,17 @@ Status Context::set_core_mask(uint32_t mask) {
 }
 
 Status Context::run_npu_segment(const SegmentProgram& segment, int64_t* npu_ns) {
+    // Views are synced with the buffer they are part of.
     const int32_t data_buffers = regcmd_buffer_;
     if (device_dirty_) {
-        for (int32_t id = kInternalBuffer; id < data_buffers; ++id) RKNN_RETURN_IF_ERROR(buffers_->flush(id));
+        for (int32_t id = kInternalBuffer; id < data_buffers; ++id)
+            if (!buffers_->is_view(id)) RKNN_RETURN_IF_ERROR(buffers_->flush(id));
         device_dirty_ = false;
     }
     RKNN_RETURN_IF_ERROR(submit_segment(driver_->driver.get(), segment, npu_ns));
-    for (int32_t id = kInternalBuffer; id < data_buffers; ++id) RKNN_RETURN_IF_ERROR(buffers_->invalidate(id));
+    for (int32_t id = kInternalBuffer; id < data_buffers; ++id)
+        if (!buffers_->is_view(id) && !client_input_buffers_[static_cast<size_t>(id)])
+            RKNN_RETURN_IF_ERROR(buffers_->invalidate(id));
     return Status::ok();
 }
 
@@ -272,6 +307,13 @@ Status Context::run() {
     std::lock_guard<std::mutex> lock(mutex_);
     const Clock::time_point start = Clock::now();
     int64_t run_npu_ns = 0;
+    RKNN_RETURN_IF_ERROR(check_memory_ready());
+    for (size_t i = 0; i < staged_inputs_.size(); ++i) {
+        if (staged_inputs_[i].empty()) continue;
+        const DeviceHome& home = memory_.homes[static_cast<size_t>(graph_.inputs[i])];
+        std::memcpy(buffers_->host(home.buffer) + home.offset, staged_inputs_[i].data(), staged_inputs_[i].size());
+        device_dirty_ = true;
+    }
     RKNN_RETURN_IF_ERROR(read_bound_inputs());
     for (size_t i = 0; i < schedule_.steps.size(); ++i) {
         const Step& step = schedule_.steps[i];

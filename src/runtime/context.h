@@ -58,8 +58,19 @@ public:
     // rknn_set_io_mem: the `bytes` at `data` (inside `memory`) hold the input
     // or output that `attr` names (by name, then index), laid out as `attr`
     // says; every rknn_run from now on reads it, or writes it.
+    // A binding in the native layout, of memory the NPU reaches, is used in
+    // place: the streams are relinked onto it and no run copies it.
     Status bind_io_memory(std::shared_ptr<IoMemory> memory, uint8_t* data, uint64_t bytes,
                           const rknn_tensor_attr& attr);
+    // rknn_set_weight_mem (RKNN_FLAG_MEM_ALLOC_OUTSIDE) and rknn_set_internal_mem
+    // (also RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE): the `bytes` of `memory` from
+    // `offset` hold the weights (written there now) or the internal tensors.
+    // The internal memory may be bound to other contexts too, which run in
+    // turn: nothing stays in it from one run to the next.
+    Status set_weight_memory(std::shared_ptr<IoMemory> memory, uint64_t offset, uint64_t bytes);
+    Status set_internal_memory(std::shared_ptr<IoMemory> memory, uint64_t offset, uint64_t bytes);
+    // How many inputs and outputs are bound in place (tests, tools).
+    size_t in_place_bindings();
 
     const graph::Graph& graph() const { return graph_; }
     // Ops the NPU runs as tasks (not counting aliases and in-place ops), for tools and tests.
@@ -96,11 +107,37 @@ private:
         rknn_tensor_attr attr{};
         uint64_t data_bytes = 0;       // what one run reads (inputs, after any compaction) or writes (outputs)
         std::vector<uint8_t> staging;  // strided input rows compacted / outputs before their last conversion
+        bool in_place = false;         // the NPU reads / writes `data` itself
     };
     Status bind_input(IoBinding binding, uint32_t index);
     Status bind_output(IoBinding binding, uint32_t index);
+    // Puts the binding's buffer in place of the tensor's I/O buffer where it
+    // holds `native` bytes and the NPU can reach it (true); otherwise the I/O
+    // buffer is the runtime's again.
+    StatusOr<bool> try_bind_in_place(const IoBinding& binding, int32_t tensor, bool native);
+    bool tensor_owns_buffer(int32_t tensor) const;
     Status read_bound_inputs();
     Status write_bound_outputs();
+    // Client-provided memory (init flags).
+    bool weights_outside() const;
+    bool internal_outside() const;
+    bool io_staged_internally() const;
+    bool info_only() const;
+    Status check_memory_ready() const;
+    // The streams linked again onto the buffers' current addresses.
+    Status relink();
+    // Buffer `id` as `memory` from `offset`, the streams relinked; nothing
+    // changes when that fails.
+    Status attach_memory(int32_t id, std::shared_ptr<IoMemory> memory, uint64_t offset, uint64_t bytes);
+    // Per buffer id: an input the NPU reads in the client's memory. Not
+    // invalidated after a segment (the NPU does not write it; invalidating
+    // would drop what the client wrote and has not synced yet).
+    std::vector<bool> client_input_buffers_;
+    // Per I/O buffer id: what it is when no binding is used in place.
+    std::vector<std::shared_ptr<const DeviceBuffers::Slot>> io_slots_;
+    // io_staged_internally(): per input, the native bytes rknn_inputs_set
+    // staged, put back at every run (other contexts may share the memory).
+    std::vector<std::vector<uint8_t>> staged_inputs_;
     std::vector<std::optional<IoBinding>> input_bindings_, output_bindings_;
     static bool bound(const std::vector<std::optional<IoBinding>>& bindings) {
         for (const auto& b : bindings)

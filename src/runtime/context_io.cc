@@ -25,14 +25,16 @@ void Context::prepare_fast_io() {
     pixel_rules_.assign(g.inputs.size(), std::nullopt);
     input_read_on_cpu_.assign(g.inputs.size(), false);
     dequant_rules_.assign(g.outputs.size(), std::nullopt);
+    for (size_t k = 0; k < g.inputs.size(); ++k) {
+        for (const CpuStep& step : schedule_.cpu_steps) {
+            const auto& reads = g.ops[static_cast<size_t>(step.op)].inputs;
+            if (std::find(reads.begin(), reads.end(), g.inputs[k]) != reads.end()) input_read_on_cpu_[k] = true;
+        }
+    }
     // The fast conversions write and read RK3588 cubes; RK356x takes the generic path.
     if (memory_.form.rk356x) return;
     for (size_t k = 0; k < g.inputs.size(); ++k) {
         const int32_t t = g.inputs[k];
-        for (const CpuStep& step : schedule_.cpu_steps) {
-            const auto& reads = g.ops[static_cast<size_t>(step.op)].inputs;
-            if (std::find(reads.begin(), reads.end(), t) != reads.end()) input_read_on_cpu_[k] = true;
-        }
         const graph::InputPreprocess* pre = k < g.preprocess.size() ? &g.preprocess[k] : nullptr;
         const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
         // One image, channels in order: what the per-channel tables assume.
@@ -117,8 +119,22 @@ Status Context::inputs_set(uint32_t count, const rknn_input* inputs) {
             return make_status(StatusCode::kInvalidArgument, "inputs[%u].index %u: the model has %zu input(s)", k,
                                in.index, g.inputs.size());
         if (in.buf == nullptr) return make_status(StatusCode::kInvalidArgument, "inputs[%u].buf is NULL", k);
+        const DeviceHome& home = memory_.homes[static_cast<size_t>(g.inputs[in.index])];
+        if (home.valid() && !buffers_->present(home.buffer))
+            return Status(StatusCode::kFailedPrecondition,
+                          info_only() ? "the context was initialised with RKNN_FLAG_COLLECT_MODEL_INFO_ONLY"
+                                      : "inputs are staged in the internal memory: call rknn_set_internal_mem first");
     }
-    for (uint32_t k = 0; k < count; ++k) RKNN_RETURN_IF_ERROR(set_input(inputs[k]));
+    for (uint32_t k = 0; k < count; ++k) {
+        RKNN_RETURN_IF_ERROR(set_input(inputs[k]));
+        // Memory other contexts may use between now and the run: keep a copy.
+        const DeviceHome& home = memory_.homes[static_cast<size_t>(g.inputs[inputs[k].index])];
+        if (io_staged_internally() && home.valid()) {
+            staged_inputs_.resize(g.inputs.size());
+            const uint8_t* staged = buffers_->host(home.buffer) + home.offset;
+            staged_inputs_[inputs[k].index].assign(staged, staged + home.bytes);
+        }
+    }
     return Status::ok();
 }
 

@@ -12,11 +12,9 @@
 // rknn_outputs_get for that direction is refused (spec 4.7). Bound inputs
 // are read by the CPU, so no cache maintenance is needed for data the CPU
 // wrote; data another device wrote is the client's to sync (rknn_mem_sync).
-// This keeps the vendor's semantics (the data is in the client's buffer,
-// which other devices can reach through its fd) with one CPU conversion per
-// tensor; letting the NPU read and write those buffers in place, by
-// relocating the streams onto them, is the later optimisation the memory
-// plan's relocations were made for.
+// A binding in the native layout, of memory the NPU reaches, is used in place
+// instead (context_memory.cc): no conversion, and the NPU reads and writes
+// the client's buffer itself.
 #include <cstring>
 
 #include "base/half.h"
@@ -84,6 +82,7 @@ StatusOr<std::shared_ptr<IoMemory>> Context::create_memory(uint64_t bytes, bool 
 Status Context::bind_io_memory(std::shared_ptr<IoMemory> memory, uint8_t* data, uint64_t bytes,
                                const rknn_tensor_attr& attr) {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (info_only()) return Status(StatusCode::kFailedPrecondition, "the context was initialised with RKNN_FLAG_COLLECT_MODEL_INFO_ONLY");
     RKNN_ASSIGN_OR_RETURN(const NamedTensor named, find_by_name(graph_, attr));
     IoBinding binding;
     binding.memory = std::move(memory);
@@ -136,6 +135,9 @@ Status Context::bind_input(IoBinding b, uint32_t index) {
                            index, static_cast<unsigned long long>(b.bytes), static_cast<unsigned long long>(needed),
                            a.pass_through ? "pass_through" : get_type_string(a.type),
                            a.pass_through ? "" : (a.fmt == RKNN_TENSOR_NHWC ? " NHWC" : " NCHW"));
+    // Native bytes: the NPU can read them where they are.
+    RKNN_ASSIGN_OR_RETURN(b.in_place, try_bind_in_place(b, graph_.inputs[index], a.pass_through != 0));
+    if (home.valid()) client_input_buffers_[static_cast<size_t>(home.buffer)] = b.in_place;
     input_bindings_.resize(graph_.inputs.size());
     input_bindings_[index] = std::move(b);
     return Status::ok();
@@ -175,6 +177,9 @@ Status Context::bind_output(IoBinding b, uint32_t index) {
         return make_status(StatusCode::kInvalidArgument, "output %u: the buffer holds %llu bytes, %llu needed (%s %s)",
                            index, static_cast<unsigned long long>(b.bytes), static_cast<unsigned long long>(needed),
                            get_type_string(a.type), get_format_string(a.fmt));
+    // The native cube, written by the NPU: it can write it there itself.
+    const bool native = a.fmt == RKNN_TENSOR_NC1HWC2 && schedule_.output_on_device[index] && home.bytes == needed;
+    RKNN_ASSIGN_OR_RETURN(b.in_place, try_bind_in_place(b, t, native));
     output_bindings_.resize(graph_.outputs.size());
     output_bindings_[index] = std::move(b);
     return Status::ok();
@@ -184,6 +189,17 @@ Status Context::read_bound_inputs() {
     for (size_t i = 0; i < input_bindings_.size(); ++i) {
         std::optional<IoBinding>& b = input_bindings_[i];
         if (!b) continue;
+        const int32_t t = graph_.inputs[i];
+        if (b->in_place) {
+            // The client wrote it with the CPU, unless it keeps the caches itself.
+            const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
+            if ((flags_ & RKNN_FLAG_DISABLE_FLUSH_INPUT_MEM_CACHE) == 0) RKNN_RETURN_IF_ERROR(buffers_->flush(home.buffer));
+            if (input_read_on_cpu_[i]) {
+                RKNN_RETURN_IF_ERROR(unpack_native_into(b->data, home.bytes, graph_.tensors[static_cast<size_t>(t)], memory_.form,
+                                                        home.packed_row_pixels, &values_[static_cast<size_t>(t)]));
+            }
+            continue;
+        }
         const rknn_tensor_attr& a = b->attr;
         rknn_input in{};
         in.index = static_cast<uint32_t>(i);
@@ -193,7 +209,7 @@ Status Context::read_bound_inputs() {
         in.buf = b->data;
         in.size = static_cast<uint32_t>(std::min<uint64_t>(b->data_bytes, UINT32_MAX));
         if (!b->staging.empty()) {
-            const graph::Tensor& declared = graph_.tensors[static_cast<size_t>(graph_.inputs[i])];
+            const graph::Tensor& declared = graph_.tensors[static_cast<size_t>(t)];
             // [N, C, H, W] declared; the client's rows hold W x C elements at a w_stride x C pitch.
             const size_t row = b->staging.size() / static_cast<size_t>(declared.shape[0] * declared.shape[2]);
             const size_t pitch = row / static_cast<size_t>(declared.shape[3]) * a.w_stride;
@@ -210,7 +226,7 @@ Status Context::read_bound_inputs() {
 Status Context::write_bound_outputs() {
     for (size_t k = 0; k < output_bindings_.size(); ++k) {
         std::optional<IoBinding>& b = output_bindings_[k];
-        if (!b) continue;
+        if (!b || b->in_place) continue;  // in place: the NPU wrote it, and it was invalidated then
         const int32_t t = graph_.outputs[k];
         const graph::Tensor& declared = graph_.tensors[static_cast<size_t>(t)];
         RKNN_ASSIGN_OR_RETURN(cpu::HostTensor value, current_value(t));

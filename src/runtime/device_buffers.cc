@@ -1,16 +1,60 @@
 #include "runtime/device_buffers.h"
 
+#include "base/log.h"
+
 namespace rknn::runtime {
 
-DeviceBuffers::Owned::~Owned() {
-    if (bo.size != 0) (void)driver->driver->destroy_buffer(&bo);
-}
+// One object the NPU reaches: a buffer created or imported here (destroyed
+// with the last reference, while its driver is still open), client memory of
+// this very driver, or physical memory, with the client memory kept alive.
+struct DeviceBuffers::Backing {
+    std::shared_ptr<driver::OpenedDriver> driver;  // set where `bo` is this table's to destroy
+    driver::BufferObject bo;
+    std::shared_ptr<IoMemory> client;
+    std::shared_ptr<IoMemory> origin;  // the runtime's buffer under the client's memory, if it is one
+    uint8_t* host = nullptr;
+    uint64_t device = 0;
 
-std::shared_ptr<DeviceBuffers::Owned> DeviceBuffers::own(const driver::BufferObject& bo) const {
-    auto owned = std::make_shared<Owned>();
-    owned->driver = driver_;
-    owned->bo = bo;
-    return owned;
+    ~Backing() {
+        if (driver && bo.size != 0) (void)driver->driver->destroy_buffer(&bo);
+    }
+
+    Status sync(driver::SyncDirection direction, uint64_t offset, uint64_t bytes) const {
+        // The runtime's own buffer under client memory is synced as its creator knows it.
+        if (origin) return origin->sync(direction, offset, bytes);
+        if (driver && bo.imported) {
+            // An import does not say whether the memory is cacheable; the
+            // kernel refuses to sync memory that is not (nothing to do then).
+            const Status synced = driver->driver->sync_buffer(bo, direction, offset, bytes);
+            return synced.code() == StatusCode::kInvalidArgument ? Status::ok() : synced;
+        }
+        if (driver) {
+            if (!bo.cacheable()) return Status::ok();
+            return driver->driver->sync_buffer(bo, direction, offset, bytes);
+        }
+        return client ? client->sync(direction, offset, bytes) : Status::ok();
+    }
+};
+
+struct DeviceBuffers::Slot {
+    std::shared_ptr<Backing> backing;  // null: nothing, or a view
+    int32_t parent = -1;               // a view of this id
+    uint64_t offset = 0;               // in the backing or the parent
+    uint64_t bytes = 0;                // as requested
+};
+
+DeviceBuffers::~DeviceBuffers() = default;
+
+std::shared_ptr<const DeviceBuffers::Slot> DeviceBuffers::own(const driver::BufferObject& bo, uint64_t bytes) const {
+    auto slot = std::make_shared<Slot>();
+    slot->bytes = bytes;
+    if (bo.size == 0) return slot;
+    slot->backing = std::make_shared<Backing>();
+    slot->backing->driver = driver_;
+    slot->backing->bo = bo;
+    slot->backing->host = bo.host;
+    slot->backing->device = bo.dma_addr;
+    return slot;
 }
 
 StatusOr<driver::BufferObject> DeviceBuffers::create_detached(uint64_t bytes) const {
@@ -33,58 +77,125 @@ StatusOr<std::unique_ptr<DeviceBuffers>> DeviceBuffers::create(std::shared_ptr<d
     std::unique_ptr<DeviceBuffers> buffers(new DeviceBuffers(std::move(driver)));
     for (uint64_t size : bytes) {
         RKNN_ASSIGN_OR_RETURN(driver::BufferObject bo, buffers->create_detached(size));
-        buffers->buffers_.push_back(buffers->own(bo));
-        buffers->requested_.push_back(size);
+        buffers->slots_.push_back(buffers->own(bo, size));
     }
     return buffers;
 }
+
+uint8_t* DeviceBuffers::host(int32_t id) const {
+    const Slot& s = *slots_[static_cast<size_t>(id)];
+    if (s.parent >= 0) {
+        uint8_t* base = host(s.parent);
+        return base != nullptr ? base + s.offset : nullptr;
+    }
+    return s.backing ? s.backing->host + s.offset : nullptr;
+}
+
+uint64_t DeviceBuffers::device_address(int32_t id) const {
+    const Slot& s = *slots_[static_cast<size_t>(id)];
+    if (s.parent >= 0) {
+        const uint64_t base = device_address(s.parent);
+        return base != 0 ? base + s.offset : 0;
+    }
+    return s.backing ? s.backing->device + s.offset : 0;
+}
+
+uint64_t DeviceBuffers::size(int32_t id) const { return slots_[static_cast<size_t>(id)]->bytes; }
+
+bool DeviceBuffers::is_view(int32_t id) const { return slots_[static_cast<size_t>(id)]->parent >= 0; }
 
 void DeviceBuffers::discard(driver::BufferObject* buffer) const {
     if (buffer->size != 0) (void)driver_->driver->destroy_buffer(buffer);
 }
 
 void DeviceBuffers::install(int32_t id, const driver::BufferObject& buffer, uint64_t bytes) {
-    buffers_[static_cast<size_t>(id)] = own(buffer);  // the old one goes with its last reference
-    requested_[static_cast<size_t>(id)] = bytes;
+    slots_[static_cast<size_t>(id)] = own(buffer, bytes);  // the old one goes with its last reference
 }
 
 Status DeviceBuffers::share(int32_t id, const DeviceBuffers& other) {
     if (other.driver_ != driver_) return RKNN_INTERNAL_ERROR("buffers of two drivers cannot be shared");
     const auto index = static_cast<size_t>(id);
-    if (index >= buffers_.size() || index >= other.buffers_.size())
-        return RKNN_INTERNAL_ERROR("no buffer %d to share", id);
-    buffers_[index] = other.buffers_[index];
-    requested_[index] = other.requested_[index];
+    if (index >= slots_.size() || index >= other.slots_.size()) return RKNN_INTERNAL_ERROR("no buffer %d to share", id);
+    slots_[index] = other.slots_[index];
     return Status::ok();
 }
 
 bool DeviceBuffers::shares(int32_t id, const DeviceBuffers& other) const {
     const auto index = static_cast<size_t>(id);
-    return index < buffers_.size() && index < other.buffers_.size() && buffers_[index] == other.buffers_[index];
+    return index < slots_.size() && index < other.slots_.size() && slots_[index] == other.slots_[index] &&
+           slots_[index]->backing != nullptr;
+}
+
+Status DeviceBuffers::attach_client(int32_t id, std::shared_ptr<IoMemory> memory, uint64_t offset, uint64_t bytes) {
+    if (offset + bytes > memory->size())
+        return RKNN_INVALID_ARGUMENT("%llu bytes from offset %llu lie beyond the memory's %llu",
+                                     static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(offset),
+                                     static_cast<unsigned long long>(memory->size()));
+    auto backing = std::make_shared<Backing>();
+    backing->host = memory->host();
+    // This driver's own buffer, maybe wrapped by the client from its fd
+    // (importing it would give back, and then close, the buffer's own handle).
+    std::shared_ptr<IoMemory> origin = memory->opened_driver() != nullptr ? memory : IoMemory::find_created(memory->fd());
+    if (origin && origin->opened_driver() == driver_.get()) {
+        backing->device = origin->device_address();
+    } else if (memory->fd() >= 0) {
+        StatusOr<driver::BufferObject> imported = driver_->driver->import_dmabuf(memory->fd());
+        if (!imported.is_ok())
+            return make_status(StatusCode::kInvalidArgument, "the NPU cannot reach this memory: importing fd %d: %s",
+                               memory->fd(), imported.status().message().c_str());
+        backing->driver = driver_;
+        backing->bo = imported.value();
+        backing->device = backing->bo.dma_addr;
+    } else if (memory->physical_address() != 0) {
+        backing->device = memory->physical_address();  // the client vouches for it
+    } else {
+        return RKNN_INVALID_ARGUMENT("the NPU cannot reach this memory: it has neither a dma-buf fd nor a physical address");
+    }
+    backing->origin = std::move(origin);
+    backing->client = std::move(memory);
+    auto slot = std::make_shared<Slot>();
+    slot->backing = std::move(backing);
+    slot->offset = offset;
+    slot->bytes = bytes;
+    slots_[static_cast<size_t>(id)] = std::move(slot);
+    return Status::ok();
+}
+
+void DeviceBuffers::attach_view(int32_t id, int32_t parent, uint64_t offset, uint64_t bytes) {
+    auto slot = std::make_shared<Slot>();
+    slot->parent = parent;
+    slot->offset = offset;
+    slot->bytes = bytes;
+    slots_[static_cast<size_t>(id)] = std::move(slot);
 }
 
 std::vector<uint64_t> DeviceBuffers::bases() const {
     std::vector<uint64_t> bases;
-    for (const auto& owned : buffers_) bases.push_back(owned->bo.dma_addr);
+    for (size_t id = 0; id < slots_.size(); ++id) bases.push_back(device_address(static_cast<int32_t>(id)));
     return bases;
 }
 
 uint64_t DeviceBuffers::total_allocated() const {
     uint64_t total = 0;
-    for (const auto& owned : buffers_) total += owned->bo.size;
+    for (const auto& slot : slots_)
+        if (slot->backing && slot->backing->driver && !slot->backing->bo.imported) total += slot->backing->bo.size;
     return total;
 }
 
-Status DeviceBuffers::flush(int32_t id) const {
-    const driver::BufferObject& bo = object(id);
-    if (bo.size == 0 || !bo.cacheable()) return Status::ok();
-    return driver_->driver->sync_buffer(bo, driver::SyncDirection::kToDevice, 0, bo.size);
+Status DeviceBuffers::sync(int32_t id, driver::SyncDirection direction) const {
+    const Slot* s = slots_[static_cast<size_t>(id)].get();
+    uint64_t offset = 0;
+    const uint64_t bytes = s->bytes;
+    while (s->parent >= 0) {  // a view: its range of what its parent stands for
+        offset += s->offset;
+        s = slots_[static_cast<size_t>(s->parent)].get();
+    }
+    if (!s->backing || bytes == 0) return Status::ok();
+    return s->backing->sync(direction, offset + s->offset, bytes);
 }
 
-Status DeviceBuffers::invalidate(int32_t id) const {
-    const driver::BufferObject& bo = object(id);
-    if (bo.size == 0 || !bo.cacheable()) return Status::ok();
-    return driver_->driver->sync_buffer(bo, driver::SyncDirection::kFromDevice, 0, bo.size);
-}
+Status DeviceBuffers::flush(int32_t id) const { return sync(id, driver::SyncDirection::kToDevice); }
+
+Status DeviceBuffers::invalidate(int32_t id) const { return sync(id, driver::SyncDirection::kFromDevice); }
 
 }  // namespace rknn::runtime

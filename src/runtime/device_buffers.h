@@ -1,12 +1,22 @@
-// The device buffers of one context, created through the kernel driver at
-// rknn_init and mapped for the CPU: weights, internal tensors (with the
-// scratch area), one per I/O region, and the regcmd streams last. All are
-// cacheable, so every CPU write is flushed before a submit and every device
-// write invalidated after it (the mock kernel models the two views).
+// The device buffers of one context, indexed by relocation buffer id:
+// weights, internal tensors (with the scratch area), one per I/O region, and
+// the regcmd streams last. Mapped for the CPU and cacheable, so every CPU
+// write is flushed before a submit and every device write invalidated after
+// it (the mock kernel models the two views).
 //
-// Each buffer is reference-counted, and each reference keeps the driver
+// An id names one of three things, and may change between them (the streams
+// are relinked then):
+//   - a buffer created here through the kernel driver (the default);
+//   - a range of client memory (rknn_set_internal_mem, rknn_set_weight_mem,
+//     an in-place rknn_set_io_mem): memory of another driver or a client's
+//     dma-buf is imported, so that this driver's jobs hold it;
+//   - a range of another id (I/O staging inside client internal memory),
+//     which follows that id wherever it goes;
+// or nothing yet (its base reads as 0 and its host address as null).
+//
+// What backs an id is reference-counted, and each reference keeps the driver
 // open: a duplicated context (rknn_dup_context) shares its original's
-// weights buffer, which lives until the last context using it goes.
+// weights, which live until the last context using them goes.
 #pragma once
 
 #include <cstdint>
@@ -15,23 +25,33 @@
 
 #include "base/status.h"
 #include "driver/kernel_driver_factory.h"
+#include "runtime/io_memory.h"
 
 namespace rknn::runtime {
 
 class DeviceBuffers {
 public:
-    // One buffer per entry of `bytes` (0: no buffer; its base reads as 0).
+    // What an id stands for, to be put back later (see attach_*).
+    struct Slot;
+
+    // One buffer per entry of `bytes` (0: nothing yet).
     static StatusOr<std::unique_ptr<DeviceBuffers>> create(std::shared_ptr<driver::OpenedDriver> driver,
                                                            const std::vector<uint64_t>& bytes);
+    ~DeviceBuffers();
     DeviceBuffers(const DeviceBuffers&) = delete;
     DeviceBuffers& operator=(const DeviceBuffers&) = delete;
 
-    size_t count() const { return buffers_.size(); }
-    uint8_t* host(int32_t id) const { return object(id).host; }
-    uint64_t device_address(int32_t id) const { return object(id).dma_addr; }
-    uint64_t size(int32_t id) const { return requested_[static_cast<size_t>(id)]; }
+    size_t count() const { return slots_.size(); }
+    // Null / 0 where the id has nothing yet.
+    uint8_t* host(int32_t id) const;
+    uint64_t device_address(int32_t id) const;
+    uint64_t size(int32_t id) const;
+    bool present(int32_t id) const { return host(id) != nullptr; }
+    // Whether the id is a range of another id (synced with it).
+    bool is_view(int32_t id) const;
     // Device addresses indexed by buffer id (the relocation bases).
     std::vector<uint64_t> bases() const;
+    // Bytes of the buffers created here (not client memory).
     uint64_t total_allocated() const;
 
     // A new zeroed, mapped buffer outside the table (empty for 0 bytes), to be
@@ -45,24 +65,26 @@ public:
     // Whether buffer `id` is one object with `other`'s buffer `id`.
     bool shares(int32_t id, const DeviceBuffers& other) const;
 
+    // Buffer `id` becomes `bytes` of client `memory` from `offset`. Fails
+    // (and changes nothing) where the NPU cannot reach the memory: no fd to
+    // import and no physical address, or an import the driver refuses.
+    Status attach_client(int32_t id, std::shared_ptr<IoMemory> memory, uint64_t offset, uint64_t bytes);
+    // Buffer `id` becomes `bytes` of buffer `parent` from `offset`.
+    void attach_view(int32_t id, int32_t parent, uint64_t offset, uint64_t bytes);
+    std::shared_ptr<const Slot> slot(int32_t id) const { return slots_[static_cast<size_t>(id)]; }
+    void restore(int32_t id, std::shared_ptr<const Slot> slot) { slots_[static_cast<size_t>(id)] = std::move(slot); }
+
     Status flush(int32_t id) const;       // CPU writes -> device
     Status invalidate(int32_t id) const;  // device writes -> CPU
 
 private:
-    // A buffer object destroyed with its last reference, while its driver is still open.
-    struct Owned {
-        std::shared_ptr<driver::OpenedDriver> driver;
-        driver::BufferObject bo;
-        ~Owned();
-    };
-
+    struct Backing;
     explicit DeviceBuffers(std::shared_ptr<driver::OpenedDriver> driver) : driver_(std::move(driver)) {}
-    const driver::BufferObject& object(int32_t id) const { return buffers_[static_cast<size_t>(id)]->bo; }
-    std::shared_ptr<Owned> own(const driver::BufferObject& bo) const;
+    std::shared_ptr<const Slot> own(const driver::BufferObject& bo, uint64_t bytes) const;
+    Status sync(int32_t id, driver::SyncDirection direction) const;
 
     std::shared_ptr<driver::OpenedDriver> driver_;
-    std::vector<std::shared_ptr<Owned>> buffers_;
-    std::vector<uint64_t> requested_;
+    std::vector<std::shared_ptr<const Slot>> slots_;
 };
 
 }  // namespace rknn::runtime

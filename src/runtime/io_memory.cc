@@ -3,14 +3,57 @@
 #include <linux/dma-buf.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
+#include <vector>
 
 #include "base/log.h"
 
 namespace rknn::runtime {
+namespace {
+
+// Memory created by the runtime, found again from a dma-buf fd.
+struct CreatedMemory {
+    std::mutex mutex;
+    std::vector<std::weak_ptr<IoMemory>> live;
+};
+
+CreatedMemory& created_memory() {
+    static CreatedMemory registry;
+    return registry;
+}
+
+bool file_identity(int fd, uint64_t* device, uint64_t* inode) {
+    struct stat st {};
+    if (fd < 0 || ::fstat(fd, &st) != 0) return false;
+    *device = static_cast<uint64_t>(st.st_dev);
+    *inode = static_cast<uint64_t>(st.st_ino);
+    return true;
+}
+
+}  // namespace
+
+std::shared_ptr<IoMemory> IoMemory::find_created(int fd) {
+    uint64_t device = 0, inode = 0;
+    if (!file_identity(fd, &device, &inode)) return nullptr;
+    CreatedMemory& registry = created_memory();
+    std::lock_guard<std::mutex> lock(registry.mutex);
+    std::shared_ptr<IoMemory> found;
+    registry.live.erase(std::remove_if(registry.live.begin(), registry.live.end(),
+                                       [&](const std::weak_ptr<IoMemory>& entry) {
+                                           std::shared_ptr<IoMemory> memory = entry.lock();
+                                           if (!memory) return true;
+                                           if (memory->fd_device_ == device && memory->fd_inode_ == inode) found = memory;
+                                           return false;
+                                       }),
+                        registry.live.end());
+    return found;
+}
 
 StatusOr<std::shared_ptr<IoMemory>> IoMemory::create(std::shared_ptr<driver::OpenedDriver> driver, uint64_t bytes,
                                                      bool cacheable) {
@@ -28,16 +71,22 @@ StatusOr<std::shared_ptr<IoMemory>> IoMemory::create(std::shared_ptr<driver::Ope
     if (fd.is_ok()) {
         memory->fd_ = fd.value();
         memory->owns_fd_ = true;
+        if (file_identity(memory->fd_, &memory->fd_device_, &memory->fd_inode_)) {
+            CreatedMemory& registry = created_memory();
+            std::lock_guard<std::mutex> lock(registry.mutex);
+            registry.live.push_back(memory);
+        }
     } else {
         RKNN_LOG_AT(3, "rknn_create_mem: no dma-buf fd for the buffer (%s); fd is -1", fd.status().message().c_str());
     }
     return memory;
 }
 
-StatusOr<std::shared_ptr<IoMemory>> IoMemory::wrap(int fd, void* virt, uint64_t bytes) {
+StatusOr<std::shared_ptr<IoMemory>> IoMemory::wrap(int fd, void* virt, uint64_t bytes, uint64_t phys) {
     if (bytes == 0) return RKNN_INVALID_ARGUMENT("memory of 0 bytes");
     std::shared_ptr<IoMemory> memory(new IoMemory(nullptr, bytes));
     memory->fd_ = fd;
+    memory->phys_ = phys;
     if (virt == nullptr) {
         if (fd < 0) return RKNN_INVALID_ARGUMENT("neither a mapping nor an fd to map");
         void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -57,10 +106,10 @@ IoMemory::~IoMemory() {
     if (driver_ && bo_.size != 0) (void)driver_->driver->destroy_buffer(&bo_);
 }
 
-Status IoMemory::sync(driver::SyncDirection direction) const {
+Status IoMemory::sync(driver::SyncDirection direction, uint64_t offset, uint64_t bytes) const {
     if (driver_) {
-        if (!bo_.cacheable()) return Status::ok();
-        return driver_->driver->sync_buffer(bo_, direction, 0, bo_.size);
+        if (!bo_.cacheable() || bytes == 0) return Status::ok();
+        return driver_->driver->sync_buffer(bo_, direction, offset, bytes);
     }
     if (fd_ < 0) return Status::ok();  // physical memory: the client's allocator keeps it coherent
     // A client dma-buf: one begin/end pair in the asked direction.

@@ -19,9 +19,10 @@ public:
                                                       bool cacheable);
     // Memory the client owns (rknn_create_mem_from_fd / _from_phys): the
     // first `bytes` at `virt`, the CPU mapping of dma-buf `fd` (-1: none) or
-    // of physical memory. With `virt` NULL the fd is mapped here. Nothing of
-    // the client's is freed or closed here; only a mapping made here is undone.
-    static StatusOr<std::shared_ptr<IoMemory>> wrap(int fd, void* virt, uint64_t bytes);
+    // of physical memory at `phys` (0: unknown). With `virt` NULL the fd is
+    // mapped here. Nothing of the client's is freed or closed here; only a
+    // mapping made here is undone.
+    static StatusOr<std::shared_ptr<IoMemory>> wrap(int fd, void* virt, uint64_t bytes, uint64_t phys = 0);
     ~IoMemory();
     IoMemory(const IoMemory&) = delete;
     IoMemory& operator=(const IoMemory&) = delete;
@@ -34,9 +35,19 @@ public:
     int fd() const { return fd_; }
     bool cacheable() const { return bo_.cacheable(); }
     bool client_owned() const { return !driver_; }
-    // rknn_mem_sync: CPU writes to the device, or device writes to the CPU.
+    // The live memory created here whose dma-buf `fd` is (a dup of) the fd
+    // it exported, or null: a client's wrapper of our own buffer. A DRM
+    // driver gives its own buffer's handle back on import, so such memory is
+    // used through its creator instead.
+    static std::shared_ptr<IoMemory> find_created(int fd);
+    // The driver that created the memory (null for client memory).
+    const driver::OpenedDriver* opened_driver() const { return driver_.get(); }
+    uint64_t physical_address() const { return phys_; }  // client physical memory, else 0
+    // rknn_mem_sync: CPU writes to the device, or device writes to the CPU,
+    // of `bytes` from `offset` (the runtime's own buffers) or of all of it.
     // Client memory is synced through its dma-buf (nothing to do without one).
-    Status sync(driver::SyncDirection direction) const;
+    Status sync(driver::SyncDirection direction) const { return sync(direction, 0, bytes_); }
+    Status sync(driver::SyncDirection direction, uint64_t offset, uint64_t bytes) const;
 
 private:
     IoMemory(std::shared_ptr<driver::OpenedDriver> driver, uint64_t bytes) : driver_(std::move(driver)), bytes_(bytes) {}
@@ -46,6 +57,8 @@ private:
     uint8_t* host_ = nullptr;
     uint64_t bytes_ = 0;  // as requested (the buffer may be larger)
     int fd_ = -1;
+    uint64_t phys_ = 0;
+    uint64_t fd_device_ = 0, fd_inode_ = 0;  // the exported dma-buf's identity
     bool owns_fd_ = false;
     void* mapped_ = nullptr;  // a mapping of a client's fd made here
 };

@@ -257,4 +257,14 @@ StatusOr<MemoryPlan> plan_memory(const graph::Graph& g, const std::vector<int32_
     return plan;
 }
 
+void place_io_in_internal(MemoryPlan* plan) {
+    uint64_t end = aligned(plan->buffer_bytes[kInternalBuffer]);
+    plan->io_staging_offsets.assign(plan->buffer_bytes.size(), 0);
+    for (size_t id = kFirstIoBuffer; id < plan->buffer_bytes.size(); ++id) {
+        plan->io_staging_offsets[id] = end;
+        end += aligned(plan->buffer_bytes[id]);
+    }
+    plan->buffer_bytes[kInternalBuffer] = end;
+}
+
 }  // namespace rknn::runtime

@@ -45,6 +45,9 @@ struct MemoryPlan {
     uint64_t scratch_offset = 0;         // in the internal buffer
     uint64_t scratch_bytes = 0;
     uint64_t internal_tensor_bytes = 0;  // sum of the internal regions before sharing
+    // Per buffer id, where place_io_in_internal put the I/O regions in the
+    // internal buffer (empty when they have buffers of their own).
+    std::vector<uint64_t> io_staging_offsets;
 };
 
 // Binds in-place ops to regions. An alias or Concat whose tensors already
@@ -56,5 +59,11 @@ struct MemoryPlan {
 StatusOr<MemoryPlan> plan_memory(const graph::Graph& g, const std::vector<int32_t>& order,
                                  std::vector<npu::Placement>* placements, const NativeForm& form,
                                  bool share_internal = true);
+
+// For a context whose client provides all memory (RKNN_FLAG_MEM_ALLOC_OUTSIDE):
+// the I/O regions get bytes of their own after everything else in the
+// internal buffer, which grows by as much. They stage what rknn_inputs_set
+// writes and a binding that cannot be used in place.
+void place_io_in_internal(MemoryPlan* plan);
 
 }  // namespace rknn::runtime

@@ -1,6 +1,6 @@
-// Makes the mock device emulate another SoC while the object lives
-// (RKNN_MOCK_SOC, read when rknn_init opens the device); the previous value
-// comes back afterwards.
+// Makes the mock device emulate another SoC (RKNN_MOCK_SOC) or speak another
+// kernel ABI (RKNN_MOCK_DRIVER) while the object lives; both are read when
+// rknn_init opens the device. The previous value comes back afterwards.
 #pragma once
 
 #include <cstdlib>
@@ -9,25 +9,36 @@
 
 namespace rknn::testing {
 
-class MockSoc {
+class ScopedEnvVar {
 public:
-    explicit MockSoc(const char* soc) {
-        if (const char* before = std::getenv(kVariable)) before_ = before;
-        ::setenv(kVariable, soc, 1);
+    ScopedEnvVar(const char* name, const char* value) : name_(name) {
+        if (const char* before = std::getenv(name)) before_ = before;
+        ::setenv(name, value, 1);
     }
-    ~MockSoc() {
+    ~ScopedEnvVar() {
         if (before_) {
-            ::setenv(kVariable, before_->c_str(), 1);
+            ::setenv(name_.c_str(), before_->c_str(), 1);
         } else {
-            ::unsetenv(kVariable);
+            ::unsetenv(name_.c_str());
         }
     }
-    MockSoc(const MockSoc&) = delete;
-    MockSoc& operator=(const MockSoc&) = delete;
+    ScopedEnvVar(const ScopedEnvVar&) = delete;
+    ScopedEnvVar& operator=(const ScopedEnvVar&) = delete;
 
 private:
-    static constexpr const char* kVariable = "RKNN_MOCK_SOC";
+    std::string name_;
     std::optional<std::string> before_;
+};
+
+class MockSoc : public ScopedEnvVar {
+public:
+    explicit MockSoc(const char* soc) : ScopedEnvVar("RKNN_MOCK_SOC", soc) {}
+};
+
+// "rknpu", "rknpu-misc" or "rocket".
+class MockDriver : public ScopedEnvVar {
+public:
+    explicit MockDriver(const char* abi) : ScopedEnvVar("RKNN_MOCK_DRIVER", abi) {}
 };
 
 }  // namespace rknn::testing

@@ -449,6 +449,41 @@ TEST(ApiModels, Rk3568ModelThroughTheApi) {
 
 // An fp16 model: FLOAT16 attributes, raw outputs in fp16, want_float the
 // same values widened, results close to the CPU fp16 reference.
+// Mainline rocket completes a task on the DPU's interrupt only: the pool
+// runs on the CPU there, and the results are those of the vendor driver.
+TEST(ApiModels, RocketRunsPoolsOnTheCpu) {
+    const graph::Graph g = quantized_cnn();
+    rknn_context vendor = 0, rocket = 0;
+    ASSERT_EQ(init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &vendor), RKNN_SUCC);
+    {
+        const rknn::testing::MockDriver abi("rocket");
+        ASSERT_EQ(init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &rocket), RKNN_SUCC);
+    }
+    auto on_vendor = rknn::api::runtime_context(vendor);
+    auto on_rocket = rknn::api::runtime_context(rocket);
+    ASSERT_TRUE(on_vendor.is_ok() && on_rocket.is_ok());
+    EXPECT_EQ(on_rocket.value()->npu_task_op_count() + 1, on_vendor.value()->npu_task_op_count());
+    for (uint32_t seed : {3u, 4u}) {
+        std::vector<float> results[2];
+        for (int k = 0; k < 2; ++k) {
+            const rknn_context ctx = k == 0 ? vendor : rocket;
+            std::vector<uint8_t> p = pixels(seed);
+            rknn_input in = input_of(p.data(), static_cast<uint32_t>(p.size()), RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
+            ASSERT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC);
+            ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC) << (k == 0 ? "rknpu" : "rocket");
+            rknn_output out{};
+            out.want_float = 1;
+            ASSERT_EQ(rknn_outputs_get(ctx, 1, &out, nullptr), RKNN_SUCC);
+            const auto* f = static_cast<const float*>(out.buf);
+            results[k].assign(f, f + out.size / sizeof(float));
+            ASSERT_EQ(rknn_outputs_release(ctx, 1, &out), RKNN_SUCC);
+        }
+        EXPECT_EQ(results[0], results[1]) << "seed " << seed;
+    }
+    EXPECT_EQ(rknn_destroy(vendor), RKNN_SUCC);
+    EXPECT_EQ(rknn_destroy(rocket), RKNN_SUCC);
+}
+
 TEST(ApiModels, Fp16ModelThroughTheApi) {
     graph::Graph g = rknn::testing::small_cnn();
     ASSERT_TRUE(rknn::convert::convert_to_fp16(&g).is_ok());

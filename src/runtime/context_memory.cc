@@ -1,0 +1,148 @@
+// Memory a client provides to a context (spec 4.3, 5.5): the weights and
+// internal regions of RKNN_FLAG_MEM_ALLOC_OUTSIDE / _INTERNAL_ALLOC_OUTSIDE,
+// and I/O bindings the NPU uses in place. Each puts client memory in place of
+// one device buffer id and links the streams again (their relocations name
+// buffer ids, so nothing is lowered twice).
+#include "base/log.h"
+#include "runtime/context.h"
+
+namespace rknn::runtime {
+namespace {
+
+// The memory plan starts every buffer's tensors on this boundary; client
+// memory must keep it.
+constexpr uint64_t kDeviceAlignment = 128;
+
+const char* buffer_name(int32_t id) {
+    return id == kWeightBuffer ? "weight" : id == kInternalBuffer ? "internal" : "I/O";
+}
+
+}  // namespace
+
+bool Context::info_only() const { return (flags_ & RKNN_FLAG_COLLECT_MODEL_INFO_ONLY) != 0; }
+
+bool Context::weights_outside() const { return (flags_ & RKNN_FLAG_MEM_ALLOC_OUTSIDE) != 0 || info_only(); }
+
+bool Context::internal_outside() const {
+    return (flags_ & RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE) != 0 || weights_outside();
+}
+
+bool Context::io_staged_internally() const { return weights_outside(); }
+
+Status Context::check_memory_ready() const {
+    if (info_only())
+        return Status(StatusCode::kFailedPrecondition,
+                      "the context was initialised with RKNN_FLAG_COLLECT_MODEL_INFO_ONLY: only sizes can be queried");
+    if (memory_.buffer_bytes[kWeightBuffer] > 0 && !buffers_->present(kWeightBuffer))
+        return Status(StatusCode::kFailedPrecondition,
+                      "no weight memory: call rknn_set_weight_mem first (RKNN_FLAG_MEM_ALLOC_OUTSIDE)");
+    if (memory_.buffer_bytes[kInternalBuffer] > 0 && !buffers_->present(kInternalBuffer))
+        return Status(StatusCode::kFailedPrecondition, "no internal memory: call rknn_set_internal_mem first");
+    return Status::ok();
+}
+
+Status Context::relink() {
+    std::vector<SegmentProgram> linked = programs_;
+    const uint64_t stream_bytes = regcmd_bytes(linked);
+    RKNN_ASSIGN_OR_RETURN(driver::BufferObject streams, buffers_->create_detached(stream_bytes));
+    const Status status = link_segments(&linked, buffers_->bases(), streams.dma_addr, streams.host, timeout_ms_);
+    if (!status.is_ok()) {
+        buffers_->discard(&streams);
+        return status;
+    }
+    buffers_->install(regcmd_buffer_, streams, stream_bytes);
+    RKNN_RETURN_IF_ERROR(buffers_->flush(regcmd_buffer_));
+    programs_ = std::move(linked);
+    return Status::ok();
+}
+
+Status Context::attach_memory(int32_t id, std::shared_ptr<IoMemory> memory, uint64_t offset, uint64_t bytes) {
+    std::shared_ptr<const DeviceBuffers::Slot> previous = buffers_->slot(id);
+    RKNN_RETURN_IF_ERROR(buffers_->attach_client(id, std::move(memory), offset, bytes));
+    Status status = Status::ok();
+    if (buffers_->device_address(id) % kDeviceAlignment != 0) {
+        status = make_status(StatusCode::kInvalidArgument, "%s memory at NPU address 0x%llx: it must start on a %llu-byte boundary",
+                             buffer_name(id), static_cast<unsigned long long>(buffers_->device_address(id)),
+                             static_cast<unsigned long long>(kDeviceAlignment));
+    } else {
+        status = relink();
+    }
+    if (!status.is_ok()) buffers_->restore(id, std::move(previous));
+    return status;
+}
+
+Status Context::set_weight_memory(std::shared_ptr<IoMemory> memory, uint64_t offset, uint64_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (info_only()) return Status(StatusCode::kFailedPrecondition, "the context was initialised with RKNN_FLAG_COLLECT_MODEL_INFO_ONLY");
+    if (!weights_outside())
+        return Status(StatusCode::kFailedPrecondition,
+                      "the context holds its own weights: rknn_set_weight_mem needs RKNN_FLAG_MEM_ALLOC_OUTSIDE at rknn_init");
+    const uint64_t needed = memory_.buffer_bytes[kWeightBuffer];
+    if (bytes < needed)
+        return make_status(StatusCode::kInvalidArgument, "weight memory of %llu bytes; total_weight_size is %llu",
+                           static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(needed));
+    if (needed == 0) return Status::ok();  // nothing of the model lives there
+    RKNN_RETURN_IF_ERROR(attach_memory(kWeightBuffer, std::move(memory), offset, needed));
+    RKNN_LOG_AT(3, "weights: %llu bytes written to client memory at NPU address 0x%llx",
+                static_cast<unsigned long long>(needed), static_cast<unsigned long long>(buffers_->device_address(kWeightBuffer)));
+    return write_constants(placements_, memory_, *buffers_);
+}
+
+Status Context::set_internal_memory(std::shared_ptr<IoMemory> memory, uint64_t offset, uint64_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (info_only()) return Status(StatusCode::kFailedPrecondition, "the context was initialised with RKNN_FLAG_COLLECT_MODEL_INFO_ONLY");
+    if (!internal_outside())
+        return Status(StatusCode::kFailedPrecondition,
+                      "the context holds its own internal memory: rknn_set_internal_mem needs "
+                      "RKNN_FLAG_MEM_ALLOC_OUTSIDE or RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE at rknn_init");
+    const uint64_t needed = memory_.buffer_bytes[kInternalBuffer];
+    if (bytes < needed)
+        return make_status(StatusCode::kInvalidArgument, "internal memory of %llu bytes; total_internal_size is %llu",
+                           static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(needed));
+    if (needed == 0) return Status::ok();
+    RKNN_RETURN_IF_ERROR(attach_memory(kInternalBuffer, std::move(memory), offset, needed));
+    RKNN_LOG_AT(3, "internal tensors: %llu bytes of client memory at NPU address 0x%llx",
+                static_cast<unsigned long long>(needed), static_cast<unsigned long long>(buffers_->device_address(kInternalBuffer)));
+    return Status::ok();
+}
+
+size_t Context::in_place_bindings() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    size_t n = 0;
+    for (const auto* bindings : {&input_bindings_, &output_bindings_})
+        for (const auto& b : *bindings)
+            if (b && b->in_place) ++n;
+    return n;
+}
+
+bool Context::tensor_owns_buffer(int32_t tensor) const {
+    const DeviceHome& home = memory_.homes[static_cast<size_t>(tensor)];
+    if (!home.valid() || home.buffer < kFirstIoBuffer || home.offset != 0) return false;
+    // Aliases of the tensor (the same bytes) may share it; slices of a
+    // Concat in place, or the Concat a slice belongs to, may not.
+    for (const DeviceHome& other : memory_.homes)
+        if (other.buffer == home.buffer && (other.offset != 0 || other.bytes > home.bytes)) return false;
+    return true;
+}
+
+StatusOr<bool> Context::try_bind_in_place(const IoBinding& binding, int32_t tensor, bool native) {
+    const DeviceHome& home = memory_.homes[static_cast<size_t>(tensor)];
+    if (!home.valid() || home.buffer < kFirstIoBuffer) return false;
+    // A previous binding in place ends here.
+    const auto slot_index = static_cast<size_t>(home.buffer - kFirstIoBuffer);
+    if (buffers_->slot(home.buffer) != io_slots_[slot_index]) {
+        buffers_->restore(home.buffer, io_slots_[slot_index]);
+        RKNN_RETURN_IF_ERROR(relink());
+    }
+    if (!native || !tensor_owns_buffer(tensor) || binding.bytes < home.bytes) return false;
+    const uint64_t offset = static_cast<uint64_t>(binding.data - binding.memory->host());
+    const Status attached = attach_memory(home.buffer, binding.memory, offset, home.bytes);
+    if (!attached.is_ok()) {
+        RKNN_LOG_AT(3, "%s: bound by copying (%s)", graph_.tensors[static_cast<size_t>(tensor)].name.c_str(),
+                    attached.message().c_str());
+        return false;
+    }
+    return true;
+}
+
+}  // namespace rknn::runtime

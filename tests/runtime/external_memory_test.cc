@@ -1,0 +1,334 @@
+// Memory the client provides, through the exported functions on the mock
+// device (spec 4.3, 5.5): RKNN_FLAG_MEM_ALLOC_OUTSIDE (weights, internal
+// tensors and I/O), RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE, one internal region
+// shared by two models run in turn (rknn_internal_mem_reuse_demo), I/O the
+// NPU reads and writes in place, and RKNN_FLAG_COLLECT_MODEL_INFO_ONLY.
+// Every output is compared with a context that allocates everything itself.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "api/context_handle.h"
+#include "rknn_api.h"
+#include "runtime/context.h"
+#include "runtime/contract_models.h"
+
+namespace {
+
+namespace graph = rknn::graph;
+using rknn::testing::init_graph;
+using rknn::testing::input_of;
+using rknn::testing::pixels;
+using rknn::testing::quantized_cnn;
+
+constexpr uint32_t kQuiet = RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY;
+
+// Conv -> Relu -> MaxPool: a 4-D int8 output the NPU writes.
+graph::Graph conv_pool_model() {
+    graph::Graph g = quantized_cnn();
+    g.outputs = {g.ops[2].outputs[0]};
+    g.ops.resize(3);
+    return g;
+}
+
+rknn_mem_size mem_size(rknn_context ctx) {
+    rknn_mem_size size{};
+    EXPECT_EQ(rknn_query(ctx, RKNN_QUERY_MEM_SIZE, &size, sizeof(size)), RKNN_SUCC);
+    return size;
+}
+
+rknn_tensor_attr query_attr(rknn_context ctx, rknn_query_cmd cmd, uint32_t index = 0) {
+    rknn_tensor_attr attr{};
+    attr.index = index;
+    EXPECT_EQ(rknn_query(ctx, cmd, &attr, sizeof(attr)), RKNN_SUCC);
+    return attr;
+}
+
+// Output 0 as float32 NCHW after running pixels `p` through the general API.
+std::vector<float> run_general(rknn_context ctx, const std::vector<uint8_t>& p) {
+    std::vector<uint8_t> copy = p;
+    rknn_input in = input_of(copy.data(), static_cast<uint32_t>(copy.size()), RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
+    EXPECT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC);
+    EXPECT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
+    return [&] {
+        rknn_output out{};
+        out.want_float = 1;
+        EXPECT_EQ(rknn_outputs_get(ctx, 1, &out, nullptr), RKNN_SUCC);
+        const auto* f = static_cast<const float*>(out.buf);
+        std::vector<float> values(f, f + (f != nullptr ? out.size / sizeof(float) : 0));
+        EXPECT_EQ(rknn_outputs_release(ctx, 1, &out), RKNN_SUCC);
+        return values;
+    }();
+}
+
+std::vector<float> read_outputs(rknn_context ctx) {
+    rknn_output out{};
+    out.want_float = 1;
+    EXPECT_EQ(rknn_outputs_get(ctx, 1, &out, nullptr), RKNN_SUCC);
+    const auto* f = static_cast<const float*>(out.buf);
+    std::vector<float> values(f, f + (f != nullptr ? out.size / sizeof(float) : 0));
+    EXPECT_EQ(rknn_outputs_release(ctx, 1, &out), RKNN_SUCC);
+    return values;
+}
+
+void set_pixels(rknn_context ctx, std::vector<uint8_t> p) {
+    rknn_input in = input_of(p.data(), static_cast<uint32_t>(p.size()), RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
+    ASSERT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC);
+}
+
+size_t in_place_bindings(rknn_context ctx) {
+    auto context = rknn::api::runtime_context(ctx);
+    return context.is_ok() ? context.value()->in_place_bindings() : 0;
+}
+
+class ExternalMemory : public ::testing::Test {
+protected:
+    rknn_context init(const graph::Graph& g, uint32_t flags) {
+        rknn_context ctx = 0;
+        EXPECT_EQ(init_graph(g, kQuiet | flags, &ctx), RKNN_SUCC);
+        if (ctx != 0) contexts_.push_back(ctx);
+        return ctx;
+    }
+    rknn_tensor_mem* keep(rknn_context ctx, rknn_tensor_mem* mem) {
+        if (mem != nullptr) mems_.push_back({ctx, mem});
+        return mem;
+    }
+    void TearDown() override {
+        for (auto& [ctx, mem] : mems_) EXPECT_EQ(rknn_destroy_mem(ctx, mem), RKNN_SUCC);
+        for (rknn_context ctx : contexts_) EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+    }
+    std::vector<rknn_context> contexts_;
+    std::vector<std::pair<rknn_context, rknn_tensor_mem*>> mems_;
+};
+
+// Flow C: weights, internal tensors and I/O all in client memory.
+TEST_F(ExternalMemory, AllMemoryOutsideGivesTheSameOutputs) {
+    const graph::Graph g = quantized_cnn();
+    const rknn_context general = init(g, 0);
+    const rknn_context ctx = init(g, RKNN_FLAG_MEM_ALLOC_OUTSIDE);
+    ASSERT_NE(ctx, 0u);
+    const rknn_mem_size own = mem_size(general), outside = mem_size(ctx);
+    EXPECT_EQ(outside.total_weight_size, own.total_weight_size);
+    EXPECT_GT(outside.total_weight_size, 0u);
+    // The I/O staging joins the internal region; the runtime allocates only its command streams.
+    EXPECT_GT(outside.total_internal_size, own.total_internal_size);
+    EXPECT_LE(uint64_t{outside.total_dma_allocated_size} + own.total_weight_size + own.total_internal_size,
+              uint64_t{own.total_dma_allocated_size});
+
+    // Nothing runs before the memory is there.
+    EXPECT_EQ(rknn_run(ctx, nullptr), RKNN_ERR_FAIL);
+    std::vector<uint8_t> p = pixels(3);
+    rknn_input in = input_of(p.data(), static_cast<uint32_t>(p.size()), RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
+    EXPECT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_ERR_FAIL) << "inputs are staged in the internal memory";
+
+    rknn_tensor_mem* weights = keep(ctx, rknn_create_mem(ctx, outside.total_weight_size));
+    rknn_tensor_mem* internal = keep(ctx, rknn_create_mem(ctx, outside.total_internal_size));
+    ASSERT_NE(weights, nullptr);
+    ASSERT_NE(internal, nullptr);
+    weights->size -= 1;
+    EXPECT_EQ(rknn_set_weight_mem(ctx, weights), RKNN_ERR_PARAM_INVALID) << "one byte short";
+    weights->size += 1;
+    internal->size -= 1;
+    EXPECT_EQ(rknn_set_internal_mem(ctx, internal), RKNN_ERR_PARAM_INVALID) << "one byte short";
+    internal->size += 1;
+    ASSERT_EQ(rknn_set_weight_mem(ctx, weights), RKNN_SUCC);
+    EXPECT_EQ(rknn_run(ctx, nullptr), RKNN_ERR_FAIL) << "no internal memory yet";
+    ASSERT_EQ(rknn_set_internal_mem(ctx, internal), RKNN_SUCC);
+    // The runtime copied the model's weights there.
+    const auto* w = static_cast<const uint8_t*>(weights->virt_addr);
+    EXPECT_TRUE(std::any_of(w, w + weights->size, [](uint8_t b) { return b != 0; }));
+
+    for (uint32_t seed : {11u, 12u, 13u}) {
+        const std::vector<uint8_t> q = pixels(seed);
+        EXPECT_EQ(run_general(ctx, q), run_general(general, q)) << "seed " << seed;
+    }
+
+    // A duplicate shares the weights and needs internal memory of its own.
+    rknn_context dup = 0;
+    rknn_context original = ctx;
+    ASSERT_EQ(rknn_dup_context(&original, &dup), RKNN_SUCC);
+    contexts_.push_back(dup);
+    EXPECT_EQ(rknn_run(dup, nullptr), RKNN_ERR_FAIL);
+    rknn_tensor_mem* dup_internal = keep(dup, rknn_create_mem(dup, outside.total_internal_size));
+    ASSERT_EQ(rknn_set_internal_mem(dup, dup_internal), RKNN_SUCC);
+    const std::vector<uint8_t> q = pixels(14);
+    EXPECT_EQ(run_general(dup, q), run_general(general, q));
+}
+
+// rknn_internal_mem_reuse_demo: two models, one internal region (the larger
+// size) wrapped once per context from the same fd, run in turn.
+TEST_F(ExternalMemory, TwoModelsShareOneInternalRegion) {
+    const graph::Graph big = quantized_cnn(), small = conv_pool_model();
+    const rknn_context ref_a = init(big, 0), ref_b = init(small, 0);
+    const rknn_context a = init(big, RKNN_FLAG_MEM_ALLOC_OUTSIDE);
+    const rknn_context b = init(small, RKNN_FLAG_MEM_ALLOC_OUTSIDE);
+    ASSERT_NE(b, 0u);
+    const rknn_mem_size size_a = mem_size(a), size_b = mem_size(b);
+    const uint32_t shared = std::max(size_a.total_internal_size, size_b.total_internal_size);
+    rknn_tensor_mem* pool = keep(a, rknn_create_mem(a, shared));
+    ASSERT_NE(pool, nullptr);
+    rknn_tensor_mem* for_a = keep(a, rknn_create_mem_from_fd(a, pool->fd, pool->virt_addr, size_a.total_internal_size, 0));
+    rknn_tensor_mem* for_b = keep(b, rknn_create_mem_from_fd(b, pool->fd, pool->virt_addr, size_b.total_internal_size, 0));
+    ASSERT_NE(for_a, nullptr);
+    ASSERT_NE(for_b, nullptr);
+    ASSERT_EQ(rknn_set_internal_mem(a, for_a), RKNN_SUCC);
+    ASSERT_EQ(rknn_set_internal_mem(b, for_b), RKNN_SUCC) << "B imports A's buffer";
+    for (rknn_context ctx : {a, b}) {
+        rknn_tensor_mem* weights = keep(ctx, rknn_create_mem(ctx, mem_size(ctx).total_weight_size));
+        ASSERT_EQ(rknn_set_weight_mem(ctx, weights), RKNN_SUCC);
+    }
+    for (uint32_t seed : {21u, 22u, 23u}) {
+        const std::vector<uint8_t> p = pixels(seed);
+        EXPECT_EQ(run_general(a, p), run_general(ref_a, p)) << "seed " << seed;
+        EXPECT_EQ(run_general(b, p), run_general(ref_b, p)) << "seed " << seed;
+    }
+    // Inputs set on A stay A's while B runs over the same memory.
+    set_pixels(a, pixels(31));
+    (void)run_general(b, pixels(32));
+    ASSERT_EQ(rknn_run(a, nullptr), RKNN_SUCC);
+    EXPECT_EQ(read_outputs(a), run_general(ref_a, pixels(31)));
+}
+
+// RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE: only the internal tensors are the client's.
+TEST_F(ExternalMemory, InternalMemoryOutsideOnly) {
+    const graph::Graph g = quantized_cnn();
+    const rknn_context general = init(g, 0);
+    const rknn_context ctx = init(g, RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE);
+    ASSERT_NE(ctx, 0u);
+    const rknn_mem_size size = mem_size(ctx);
+    EXPECT_EQ(size.total_internal_size, mem_size(general).total_internal_size) << "I/O keep buffers of their own";
+    EXPECT_EQ(rknn_run(ctx, nullptr), RKNN_ERR_FAIL);
+    set_pixels(ctx, pixels(41));  // inputs have their own buffers here
+
+    rknn_tensor_mem* pool = keep(ctx, rknn_create_mem(ctx, size.total_internal_size + 256));
+    ASSERT_NE(pool, nullptr);
+    rknn_tensor_mem* misaligned = keep(ctx, rknn_create_mem_from_fd(ctx, pool->fd, nullptr, size.total_internal_size, 64));
+    EXPECT_EQ(rknn_set_internal_mem(ctx, misaligned), RKNN_ERR_PARAM_INVALID) << "NPU addresses start on 128 bytes";
+    rknn_tensor_mem* region = keep(ctx, rknn_create_mem_from_fd(ctx, pool->fd, nullptr, size.total_internal_size, 128));
+    ASSERT_EQ(rknn_set_internal_mem(ctx, region), RKNN_SUCC);
+    ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
+    EXPECT_EQ(read_outputs(ctx), run_general(general, pixels(41)));
+    // The weights are the runtime's here.
+    rknn_tensor_mem* weights = keep(ctx, rknn_create_mem(ctx, size.total_weight_size));
+    EXPECT_EQ(rknn_set_weight_mem(ctx, weights), RKNN_ERR_FAIL);
+    // And a context holding all its memory takes none from the client.
+    rknn_tensor_mem* other = keep(general, rknn_create_mem(general, size.total_internal_size));
+    EXPECT_EQ(rknn_set_internal_mem(general, other), RKNN_ERR_FAIL);
+    EXPECT_EQ(rknn_set_internal_mem(ctx, nullptr), RKNN_ERR_PARAM_INVALID);
+}
+
+// rknn_set_io_mem in the native layout, of memory the NPU reaches: the NPU
+// reads the input and writes the output in the client's buffers.
+TEST_F(ExternalMemory, NativeBindingsAreUsedInPlace) {
+    const graph::Graph g = conv_pool_model();
+    const rknn_context reference = init(g, 0);
+    const rknn_context ctx = init(g, RKNN_FLAG_DISABLE_FLUSH_INPUT_MEM_CACHE);
+    ASSERT_NE(ctx, 0u);
+    rknn_tensor_attr in_attr = query_attr(ctx, RKNN_QUERY_NATIVE_INPUT_ATTR);
+    in_attr.pass_through = 1;
+    rknn_tensor_attr out_attr = query_attr(ctx, RKNN_QUERY_NATIVE_OUTPUT_ATTR);
+    ASSERT_EQ(out_attr.fmt, RKNN_TENSOR_NC1HWC2);
+    rknn_tensor_mem* in_mem = keep(ctx, rknn_create_mem(ctx, in_attr.size_with_stride));
+    rknn_tensor_mem* out_mem = keep(ctx, rknn_create_mem(ctx, out_attr.size_with_stride));
+    ASSERT_EQ(rknn_set_io_mem(ctx, in_mem, &in_attr), RKNN_SUCC);
+    ASSERT_EQ(rknn_set_io_mem(ctx, out_mem, &out_attr), RKNN_SUCC);
+    EXPECT_EQ(in_place_bindings(ctx), 2u);
+
+    // The reference binds the same layouts in memory the NPU cannot reach
+    // (no fd, no physical address): copied at every run.
+    std::vector<uint8_t> ref_in(in_attr.size_with_stride), ref_out(out_attr.size_with_stride);
+    rknn_tensor_mem* ref_in_mem = keep(reference, rknn_create_mem_from_phys(reference, 0, ref_in.data(), static_cast<uint32_t>(ref_in.size())));
+    rknn_tensor_mem* ref_out_mem = keep(reference, rknn_create_mem_from_phys(reference, 0, ref_out.data(), static_cast<uint32_t>(ref_out.size())));
+    ASSERT_EQ(rknn_set_io_mem(reference, ref_in_mem, &in_attr), RKNN_SUCC);
+    ASSERT_EQ(rknn_set_io_mem(reference, ref_out_mem, &out_attr), RKNN_SUCC);
+    EXPECT_EQ(in_place_bindings(reference), 0u);
+
+    std::mt19937 rng(5);
+    const auto native_input = [&] {
+        std::vector<uint8_t> bytes(in_attr.size_with_stride);
+        for (uint8_t& v : bytes) v = static_cast<uint8_t>(rng());
+        return bytes;
+    };
+    const auto expected_for = [&](const std::vector<uint8_t>& bytes) {
+        std::memcpy(ref_in.data(), bytes.data(), bytes.size());
+        EXPECT_EQ(rknn_run(reference, nullptr), RKNN_SUCC);
+        return ref_out;
+    };
+    const auto output = [&] {
+        const auto* o = static_cast<const uint8_t*>(out_mem->virt_addr);
+        return std::vector<uint8_t>(o, o + out_mem->size);
+    };
+    const std::vector<uint8_t> first = native_input(), second = native_input();
+    std::memcpy(in_mem->virt_addr, first.data(), first.size());
+    ASSERT_EQ(rknn_mem_sync(ctx, in_mem, RKNN_MEMORY_SYNC_TO_DEVICE), RKNN_SUCC);
+    ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
+    const std::vector<uint8_t> expected_first = expected_for(first);
+    EXPECT_EQ(output(), expected_first);
+    // With DISABLE_FLUSH_INPUT_MEM_CACHE the CPU's writes reach the NPU only
+    // through the client's sync: the NPU reads the client's buffer itself.
+    std::memcpy(in_mem->virt_addr, second.data(), second.size());
+    ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
+    EXPECT_EQ(output(), expected_first) << "the mock NPU still sees the synced bytes";
+    ASSERT_EQ(rknn_mem_sync(ctx, in_mem, RKNN_MEMORY_SYNC_TO_DEVICE), RKNN_SUCC);
+    ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
+    EXPECT_EQ(output(), expected_for(second));
+    EXPECT_NE(expected_for(second), expected_first);
+
+    // Bound again in another layout: copied again, the runtime's buffer back in place.
+    rknn_tensor_attr pixel_attr = query_attr(ctx, RKNN_QUERY_INPUT_ATTR);
+    pixel_attr.type = RKNN_TENSOR_UINT8;
+    pixel_attr.fmt = RKNN_TENSOR_NHWC;
+    rknn_tensor_mem* pixel_mem = keep(ctx, rknn_create_mem(ctx, pixel_attr.n_elems));
+    ASSERT_EQ(rknn_set_io_mem(ctx, pixel_mem, &pixel_attr), RKNN_SUCC);
+    EXPECT_EQ(in_place_bindings(ctx), 1u);
+    const std::vector<uint8_t> p = pixels(51);
+    std::memcpy(pixel_mem->virt_addr, p.data(), p.size());
+    ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
+    const std::vector<uint8_t> in_place_out = output();
+    std::vector<uint8_t> copy = p;
+    rknn_input in = input_of(copy.data(), static_cast<uint32_t>(copy.size()), RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
+    const rknn_context general = init(g, 0);
+    ASSERT_EQ(rknn_inputs_set(general, 1, &in), RKNN_SUCC);
+    ASSERT_EQ(rknn_run(general, nullptr), RKNN_SUCC);
+    rknn_output raw{};
+    ASSERT_EQ(rknn_outputs_get(general, 1, &raw, nullptr), RKNN_SUCC);
+    // The native cube against the general API's NCHW int8: C2 channels per atom.
+    const rknn_tensor_attr nchw = query_attr(general, RKNN_QUERY_OUTPUT_ATTR);
+    const uint32_t c = nchw.dims[1], h = nchw.dims[2], w = nchw.dims[3], c2 = out_attr.dims[4];
+    size_t differ = 0;
+    for (uint32_t ch = 0; ch < c; ++ch)
+        for (uint32_t y = 0; y < h; ++y)
+            for (uint32_t x = 0; x < w; ++x) {
+                const size_t cube = ((static_cast<size_t>(ch / c2) * h + y) * w + x) * c2 + ch % c2;
+                if (in_place_out[cube] != static_cast<const uint8_t*>(raw.buf)[(static_cast<size_t>(ch) * h + y) * w + x]) ++differ;
+            }
+    EXPECT_EQ(differ, 0u);
+    EXPECT_EQ(rknn_outputs_release(general, 1, &raw), RKNN_SUCC);
+}
+
+// A dummy init: the sizes can be queried, nothing runs.
+TEST_F(ExternalMemory, CollectModelInfoOnly) {
+    const graph::Graph g = quantized_cnn();
+    const rknn_context outside = init(g, RKNN_FLAG_MEM_ALLOC_OUTSIDE);
+    const rknn_context info = init(g, RKNN_FLAG_COLLECT_MODEL_INFO_ONLY);
+    ASSERT_NE(info, 0u);
+    const rknn_mem_size expected = mem_size(outside), got = mem_size(info);
+    EXPECT_EQ(got.total_weight_size, expected.total_weight_size);
+    EXPECT_EQ(got.total_internal_size, expected.total_internal_size);
+    rknn_input_output_num num{};
+    EXPECT_EQ(rknn_query(info, RKNN_QUERY_IN_OUT_NUM, &num, sizeof(num)), RKNN_SUCC);
+    EXPECT_EQ(num.n_input, 1u);
+    EXPECT_EQ(rknn_run(info, nullptr), RKNN_ERR_FAIL);
+    std::vector<uint8_t> p = pixels(1);
+    rknn_input in = input_of(p.data(), static_cast<uint32_t>(p.size()), RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
+    EXPECT_EQ(rknn_inputs_set(info, 1, &in), RKNN_ERR_FAIL);
+    rknn_tensor_mem* mem = keep(info, rknn_create_mem(info, got.total_internal_size));
+    ASSERT_NE(mem, nullptr);
+    EXPECT_EQ(rknn_set_internal_mem(info, mem), RKNN_ERR_FAIL);
+    EXPECT_EQ(rknn_set_weight_mem(info, mem), RKNN_ERR_FAIL);
+}
+
+}  // namespace
