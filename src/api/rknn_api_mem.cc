@@ -98,7 +98,18 @@ StatusOr<rknn_tensor_mem*> create_device_mem(rknn_context ctx, uint64_t size, bo
         return register_mem(ctx, std::move(memory), phys, fd, 0, static_cast<uint32_t>(size),
                             RKNN_TENSOR_MEMORY_FLAGS_ALLOC_INSIDE, no_context);
     }
-    if (ctx == 0) return not_implemented("rknn_create_mem2 without a context (RKNN_MEM_FLAG_ALLOC_NO_CONTEXT)");
+    if (ctx == 0) {
+        // Before any context: on a driver opened for it, which the memory keeps
+        // open. A context it is bound to imports it (as memory of another context).
+        RKNN_ASSIGN_OR_RETURN(rknn::driver::OpenedDriver opened, rknn::driver::open_kernel_driver());
+        auto driver = std::make_shared<rknn::driver::OpenedDriver>(std::move(opened));
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<rknn::runtime::IoMemory> memory,
+                              rknn::runtime::IoMemory::create(std::move(driver), size, cacheable));
+        const uint64_t phys = memory->device_address();
+        const int32_t fd = memory->fd();
+        return register_mem(0, std::move(memory), phys, fd, 0, static_cast<uint32_t>(size),
+                            RKNN_TENSOR_MEMORY_FLAGS_ALLOC_INSIDE, true);
+    }
     return not_implemented("rknn_create_mem on a matmul context");
 }
 

@@ -2,7 +2,8 @@
 // device (spec 4.3, 5.5): RKNN_FLAG_MEM_ALLOC_OUTSIDE (weights, internal
 // tensors and I/O), RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE, one internal region
 // shared by two models run in turn (rknn_internal_mem_reuse_demo), I/O the
-// NPU reads and writes in place, and RKNN_FLAG_COLLECT_MODEL_INFO_ONLY.
+// NPU reads and writes in place, memory made before any context, and
+// RKNN_FLAG_COLLECT_MODEL_INFO_ONLY.
 // Every output is compared with a context that allocates everything itself.
 #include <gtest/gtest.h>
 
@@ -307,6 +308,31 @@ TEST_F(ExternalMemory, NativeBindingsAreUsedInPlace) {
             }
     EXPECT_EQ(differ, 0u);
     EXPECT_EQ(rknn_outputs_release(general, 1, &raw), RKNN_SUCC);
+}
+
+// RKNN_MEM_FLAG_ALLOC_NO_CONTEXT: memory made before any context, then
+// given to one as its weights and internal memory (imported there).
+TEST_F(ExternalMemory, MemoryMadeWithoutAContext) {
+    const graph::Graph g = quantized_cnn();
+    const rknn_context general = init(g, 0);
+    const rknn_mem_size size = mem_size(general);
+    rknn_tensor_mem* weights = rknn_create_mem2(0, size.total_weight_size, RKNN_MEM_FLAG_ALLOC_NO_CONTEXT);
+    rknn_tensor_mem* internal = rknn_create_mem2(0, size.total_internal_size + 4096,
+                                                 RKNN_MEM_FLAG_ALLOC_NO_CONTEXT | RKNN_FLAG_MEMORY_NON_CACHEABLE);
+    ASSERT_NE(weights, nullptr);
+    ASSERT_NE(internal, nullptr);
+    EXPECT_GE(weights->fd, 0);
+    EXPECT_NE(weights->phys_addr, 0u);
+    EXPECT_EQ(rknn_create_mem2(0, 64, 0), nullptr) << "no context and no flag";
+    const rknn_context ctx = init(g, RKNN_FLAG_MEM_ALLOC_OUTSIDE);
+    ASSERT_NE(ctx, 0u);
+    ASSERT_EQ(rknn_set_weight_mem(ctx, weights), RKNN_SUCC);
+    ASSERT_EQ(rknn_set_internal_mem(ctx, internal), RKNN_SUCC);
+    for (uint32_t seed : {61u, 62u}) EXPECT_EQ(run_general(ctx, pixels(seed)), run_general(general, pixels(seed)));
+    // Freed with context 0 while the context still holds it: it lives on until the context goes.
+    EXPECT_EQ(rknn_destroy_mem(0, weights), RKNN_SUCC);
+    EXPECT_EQ(rknn_destroy_mem(0, internal), RKNN_SUCC);
+    EXPECT_EQ(run_general(ctx, pixels(63)), run_general(general, pixels(63)));
 }
 
 // A dummy init: the sizes can be queried, nothing runs.
