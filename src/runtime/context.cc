@@ -203,21 +203,25 @@ Status Context::generate_programs(uint32_t core_mask) {
     Schedule schedule = build_schedule(graph_, order_, placements_, memory_, per_op);
     RKNN_ASSIGN_OR_RETURN(std::vector<SegmentProgram> programs,
                           lower_segments(graph_, schedule, placements_, memory_, *driver_->soc, core_mask));
-    // Linked into a new stream buffer, installed only when all went well.
-    const uint64_t stream_bytes = regcmd_bytes(programs);
-    RKNN_ASSIGN_OR_RETURN(driver::BufferObject streams, buffers_->create_detached(stream_bytes));
-    const Status linked = link_segments(&programs, buffers_->bases(), streams.dma_addr, streams.host, timeout_ms_);
-    if (!linked.is_ok()) {
-        buffers_->discard(&streams);
-        return linked;
-    }
-    buffers_->install(regcmd_buffer_, streams, stream_bytes);
-    RKNN_RETURN_IF_ERROR(buffers_->flush(regcmd_buffer_));
+    RKNN_RETURN_IF_ERROR(link_and_install(&programs));
     schedule_ = std::move(schedule);
     programs_ = std::move(programs);
     core_mask_ = core_mask;
     step_us_.assign(schedule_.steps.size(), 0);
     step_npu_ns_.assign(schedule_.steps.size(), -1);
+    return Status::ok();
+}
+
+Status Context::link_and_install(std::vector<SegmentProgram>* programs) {
+    const uint64_t stream_bytes = regcmd_bytes(*programs);
+    RKNN_ASSIGN_OR_RETURN(driver::BufferObject streams, buffers_->create_detached(stream_bytes));
+    Status status = link_segments(programs, buffers_->bases(), streams.dma_addr, streams.host, timeout_ms_);
+    if (status.is_ok()) status = buffers_->flush_detached(streams);
+    if (!status.is_ok()) {
+        buffers_->discard(&streams);
+        return status;
+    }
+    buffers_->install(regcmd_buffer_, streams, stream_bytes);
     return Status::ok();
 }
 
@@ -236,8 +240,10 @@ Status Context::run_npu_segment(const SegmentProgram& segment, int64_t* npu_ns) 
     // Views are synced with the buffer they are part of.
     const int32_t data_buffers = regcmd_buffer_;
     if (device_dirty_) {
+        // Inputs read in place were flushed at the start of the run (or are the client's to sync).
         for (int32_t id = kInternalBuffer; id < data_buffers; ++id)
-            if (!buffers_->is_view(id)) RKNN_RETURN_IF_ERROR(buffers_->flush(id));
+            if (!buffers_->is_view(id) && !client_input_buffers_[static_cast<size_t>(id)])
+                RKNN_RETURN_IF_ERROR(buffers_->flush(id));
         device_dirty_ = false;
     }
     RKNN_RETURN_IF_ERROR(submit_segment(driver_->driver.get(), segment, npu_ns));
@@ -309,7 +315,7 @@ Status Context::run() {
     int64_t run_npu_ns = 0;
     RKNN_RETURN_IF_ERROR(check_memory_ready());
     for (size_t i = 0; i < staged_inputs_.size(); ++i) {
-        if (staged_inputs_[i].empty()) continue;
+        if (staged_inputs_[i].empty() || (i < input_bindings_.size() && input_bindings_[i])) continue;
         const DeviceHome& home = memory_.homes[static_cast<size_t>(graph_.inputs[i])];
         std::memcpy(buffers_->host(home.buffer) + home.offset, staged_inputs_[i].data(), staged_inputs_[i].size());
         device_dirty_ = true;
@@ -327,6 +333,7 @@ Status Context::run() {
         run_npu_ns += step_npu_ns;
     }
     RKNN_RETURN_IF_ERROR(write_bound_outputs());
+    if (io_staged_internally()) keep_outputs();
     last_run_us_ = micros_since(start);
     last_run_npu_ns_ = run_npu_ns;
     ++runs_;
@@ -346,8 +353,25 @@ StatusOr<cpu::HostTensor> Context::current_value(int32_t tensor) const {
     const int32_t producer = producers_[static_cast<size_t>(tensor)];
     const bool on_device = home.valid() && (producer < 0 || placements_[static_cast<size_t>(producer)].target == npu::Target::kNpu);
     if (!on_device) return values_[static_cast<size_t>(tensor)];
-    return unpack_native(buffers_->host(home.buffer) + home.offset, home.bytes, graph_.tensors[static_cast<size_t>(tensor)],
-                         memory_.form, home.packed_row_pixels);
+    return unpack_native(cube_after_run(tensor), home.bytes, graph_.tensors[static_cast<size_t>(tensor)], memory_.form,
+                         home.packed_row_pixels);
+}
+
+void Context::keep_outputs() {
+    kept_outputs_.resize(graph_.outputs.size());
+    for (size_t k = 0; k < graph_.outputs.size(); ++k) {
+        const DeviceHome& home = memory_.homes[static_cast<size_t>(graph_.outputs[k])];
+        if (!home.valid() || (k < output_bindings_.size() && output_bindings_[k])) continue;
+        const uint8_t* cube = buffers_->host(home.buffer) + home.offset;
+        kept_outputs_[k].assign(cube, cube + home.bytes);
+    }
+}
+
+const uint8_t* Context::cube_after_run(int32_t t) const {
+    for (size_t k = 0; k < kept_outputs_.size(); ++k)
+        if (graph_.outputs[k] == t && !kept_outputs_[k].empty()) return kept_outputs_[k].data();
+    const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
+    return buffers_->host(home.buffer) + home.offset;
 }
 
 void Context::dump_layers() const {

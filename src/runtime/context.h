@@ -87,6 +87,9 @@ private:
     // Schedule and NPU programs for `core_mask`, linked into the regcmd
     // buffer; the context keeps its previous ones when this fails.
     Status generate_programs(uint32_t core_mask);
+    // Links `programs` into a new regcmd buffer and puts it in place of the
+    // old one; nothing changes when that fails.
+    Status link_and_install(std::vector<SegmentProgram>* programs);
     Status run_cpu_step(const CpuStep& step);
     void prepare_cpu_calls();
     // Adds the driver-reported NPU time to *npu_ns.
@@ -138,6 +141,13 @@ private:
     // io_staged_internally(): per input, the native bytes rknn_inputs_set
     // staged, put back at every run (other contexts may share the memory).
     std::vector<std::vector<uint8_t>> staged_inputs_;
+    // io_staged_internally(): per output, its native bytes after the last run,
+    // what rknn_outputs_get reads (another context may run over the memory).
+    std::vector<std::vector<uint8_t>> kept_outputs_;
+    void keep_outputs();
+    // Where tensor `t`'s device cube is to be read after a run: the kept copy
+    // of an output, else its home.
+    const uint8_t* cube_after_run(int32_t t) const;
     std::vector<std::optional<IoBinding>> input_bindings_, output_bindings_;
     static bool bound(const std::vector<std::optional<IoBinding>>& bindings) {
         for (const auto& b : bindings)

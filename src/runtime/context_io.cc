@@ -102,8 +102,7 @@ bool Context::get_float_fast(size_t index, rknn_output* out) const {
     int c = 0, h = 0, w = 0;
     // A matrix of several rows orders its values unlike its cube: the generic path.
     if (!native_cube_shape(declared, &c, &h, &w) || (declared.shape.size() == 2 && declared.shape[0] > 1)) return false;
-    const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
-    cube_to_float_nchw(buffers_->host(home.buffer) + home.offset, c, h, w, *rule, static_cast<float*>(out->buf));
+    cube_to_float_nchw(cube_after_run(t), c, h, w, *rule, static_cast<float*>(out->buf));
     return true;
 }
 

@@ -138,6 +138,7 @@ Status Context::bind_input(IoBinding b, uint32_t index) {
     // Native bytes: the NPU can read them where they are.
     RKNN_ASSIGN_OR_RETURN(b.in_place, try_bind_in_place(b, graph_.inputs[index], a.pass_through != 0));
     if (home.valid()) client_input_buffers_[static_cast<size_t>(home.buffer)] = b.in_place;
+    if (index < staged_inputs_.size()) staged_inputs_[index].clear();  // the binding gives the input from now on
     input_bindings_.resize(graph_.inputs.size());
     input_bindings_[index] = std::move(b);
     return Status::ok();

@@ -3,6 +3,8 @@
 // and I/O bindings the NPU uses in place. Each puts client memory in place of
 // one device buffer id and links the streams again (their relocations name
 // buffer ids, so nothing is lowered twice).
+#include <algorithm>
+
 #include "base/log.h"
 #include "runtime/context.h"
 
@@ -43,15 +45,7 @@ Status Context::check_memory_ready() const {
 
 Status Context::relink() {
     std::vector<SegmentProgram> linked = programs_;
-    const uint64_t stream_bytes = regcmd_bytes(linked);
-    RKNN_ASSIGN_OR_RETURN(driver::BufferObject streams, buffers_->create_detached(stream_bytes));
-    const Status status = link_segments(&linked, buffers_->bases(), streams.dma_addr, streams.host, timeout_ms_);
-    if (!status.is_ok()) {
-        buffers_->discard(&streams);
-        return status;
-    }
-    buffers_->install(regcmd_buffer_, streams, stream_bytes);
-    RKNN_RETURN_IF_ERROR(buffers_->flush(regcmd_buffer_));
+    RKNN_RETURN_IF_ERROR(link_and_install(&linked));
     programs_ = std::move(linked);
     return Status::ok();
 }
@@ -119,20 +113,33 @@ bool Context::tensor_owns_buffer(int32_t tensor) const {
     const DeviceHome& home = memory_.homes[static_cast<size_t>(tensor)];
     if (!home.valid() || home.buffer < kFirstIoBuffer || home.offset != 0) return false;
     // Aliases of the tensor (the same bytes) may share it; slices of a
-    // Concat in place, or the Concat a slice belongs to, may not.
-    for (const DeviceHome& other : memory_.homes)
-        if (other.buffer == home.buffer && (other.offset != 0 || other.bytes > home.bytes)) return false;
+    // Concat in place, the Concat a slice belongs to, or another input or
+    // output (bound on its own) may not.
+    const auto is_io = [this](int32_t t) {
+        return std::find(graph_.inputs.begin(), graph_.inputs.end(), t) != graph_.inputs.end() ||
+               std::find(graph_.outputs.begin(), graph_.outputs.end(), t) != graph_.outputs.end();
+    };
+    for (size_t t = 0; t < memory_.homes.size(); ++t) {
+        const DeviceHome& other = memory_.homes[t];
+        if (other.buffer != home.buffer || static_cast<int32_t>(t) == tensor) continue;
+        if (other.offset != 0 || other.bytes > home.bytes || is_io(static_cast<int32_t>(t))) return false;
+    }
     return true;
 }
 
 StatusOr<bool> Context::try_bind_in_place(const IoBinding& binding, int32_t tensor, bool native) {
     const DeviceHome& home = memory_.homes[static_cast<size_t>(tensor)];
     if (!home.valid() || home.buffer < kFirstIoBuffer) return false;
-    // A previous binding in place ends here.
+    // A previous binding in place ends here (and stays when that fails).
     const auto slot_index = static_cast<size_t>(home.buffer - kFirstIoBuffer);
-    if (buffers_->slot(home.buffer) != io_slots_[slot_index]) {
+    std::shared_ptr<const DeviceBuffers::Slot> previous = buffers_->slot(home.buffer);
+    if (previous != io_slots_[slot_index]) {
         buffers_->restore(home.buffer, io_slots_[slot_index]);
-        RKNN_RETURN_IF_ERROR(relink());
+        const Status relinked = relink();
+        if (!relinked.is_ok()) {
+            buffers_->restore(home.buffer, std::move(previous));
+            return relinked;
+        }
     }
     if (!native || !tensor_owns_buffer(tensor) || binding.bytes < home.bytes) return false;
     const uint64_t offset = static_cast<uint64_t>(binding.data - binding.memory->host());

@@ -1,17 +1,58 @@
 #include "runtime/device_buffers.h"
 
+#include <sys/stat.h>
+
+#include <map>
+#include <mutex>
+#include <tuple>
+
 #include "base/log.h"
 
 namespace rknn::runtime {
+namespace {
 
-// One object the NPU reaches: a buffer created or imported here (destroyed
-// with the last reference, while its driver is still open), client memory of
-// this very driver, or physical memory, with the client memory kept alive.
+// A dma-buf imported into one driver. DRM gives the same handle back when a
+// file imports a buffer again, so each (driver, dma-buf) is imported once
+// and released with its last user.
+struct Import {
+    std::shared_ptr<driver::OpenedDriver> driver;
+    driver::BufferObject bo;
+    ~Import() {
+        if (bo.size != 0) (void)driver->driver->destroy_buffer(&bo);
+    }
+};
+
+StatusOr<std::shared_ptr<Import>> import_once(const std::shared_ptr<driver::OpenedDriver>& driver, int fd) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return RKNN_INVALID_ARGUMENT("fd %d is not an open file", fd);
+    using Key = std::tuple<const driver::OpenedDriver*, uint64_t, uint64_t>;
+    static std::mutex mutex;
+    static std::map<Key, std::weak_ptr<Import>> imports;
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto it = imports.begin(); it != imports.end();) it = it->second.expired() ? imports.erase(it) : std::next(it);
+    std::weak_ptr<Import>& slot = imports[Key{driver.get(), static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)}];
+    if (std::shared_ptr<Import> existing = slot.lock()) return existing;
+    RKNN_ASSIGN_OR_RETURN(driver::BufferObject bo, driver->driver->import_dmabuf(fd));
+    auto imported = std::make_shared<Import>();
+    imported->driver = driver;
+    imported->bo = bo;
+    slot = imported;
+    return imported;
+}
+
+}  // namespace
+
+// One object the NPU reaches: a buffer created here (destroyed with the last
+// reference, while its driver is still open), or client memory: the
+// runtime's own buffer under it, an import of its dma-buf, or physical
+// memory, with the client memory kept alive.
 struct DeviceBuffers::Backing {
     std::shared_ptr<driver::OpenedDriver> driver;  // set where `bo` is this table's to destroy
     driver::BufferObject bo;
+    std::shared_ptr<Import> imported;
     std::shared_ptr<IoMemory> client;
     std::shared_ptr<IoMemory> origin;  // the runtime's buffer under the client's memory, if it is one
+    uint64_t origin_offset = 0;        // where the client's memory starts in it
     uint8_t* host = nullptr;
     uint64_t device = 0;
 
@@ -21,11 +62,11 @@ struct DeviceBuffers::Backing {
 
     Status sync(driver::SyncDirection direction, uint64_t offset, uint64_t bytes) const {
         // The runtime's own buffer under client memory is synced as its creator knows it.
-        if (origin) return origin->sync(direction, offset, bytes);
-        if (driver && bo.imported) {
+        if (origin) return origin->sync(direction, origin_offset + offset, bytes);
+        if (imported) {
             // An import does not say whether the memory is cacheable; the
             // kernel refuses to sync memory that is not (nothing to do then).
-            const Status synced = driver->driver->sync_buffer(bo, direction, offset, bytes);
+            const Status synced = imported->driver->driver->sync_buffer(imported->bo, direction, offset, bytes);
             return synced.code() == StatusCode::kInvalidArgument ? Status::ok() : synced;
         }
         if (driver) {
@@ -108,6 +149,11 @@ void DeviceBuffers::discard(driver::BufferObject* buffer) const {
     if (buffer->size != 0) (void)driver_->driver->destroy_buffer(buffer);
 }
 
+Status DeviceBuffers::flush_detached(const driver::BufferObject& buffer) const {
+    if (buffer.size == 0 || !buffer.cacheable()) return Status::ok();
+    return driver_->driver->sync_buffer(buffer, driver::SyncDirection::kToDevice, 0, buffer.size);
+}
+
 void DeviceBuffers::install(int32_t id, const driver::BufferObject& buffer, uint64_t bytes) {
     slots_[static_cast<size_t>(id)] = own(buffer, bytes);  // the old one goes with its last reference
 }
@@ -133,19 +179,28 @@ Status DeviceBuffers::attach_client(int32_t id, std::shared_ptr<IoMemory> memory
                                      static_cast<unsigned long long>(memory->size()));
     auto backing = std::make_shared<Backing>();
     backing->host = memory->host();
-    // This driver's own buffer, maybe wrapped by the client from its fd
-    // (importing it would give back, and then close, the buffer's own handle).
-    std::shared_ptr<IoMemory> origin = memory->opened_driver() != nullptr ? memory : IoMemory::find_created(memory->fd());
+    // The runtime's own buffer, maybe wrapped by the client from its fd or
+    // physical address (importing one of this driver's buffers would give
+    // back, and later close, the buffer's own handle).
+    std::shared_ptr<IoMemory> origin = memory->opened_driver() != nullptr ? memory
+                                       : memory->fd() >= 0 ? IoMemory::find_created(memory->fd())
+                                                           : IoMemory::find_created(memory->physical_address(),
+                                                                                    memory->host(), memory->size());
+    if (origin) {
+        // A dma-buf wrapper starts where its fd does; physical memory where its address is.
+        if (origin != memory && memory->fd() < 0) backing->origin_offset = memory->physical_address() - origin->device_address();
+        if (backing->origin_offset + offset + bytes > origin->size())
+            return RKNN_INVALID_ARGUMENT("the client's memory reaches beyond the buffer under it");
+    }
     if (origin && origin->opened_driver() == driver_.get()) {
-        backing->device = origin->device_address();
+        backing->device = origin->device_address() + backing->origin_offset;
     } else if (memory->fd() >= 0) {
-        StatusOr<driver::BufferObject> imported = driver_->driver->import_dmabuf(memory->fd());
+        StatusOr<std::shared_ptr<Import>> imported = import_once(driver_, memory->fd());
         if (!imported.is_ok())
             return make_status(StatusCode::kInvalidArgument, "the NPU cannot reach this memory: importing fd %d: %s",
                                memory->fd(), imported.status().message().c_str());
-        backing->driver = driver_;
-        backing->bo = imported.value();
-        backing->device = backing->bo.dma_addr;
+        backing->imported = std::move(imported).value();
+        backing->device = backing->imported->bo.dma_addr;
     } else if (memory->physical_address() != 0) {
         backing->device = memory->physical_address();  // the client vouches for it
     } else {
@@ -178,7 +233,7 @@ std::vector<uint64_t> DeviceBuffers::bases() const {
 uint64_t DeviceBuffers::total_allocated() const {
     uint64_t total = 0;
     for (const auto& slot : slots_)
-        if (slot->backing && slot->backing->driver && !slot->backing->bo.imported) total += slot->backing->bo.size;
+        if (slot->backing && slot->backing->driver) total += slot->backing->bo.size;
     return total;
 }
 

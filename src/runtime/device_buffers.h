@@ -58,6 +58,7 @@ public:
     // filled and then installed, or discarded.
     StatusOr<driver::BufferObject> create_detached(uint64_t bytes) const;
     void discard(driver::BufferObject* buffer) const;
+    Status flush_detached(const driver::BufferObject& buffer) const;
     // Puts `buffer` (of `bytes` requested) in place of buffer `id`, releasing the old one.
     void install(int32_t id, const driver::BufferObject& buffer, uint64_t bytes);
     // Buffer `id` becomes `other`'s buffer `id`, shared (both on the same driver).

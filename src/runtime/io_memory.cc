@@ -36,11 +36,9 @@ bool file_identity(int fd, uint64_t* device, uint64_t* inode) {
     return true;
 }
 
-}  // namespace
-
-std::shared_ptr<IoMemory> IoMemory::find_created(int fd) {
-    uint64_t device = 0, inode = 0;
-    if (!file_identity(fd, &device, &inode)) return nullptr;
+// The first live created memory `match` accepts; drops the dead entries.
+template <typename Match>
+std::shared_ptr<IoMemory> find_live(const Match& match) {
     CreatedMemory& registry = created_memory();
     std::lock_guard<std::mutex> lock(registry.mutex);
     std::shared_ptr<IoMemory> found;
@@ -48,11 +46,26 @@ std::shared_ptr<IoMemory> IoMemory::find_created(int fd) {
                                        [&](const std::weak_ptr<IoMemory>& entry) {
                                            std::shared_ptr<IoMemory> memory = entry.lock();
                                            if (!memory) return true;
-                                           if (memory->fd_device_ == device && memory->fd_inode_ == inode) found = memory;
+                                           if (!found && match(*memory)) found = memory;
                                            return false;
                                        }),
                         registry.live.end());
     return found;
+}
+
+}  // namespace
+
+std::shared_ptr<IoMemory> IoMemory::find_created(int fd) {
+    uint64_t device = 0, inode = 0;
+    if (!file_identity(fd, &device, &inode)) return nullptr;
+    return find_live([&](const IoMemory& m) { return m.fd_device_ == device && m.fd_inode_ == inode; });
+}
+
+std::shared_ptr<IoMemory> IoMemory::find_created(uint64_t device, const uint8_t* host, uint64_t bytes) {
+    return find_live([&](const IoMemory& m) {
+        const uint64_t base = m.device_address();
+        return base != 0 && device >= base && device - base + bytes <= m.size() && host == m.host() + (device - base);
+    });
 }
 
 StatusOr<std::shared_ptr<IoMemory>> IoMemory::create(std::shared_ptr<driver::OpenedDriver> driver, uint64_t bytes,
@@ -71,13 +84,16 @@ StatusOr<std::shared_ptr<IoMemory>> IoMemory::create(std::shared_ptr<driver::Ope
     if (fd.is_ok()) {
         memory->fd_ = fd.value();
         memory->owns_fd_ = true;
-        if (file_identity(memory->fd_, &memory->fd_device_, &memory->fd_inode_)) {
-            CreatedMemory& registry = created_memory();
-            std::lock_guard<std::mutex> lock(registry.mutex);
-            registry.live.push_back(memory);
-        }
+        (void)file_identity(memory->fd_, &memory->fd_device_, &memory->fd_inode_);
     } else {
         RKNN_LOG_AT(3, "rknn_create_mem: no dma-buf fd for the buffer (%s); fd is -1", fd.status().message().c_str());
+    }
+    // Registered (dead entries dropped on the way) so that wrappers of it can be found.
+    (void)find_live([](const IoMemory&) { return false; });
+    {
+        CreatedMemory& registry = created_memory();
+        std::lock_guard<std::mutex> lock(registry.mutex);
+        registry.live.push_back(memory);
     }
     return memory;
 }

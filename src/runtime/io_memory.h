@@ -40,6 +40,10 @@ public:
     // driver gives its own buffer's handle back on import, so such memory is
     // used through its creator instead.
     static std::shared_ptr<IoMemory> find_created(int fd);
+    // The same for physical memory: the live memory created here whose NPU
+    // address range holds [device, device + bytes) and whose mapping holds
+    // [host, host + bytes) (a client's rknn_create_mem_from_phys of it).
+    static std::shared_ptr<IoMemory> find_created(uint64_t device, const uint8_t* host, uint64_t bytes);
     // The driver that created the memory (null for client memory).
     const driver::OpenedDriver* opened_driver() const { return driver_.get(); }
     uint64_t physical_address() const { return phys_; }  // client physical memory, else 0

@@ -146,6 +146,33 @@ TEST_F(ExternalMemory, AllMemoryOutsideGivesTheSameOutputs) {
         const std::vector<uint8_t> q = pixels(seed);
         EXPECT_EQ(run_general(ctx, q), run_general(general, q)) << "seed " << seed;
     }
+    // Outputs bound in place after inputs were set with rknn_inputs_set: the
+    // binding, not the earlier frame, gives the input.
+    {
+        const rknn_context zc = init(g, RKNN_FLAG_MEM_ALLOC_OUTSIDE);
+        rknn_tensor_mem* zc_weights = keep(zc, rknn_create_mem(zc, outside.total_weight_size));
+        rknn_tensor_mem* zc_internal = keep(zc, rknn_create_mem(zc, outside.total_internal_size));
+        ASSERT_EQ(rknn_set_weight_mem(zc, zc_weights), RKNN_SUCC);
+        ASSERT_EQ(rknn_set_internal_mem(zc, zc_internal), RKNN_SUCC);
+        set_pixels(zc, pixels(15));
+        ASSERT_EQ(rknn_run(zc, nullptr), RKNN_SUCC);
+        rknn_tensor_attr native = query_attr(zc, RKNN_QUERY_NATIVE_INPUT_ATTR);
+        native.pass_through = 1;
+        rknn_tensor_mem* in_mem = keep(zc, rknn_create_mem(zc, native.size_with_stride));
+        ASSERT_EQ(rknn_set_io_mem(zc, in_mem, &native), RKNN_SUCC);
+        EXPECT_EQ(in_place_bindings(zc), 1u);
+        // The native form of pixels 16, as the general context's pass_through takes it.
+        std::vector<uint8_t> bytes(native.size_with_stride);
+        std::mt19937 rng(16);
+        for (uint8_t& v : bytes) v = static_cast<uint8_t>(rng());
+        std::memcpy(in_mem->virt_addr, bytes.data(), bytes.size());
+        ASSERT_EQ(rknn_run(zc, nullptr), RKNN_SUCC);
+        rknn_input passed = input_of(bytes.data(), static_cast<uint32_t>(bytes.size()), RKNN_TENSOR_INT8, native.fmt);
+        passed.pass_through = 1;
+        ASSERT_EQ(rknn_inputs_set(general, 1, &passed), RKNN_SUCC);
+        ASSERT_EQ(rknn_run(general, nullptr), RKNN_SUCC);
+        EXPECT_EQ(read_outputs(zc), read_outputs(general));
+    }
 
     // A duplicate shares the weights and needs internal memory of its own.
     rknn_context dup = 0;
@@ -186,11 +213,15 @@ TEST_F(ExternalMemory, TwoModelsShareOneInternalRegion) {
         EXPECT_EQ(run_general(a, p), run_general(ref_a, p)) << "seed " << seed;
         EXPECT_EQ(run_general(b, p), run_general(ref_b, p)) << "seed " << seed;
     }
-    // Inputs set on A stay A's while B runs over the same memory.
+    // Inputs set on A stay A's while B runs over the same memory, and so do
+    // A's outputs after its run.
     set_pixels(a, pixels(31));
     (void)run_general(b, pixels(32));
     ASSERT_EQ(rknn_run(a, nullptr), RKNN_SUCC);
+    set_pixels(b, pixels(33));
+    ASSERT_EQ(rknn_run(b, nullptr), RKNN_SUCC);
     EXPECT_EQ(read_outputs(a), run_general(ref_a, pixels(31)));
+    EXPECT_EQ(read_outputs(b), run_general(ref_b, pixels(33)));
 }
 
 // RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE: only the internal tensors are the client's.
@@ -212,6 +243,14 @@ TEST_F(ExternalMemory, InternalMemoryOutsideOnly) {
     ASSERT_EQ(rknn_set_internal_mem(ctx, region), RKNN_SUCC);
     ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
     EXPECT_EQ(read_outputs(ctx), run_general(general, pixels(41)));
+    // The same (cacheable) buffer given by its physical address and mapping:
+    // recognised as the runtime's, so its caches are still kept.
+    rknn_tensor_mem* by_phys = keep(ctx, rknn_create_mem_from_phys(ctx, pool->phys_addr + 256, static_cast<uint8_t*>(pool->virt_addr) + 256,
+                                                                   size.total_internal_size));
+    ASSERT_EQ(rknn_set_internal_mem(ctx, by_phys), RKNN_SUCC);
+    set_pixels(ctx, pixels(42));
+    ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
+    EXPECT_EQ(read_outputs(ctx), run_general(general, pixels(42)));
     // The weights are the runtime's here.
     rknn_tensor_mem* weights = keep(ctx, rknn_create_mem(ctx, size.total_weight_size));
     EXPECT_EQ(rknn_set_weight_mem(ctx, weights), RKNN_ERR_FAIL);
