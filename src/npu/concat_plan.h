@@ -12,6 +12,7 @@
 
 #include "base/status.h"
 #include "graph/graph.h"
+#include "hw/soc_profile.h"
 
 namespace rknn::npu {
 
@@ -22,7 +23,11 @@ struct ConcatPlan {
 
 // kUnimplemented, with the reason, when the concatenation needs a copy.
 // int8 cubes have C2 = 16, fp16 cubes C2 = 8 (16-byte atoms either way).
-StatusOr<ConcatPlan> plan_concat_in_place(const graph::Graph& g, const graph::Op& op);
+// RK356x (int8 only): 8-byte atoms in padded surfaces, and parts start on
+// 32 channels, since a depthwise group writes 32 and the CNA reads channels
+// in sixteens; the output has room for align(C, 32) channels.
+StatusOr<ConcatPlan> plan_concat_in_place(const graph::Graph& g, const graph::Op& op,
+                                          hw::NpuArch arch = hw::NpuArch::kRk3588);
 
 // The reverse, a channel Split without a copy: each output is the input's
 // surfaces from its first channel on, read in place by its consumers. Every
@@ -32,6 +37,7 @@ StatusOr<ConcatPlan> plan_concat_in_place(const graph::Graph& g, const graph::Op
 struct SplitPlan {
     std::vector<uint64_t> output_offsets;  // byte offset of each output's cube in the input cube
 };
-StatusOr<SplitPlan> plan_split_in_place(const graph::Graph& g, const graph::Op& op);
+StatusOr<SplitPlan> plan_split_in_place(const graph::Graph& g, const graph::Op& op,
+                                        hw::NpuArch arch = hw::NpuArch::kRk3588);
 
 }  // namespace rknn::npu

@@ -38,18 +38,14 @@ Placement place_op(const graph::Graph& g, const graph::Op& op, const hw::SocProf
     const bool rk356x = soc.arch == hw::NpuArch::kRk356x;
     if (is_alias(g, op) && !(rk356x && g.tensors[static_cast<size_t>(op.inputs[0])].dtype != graph::DType::kInt8))
         return {Target::kNpu, NpuForm::kAlias, "an alias of its input: the same cube bytes (no task)", nullptr};
-    // In place needs every producer to write only its own surfaces; RK356x
-    // depthwise groups write 32 channels.
-    if (rk356x && (op.type == graph::OpType::kConcat || op.type == graph::OpType::kSplit))
-        return on_cpu(std::string("in-place channel ") + graph::op_type_name(op.type) + " is not built for " + soc.name);
     if (op.type == graph::OpType::kConcat) {
-        auto plan = plan_concat_in_place(g, op);
+        auto plan = plan_concat_in_place(g, op, soc.arch);
         if (!plan.is_ok()) return on_cpu(plan.status().message());
         return {Target::kNpu, NpuForm::kConcatInPlace,
                 "in place: its producers write at their channel offsets (no task)", nullptr};
     }
     if (op.type == graph::OpType::kSplit) {
-        auto plan = plan_split_in_place(g, op);
+        auto plan = plan_split_in_place(g, op, soc.arch);
         if (!plan.is_ok()) return on_cpu(plan.status().message());
         return {Target::kNpu, NpuForm::kSplitInPlace, "in place: its consumers read the input's surfaces (no task)",
                 nullptr};

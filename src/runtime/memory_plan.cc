@@ -39,7 +39,8 @@ void move_to_cpu(npu::Placement* p, const std::string& why) {
 
 // Links the tensors of in-place ops; an op whose tensors are taken goes to the CPU.
 void bind_in_place(const graph::Graph& g, const std::vector<int32_t>& order, std::vector<npu::Placement>* placements,
-                   std::vector<Link>* links) {
+                   const NativeForm& form, std::vector<Link>* links) {
+    const hw::NpuArch arch = form.rk356x ? hw::NpuArch::kRk356x : hw::NpuArch::kRk3588;
     for (int32_t op_index : order) {
         npu::Placement& p = (*placements)[static_cast<size_t>(op_index)];
         if (p.target != npu::Target::kNpu || p.form == npu::NpuForm::kTasks) continue;
@@ -49,7 +50,7 @@ void bind_in_place(const graph::Graph& g, const std::vector<int32_t>& order, std
             continue;
         }
         if (p.form == npu::NpuForm::kSplitInPlace) {
-            auto plan = npu::plan_split_in_place(g, op);
+            auto plan = npu::plan_split_in_place(g, op, arch);
             bool free = plan.is_ok();
             for (int32_t y : op.outputs) free = free && (*links)[static_cast<size_t>(y)].parent < 0;
             if (!free) {
@@ -60,7 +61,7 @@ void bind_in_place(const graph::Graph& g, const std::vector<int32_t>& order, std
                 (*links)[static_cast<size_t>(op.outputs[i])] = {op.inputs[0], plan.value().output_offsets[i]};
             continue;
         }
-        auto plan = npu::plan_concat_in_place(g, op);
+        auto plan = npu::plan_concat_in_place(g, op, arch);
         std::set<int32_t> seen;
         bool free = plan.is_ok();
         for (int32_t x : op.inputs) {
@@ -164,7 +165,7 @@ uint64_t place_internal(std::vector<Region*> regions) {
 StatusOr<MemoryPlan> plan_memory(const graph::Graph& g, const std::vector<int32_t>& order,
                                  std::vector<npu::Placement>* placements, const NativeForm& form, bool share_internal) {
     std::vector<Link> links(g.tensors.size());
-    bind_in_place(g, order, placements, &links);
+    bind_in_place(g, order, placements, form, &links);
     std::vector<bool> on_device = device_tensors(g, placements);
     // A tensor that left the device with its op may still be linked: drop
     // links of tensors no NPU op touches (their op went to the CPU).

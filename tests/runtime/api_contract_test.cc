@@ -23,6 +23,7 @@
 #include "quant/calibrate.h"
 #include "quant/quantize.h"
 #include "rknn_api.h"
+#include "npu/placement.h"
 #include "runtime/context.h"
 #include "common/test_graphs.h"
 #include "runtime/contract_models.h"
@@ -579,6 +580,92 @@ TEST(ApiModels, ChannelSplitIsReadInPlace) {
     ASSERT_NE(row, std::string::npos) << table;
     const std::string line = table.substr(row, table.find('\n', row) - row);
     EXPECT_NE(line.find("NPU"), std::string::npos) << line;
+    EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+}
+
+// In-place channel Split and Concat on RK3568, whose parts start on 32
+// channels there: conv (52) -> Split (32, 20); a depthwise conv on the first
+// (its 32-channel group writes a whole part) and a conv on the second are
+// joined by a Concat (52) that a conv reads. A Split (16, 36) needs a copy
+// there (on RK3588 it does not).
+// Neither op has a task (PERF_DETAIL lists both on the NPU) and the outputs
+// equal the int8 reference byte for byte.
+TEST(ApiModels, InPlaceSplitAndConcatOnRk3568) {
+    const rknn::testing::MockSoc mock("rk3568");
+    graph::Graph g;
+    const int32_t x = rknn::testing::add_tensor(&g, "x", graph::DType::kFloat32, {1, 3, 8, 8});
+    g.inputs = {x};
+    auto conv = [&g](int32_t in, int c_in, int c_out, int group, const std::string& name) {
+        const int32_t y = rknn::testing::add_tensor(&g, name, graph::DType::kFloat32, {1, c_out, 8, 8});
+        const auto seed = static_cast<uint32_t>(31 + c_out + group);
+        graph::Op op{graph::OpType::kConv, name, "",
+                     {in, rknn::testing::random_constant(&g, name + ".w", {c_out, c_in / group, 3, 3}, seed),
+                      rknn::testing::random_constant(&g, name + ".b", {c_out}, seed + 1)},
+                     {y}, {}};
+        op.attrs.set_ints("pads", {1, 1, 1, 1});
+        op.attrs.set_int("group", group);
+        g.add_op(op);
+        return y;
+    };
+    const int32_t wide = conv(x, 3, 52, 1, "wide");
+    const int32_t a = rknn::testing::add_tensor(&g, "a", graph::DType::kFloat32, {1, 32, 8, 8});
+    const int32_t b = rknn::testing::add_tensor(&g, "b", graph::DType::kFloat32, {1, 20, 8, 8});
+    graph::Op split{graph::OpType::kSplit, "split", "", {wide}, {a, b}, {}};
+    split.attrs.set_int("axis", 1);
+    split.attrs.set_ints("split", {32, 20});
+    g.add_op(split);
+    const int32_t depthwise = conv(a, 32, 32, 32, "depthwise");
+    const int32_t narrow = conv(b, 20, 20, 1, "narrow");
+    const int32_t joined = rknn::testing::add_tensor(&g, "joined", graph::DType::kFloat32, {1, 52, 8, 8});
+    graph::Op concat{graph::OpType::kConcat, "concat", "", {depthwise, narrow}, {joined}, {}};
+    concat.attrs.set_int("axis", 1);
+    g.add_op(concat);
+    g.outputs = {conv(joined, 52, 8, 1, "after"), narrow};
+    quantize_8x8(&g, 4, 3);
+    g.target_soc = "rk3568";
+    const rknn::hw::SocProfile& rk3568 = *rknn::hw::find_soc("rk3568");
+    EXPECT_EQ(rknn::npu::place_op(g, g.ops[1], rk3568).target, rknn::npu::Target::kNpu);
+    graph::Graph swapped = g;
+    swapped.ops[1].attrs.set_ints("split", {16, 36});
+    const auto& parts = swapped.ops[1].outputs;
+    swapped.tensors[static_cast<size_t>(parts[0])].shape = {1, 16, 8, 8};
+    swapped.tensors[static_cast<size_t>(parts[1])].shape = {1, 36, 8, 8};
+    const rknn::npu::Placement copy = rknn::npu::place_op(swapped, swapped.ops[1], rk3568);
+    EXPECT_EQ(copy.target, rknn::npu::Target::kCpu);
+    EXPECT_NE(copy.reason.find("inside a group of 32"), std::string::npos) << copy.reason;
+    EXPECT_EQ(rknn::npu::place_op(swapped, swapped.ops[1], *rknn::hw::find_soc("rk3588")).target, rknn::npu::Target::kNpu)
+        << "16-channel atoms on RK3588";
+
+    rknn_context ctx = 0;
+    ASSERT_EQ(init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &ctx), RKNN_SUCC);
+    const graph::Tensor& in = g.tensors[static_cast<size_t>(x)];
+    auto exec = rknn::cpu::GraphExecutor::create(g);
+    ASSERT_TRUE(exec.is_ok());
+    for (uint32_t seed : {41u, 42u}) {
+        HostTensor fed = rknn::testing::random_int8({1, 3, 8, 8}, in.quant, seed);
+        rknn_input input = input_of(fed.raw(), 192, RKNN_TENSOR_INT8, RKNN_TENSOR_NCHW);
+        ASSERT_EQ(rknn_inputs_set(ctx, 1, &input), RKNN_SUCC);
+        ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
+        rknn_output outs[2] = {};
+        ASSERT_EQ(rknn_outputs_get(ctx, 2, outs, nullptr), RKNN_SUCC);
+        std::vector<HostTensor> expected;
+        ASSERT_TRUE(exec.value()->run({fed}, &expected).is_ok());
+        for (int k = 0; k < 2; ++k) {
+            ASSERT_EQ(outs[k].size, expected[static_cast<size_t>(k)].byte_size()) << k;
+            EXPECT_EQ(std::memcmp(outs[k].buf, expected[static_cast<size_t>(k)].raw(), outs[k].size), 0)
+                << "output " << k << ", seed " << seed;
+        }
+        EXPECT_EQ(rknn_outputs_release(ctx, 2, outs), RKNN_SUCC);
+    }
+    rknn_perf_detail detail{};
+    ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_PERF_DETAIL, &detail, sizeof(detail)), RKNN_SUCC);
+    const std::string table(detail.perf_data, detail.data_len);
+    for (const char* op : {"Split", "Concat"}) {
+        const size_t row = table.find(op);
+        ASSERT_NE(row, std::string::npos) << op << "\n" << table;
+        const std::string line = table.substr(row, table.find('\n', row) - row);
+        EXPECT_NE(line.find("NPU"), std::string::npos) << line;
+    }
     EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
 }
 
