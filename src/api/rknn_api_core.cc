@@ -54,7 +54,7 @@ RKNN_EXPORT int rknn_init(rknn_context* context, void* model, uint32_t size, uin
             return not_implemented("rknn_init with shared weights, a zero-copy model buffer or async flags");
         }
         // Hints the runtime accepts but does not act on yet: said once per init.
-        const uint32_t no_effect = flag & (RKNN_FLAG_ENABLE_SRAM | RKNN_FLAG_SHARE_SRAM |
+        const uint32_t no_effect = flag & (RKNN_FLAG_SHARE_SRAM |
                                            RKNN_FLAG_EXECUTE_FALLBACK_PRIOR_DEVICE_GPU | RKNN_FLAG_FENCE_IN_OUTSIDE |
                                            RKNN_FLAG_FENCE_OUT_OUTSIDE | RKNN_FLAG_PRIOR_MEDIUM | RKNN_FLAG_PRIOR_LOW);
         if (no_effect != 0) RKNN_LOGW("rknn_init: flags 0x%x are accepted but have no effect yet", no_effect);

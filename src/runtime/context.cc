@@ -160,7 +160,7 @@ Status Context::build(const Context* original) {
                                original->memory_.constant_offsets == memory_.constant_offsets &&
                                original->memory_.buffer_bytes[kWeightBuffer] == memory_.buffer_bytes[kWeightBuffer];
     if (share_weights) bytes[kWeightBuffer] = 0;
-    RKNN_ASSIGN_OR_RETURN(buffers_, DeviceBuffers::create(driver_, bytes));
+    RKNN_ASSIGN_OR_RETURN(buffers_, DeviceBuffers::create(driver_, bytes, sram_buffer()));
     if (io_staged_internally()) {
         for (int32_t id = kFirstIoBuffer; id < regcmd_buffer_; ++id)
             buffers_->attach_view(id, kInternalBuffer, memory_.io_staging_offsets[static_cast<size_t>(id)],
@@ -185,6 +185,13 @@ Status Context::build(const Context* original) {
     }
     prepare_cpu_calls();
     prepare_fast_io();
+    if (buffers_->sram_bytes(kInternalBuffer) > 0) {
+        const uint64_t base = buffers_->device_address(kInternalBuffer);
+        RKNN_LOG_AT(3, "Total allocated Internal SRAM Size: %llu, Addr: [0x%llx, 0x%llx)",
+                    static_cast<unsigned long long>(buffers_->sram_bytes(kInternalBuffer)),
+                    static_cast<unsigned long long>(base),
+                    static_cast<unsigned long long>(base + buffers_->sram_bytes(kInternalBuffer)));
+    }
     size_t npu_ops = 0, tasks = 0;
     for (const NpuSegment& s : schedule_.segments) npu_ops += s.ops.size();
     for (const SegmentProgram& p : programs_) tasks += p.program.tasks.size();
@@ -210,6 +217,27 @@ Status Context::generate_programs(uint32_t core_mask) {
     step_us_.assign(schedule_.steps.size(), 0);
     step_npu_ns_.assign(schedule_.steps.size(), -1);
     return Status::ok();
+}
+
+uint64_t Context::sram_total() const {
+    auto total = driver_->driver->action(driver::Action::kGetTotalSramSize);
+    return total.is_ok() ? total.value() : 0;
+}
+
+int32_t Context::sram_buffer() const {
+    // RKNN_FLAG_ENABLE_SRAM: the internal tensors in as much SRAM as there is
+    // (the rest of the buffer is DDR); where there is none, the flag is a wish.
+    if ((flags_ & RKNN_FLAG_ENABLE_SRAM) == 0) return -1;
+    if (internal_outside()) {
+        RKNN_LOGW("RKNN_FLAG_ENABLE_SRAM: the client provides the internal memory; no SRAM is taken");
+        return -1;
+    }
+    if (sram_total() == 0) {
+        RKNN_LOGW("RKNN_FLAG_ENABLE_SRAM: the %s driver on %s offers no NPU SRAM; ignored",
+                  driver_->driver->backend_name(), driver_->soc->name);
+        return -1;
+    }
+    return kInternalBuffer;
 }
 
 Status Context::link_and_install(std::vector<SegmentProgram>* programs) {

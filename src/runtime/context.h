@@ -90,6 +90,10 @@ private:
     // Links `programs` into a new regcmd buffer and puts it in place of the
     // old one; nothing changes when that fails.
     Status link_and_install(std::vector<SegmentProgram>* programs);
+    // NPU SRAM the driver reports (0: none, or no way to ask).
+    uint64_t sram_total() const;
+    // The buffer to place in SRAM (RKNN_FLAG_ENABLE_SRAM), or -1.
+    int32_t sram_buffer() const;
     Status run_cpu_step(const CpuStep& step);
     void prepare_cpu_calls();
     // Adds the driver-reported NPU time to *npu_ns.

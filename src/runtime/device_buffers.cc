@@ -98,12 +98,12 @@ std::shared_ptr<const DeviceBuffers::Slot> DeviceBuffers::own(const driver::Buff
     return slot;
 }
 
-StatusOr<driver::BufferObject> DeviceBuffers::create_detached(uint64_t bytes) const {
+StatusOr<driver::BufferObject> DeviceBuffers::create_detached(uint64_t bytes, uint32_t extra_flags) const {
     driver::BufferObject bo;
     if (bytes == 0) return bo;
     driver::BufferRequest request;
     request.size = bytes;
-    request.flags = driver::buffer_flag::kCacheable | driver::buffer_flag::kZeroing;
+    request.flags = driver::buffer_flag::kCacheable | driver::buffer_flag::kZeroing | extra_flags;
     RKNN_ASSIGN_OR_RETURN(bo, driver_->driver->create_buffer(request));
     const Status mapped = driver_->driver->map_buffer(&bo);
     if (!mapped.is_ok()) {
@@ -114,13 +114,19 @@ StatusOr<driver::BufferObject> DeviceBuffers::create_detached(uint64_t bytes) co
 }
 
 StatusOr<std::unique_ptr<DeviceBuffers>> DeviceBuffers::create(std::shared_ptr<driver::OpenedDriver> driver,
-                                                               const std::vector<uint64_t>& bytes) {
+                                                               const std::vector<uint64_t>& bytes, int32_t sram_id) {
     std::unique_ptr<DeviceBuffers> buffers(new DeviceBuffers(std::move(driver)));
-    for (uint64_t size : bytes) {
-        RKNN_ASSIGN_OR_RETURN(driver::BufferObject bo, buffers->create_detached(size));
-        buffers->slots_.push_back(buffers->own(bo, size));
+    for (size_t id = 0; id < bytes.size(); ++id) {
+        const uint32_t extra = static_cast<int32_t>(id) == sram_id ? driver::buffer_flag::kTrySram : 0u;
+        RKNN_ASSIGN_OR_RETURN(driver::BufferObject bo, buffers->create_detached(bytes[id], extra));
+        buffers->slots_.push_back(buffers->own(bo, bytes[id]));
     }
     return buffers;
+}
+
+uint64_t DeviceBuffers::sram_bytes(int32_t id) const {
+    const Slot& s = *slots_[static_cast<size_t>(id)];
+    return s.parent < 0 && s.backing && s.backing->driver ? s.backing->bo.sram_size : 0;
 }
 
 uint8_t* DeviceBuffers::host(int32_t id) const {

@@ -34,9 +34,10 @@ public:
     // What an id stands for, to be put back later (see attach_*).
     struct Slot;
 
-    // One buffer per entry of `bytes` (0: nothing yet).
+    // One buffer per entry of `bytes` (0: nothing yet). Buffer `sram_id`
+    // (-1: none) asks for as much NPU SRAM as the driver can give it.
     static StatusOr<std::unique_ptr<DeviceBuffers>> create(std::shared_ptr<driver::OpenedDriver> driver,
-                                                           const std::vector<uint64_t>& bytes);
+                                                           const std::vector<uint64_t>& bytes, int32_t sram_id = -1);
     ~DeviceBuffers();
     DeviceBuffers(const DeviceBuffers&) = delete;
     DeviceBuffers& operator=(const DeviceBuffers&) = delete;
@@ -53,10 +54,12 @@ public:
     std::vector<uint64_t> bases() const;
     // Bytes of the buffers created here (not client memory).
     uint64_t total_allocated() const;
+    // Bytes of buffer `id` the driver placed in SRAM (from its start).
+    uint64_t sram_bytes(int32_t id) const;
 
     // A new zeroed, mapped buffer outside the table (empty for 0 bytes), to be
     // filled and then installed, or discarded.
-    StatusOr<driver::BufferObject> create_detached(uint64_t bytes) const;
+    StatusOr<driver::BufferObject> create_detached(uint64_t bytes, uint32_t extra_flags = 0) const;
     void discard(driver::BufferObject* buffer) const;
     Status flush_detached(const driver::BufferObject& buffer) const;
     // Puts `buffer` (of `bytes` requested) in place of buffer `id`, releasing the old one.

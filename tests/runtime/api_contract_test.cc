@@ -745,4 +745,53 @@ TEST(ApiInit, PriorityIsRaisedUnlessDisabled) {
     (void)setpriority(PRIO_PROCESS, 0, before);
 }
 
+// RKNN_FLAG_ENABLE_SRAM on a mock RK3588 (956 KiB of NPU SRAM): the internal
+// buffer takes SRAM (MEM_SIZE shows it gone from the free size, and back
+// after destroy) and the outputs do not change. Where the NPU has no SRAM
+// (RK3568) the flag is ignored.
+TEST(ApiInit, SramHoldsTheInternalTensors) {
+    const graph::Graph g = quantized_cnn();
+    const uint32_t quiet = RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY;
+    rknn_context plain = 0, sram = 0;
+    ASSERT_EQ(init_graph(g, quiet, &plain), RKNN_SUCC);
+    rknn_mem_size before{};
+    ASSERT_EQ(rknn_query(plain, RKNN_QUERY_MEM_SIZE, &before, sizeof(before)), RKNN_SUCC);
+    EXPECT_EQ(before.total_sram_size, 956u * 1024u);
+    ASSERT_EQ(init_graph(g, quiet | RKNN_FLAG_ENABLE_SRAM, &sram), RKNN_SUCC);
+    rknn_mem_size with{};
+    ASSERT_EQ(rknn_query(sram, RKNN_QUERY_MEM_SIZE, &with, sizeof(with)), RKNN_SUCC);
+    const uint32_t taken = (with.total_internal_size + 4095u) / 4096u * 4096u;  // whole 4 KiB chunks
+    EXPECT_EQ(with.free_sram_size + taken, before.free_sram_size);
+    for (uint32_t seed : {71u, 72u}) {
+        std::vector<int8_t> results[2];
+        for (int k = 0; k < 2; ++k) {
+            const rknn_context ctx = k == 0 ? plain : sram;
+            std::vector<uint8_t> p = pixels(seed);
+            rknn_input in = input_of(p.data(), static_cast<uint32_t>(p.size()), RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
+            ASSERT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC);
+            ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
+            rknn_output out{};
+            ASSERT_EQ(rknn_outputs_get(ctx, 1, &out, nullptr), RKNN_SUCC);
+            results[k].assign(static_cast<const int8_t*>(out.buf), static_cast<const int8_t*>(out.buf) + out.size);
+            ASSERT_EQ(rknn_outputs_release(ctx, 1, &out), RKNN_SUCC);
+        }
+        EXPECT_EQ(results[0], results[1]) << "seed " << seed;
+    }
+    EXPECT_EQ(rknn_destroy(sram), RKNN_SUCC);
+    rknn_mem_size after{};
+    ASSERT_EQ(rknn_query(plain, RKNN_QUERY_MEM_SIZE, &after, sizeof(after)), RKNN_SUCC);
+    EXPECT_EQ(after.free_sram_size, before.free_sram_size);
+    EXPECT_EQ(rknn_destroy(plain), RKNN_SUCC);
+
+    const rknn::testing::MockSoc mock("rk3568");
+    graph::Graph for_rk3568 = g;
+    for_rk3568.target_soc = "rk3568";
+    rknn_context none = 0;
+    ASSERT_EQ(init_graph(for_rk3568, quiet | RKNN_FLAG_ENABLE_SRAM, &none), RKNN_SUCC) << "ignored with a warning";
+    rknn_mem_size zero{};
+    ASSERT_EQ(rknn_query(none, RKNN_QUERY_MEM_SIZE, &zero, sizeof(zero)), RKNN_SUCC);
+    EXPECT_EQ(zero.total_sram_size, 0u);
+    EXPECT_EQ(rknn_destroy(none), RKNN_SUCC);
+}
+
 }  // namespace
