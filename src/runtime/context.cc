@@ -260,6 +260,11 @@ Status Context::set_core_mask(uint32_t mask) {
     if (mask != RKNN_NPU_CORE_AUTO && ((mask & ~soc.all_cores_mask) != 0 || !soc.core_mask_runs(mask)))
         return make_status(StatusCode::kInvalidArgument, "core mask 0x%x: %s runs core masks within 0x%x", mask,
                            soc.name, soc.all_cores_mask);
+    // Mainline rocket picks a core per job and writes its index itself
+    // (hw-facts 2.3): a stream cannot be pinned, nor split across cores.
+    if (mask != RKNN_NPU_CORE_AUTO && std::strcmp(driver_->driver->backend_name(), "rocket") == 0)
+        return make_status(StatusCode::kInvalidArgument,
+                           "core mask 0x%x: the rocket driver chooses the core of each job; only RKNN_NPU_CORE_AUTO", mask);
     if (mask == core_mask_) return Status::ok();
     return generate_programs(mask);
 }

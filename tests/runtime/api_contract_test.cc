@@ -452,6 +452,7 @@ TEST(ApiModels, Rk3568ModelThroughTheApi) {
 // same values widened, results close to the CPU fp16 reference.
 // Mainline rocket completes a task on the DPU's interrupt only: the pool
 // runs on the CPU there, and the results are those of the vendor driver.
+// It also picks the core of each job, so core masks other than AUTO are refused.
 TEST(ApiModels, RocketRunsPoolsOnTheCpu) {
     const graph::Graph g = quantized_cnn();
     rknn_context vendor = 0, rocket = 0;
@@ -464,6 +465,10 @@ TEST(ApiModels, RocketRunsPoolsOnTheCpu) {
     auto on_rocket = rknn::api::runtime_context(rocket);
     ASSERT_TRUE(on_vendor.is_ok() && on_rocket.is_ok());
     EXPECT_EQ(on_rocket.value()->npu_task_op_count() + 1, on_vendor.value()->npu_task_op_count());
+    // Rocket chooses the core of each job: no pinning, no splits.
+    EXPECT_EQ(rknn_set_core_mask(rocket, RKNN_NPU_CORE_1), RKNN_ERR_PARAM_INVALID);
+    EXPECT_EQ(rknn_set_core_mask(rocket, RKNN_NPU_CORE_0_1_2), RKNN_ERR_PARAM_INVALID);
+    EXPECT_EQ(rknn_set_core_mask(rocket, RKNN_NPU_CORE_AUTO), RKNN_SUCC);
     for (uint32_t seed : {3u, 4u}) {
         std::vector<float> results[2];
         for (int k = 0; k < 2; ++k) {
