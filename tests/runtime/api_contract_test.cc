@@ -470,21 +470,9 @@ TEST(ApiModels, RocketRunsPoolsOnTheCpu) {
     EXPECT_EQ(rknn_set_core_mask(rocket, RKNN_NPU_CORE_0_1_2), RKNN_ERR_PARAM_INVALID);
     EXPECT_EQ(rknn_set_core_mask(rocket, RKNN_NPU_CORE_AUTO), RKNN_SUCC);
     for (uint32_t seed : {3u, 4u}) {
-        std::vector<float> results[2];
-        for (int k = 0; k < 2; ++k) {
-            const rknn_context ctx = k == 0 ? vendor : rocket;
-            std::vector<uint8_t> p = pixels(seed);
-            rknn_input in = input_of(p.data(), static_cast<uint32_t>(p.size()), RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
-            ASSERT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC);
-            ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC) << (k == 0 ? "rknpu" : "rocket");
-            rknn_output out{};
-            out.want_float = 1;
-            ASSERT_EQ(rknn_outputs_get(ctx, 1, &out, nullptr), RKNN_SUCC);
-            const auto* f = static_cast<const float*>(out.buf);
-            results[k].assign(f, f + out.size / sizeof(float));
-            ASSERT_EQ(rknn_outputs_release(ctx, 1, &out), RKNN_SUCC);
-        }
-        EXPECT_EQ(results[0], results[1]) << "seed " << seed;
+        const std::vector<uint8_t> expected = rknn::testing::run_pixels(vendor, seed, true);
+        EXPECT_FALSE(expected.empty());
+        EXPECT_EQ(rknn::testing::run_pixels(rocket, seed, true), expected) << "seed " << seed;
     }
     EXPECT_EQ(rknn_destroy(vendor), RKNN_SUCC);
     EXPECT_EQ(rknn_destroy(rocket), RKNN_SUCC);
@@ -768,19 +756,9 @@ TEST(ApiInit, SramHoldsTheInternalTensors) {
     const uint32_t taken = (with.total_internal_size + 4095u) / 4096u * 4096u;  // whole 4 KiB chunks
     EXPECT_EQ(with.free_sram_size + taken, before.free_sram_size);
     for (uint32_t seed : {71u, 72u}) {
-        std::vector<int8_t> results[2];
-        for (int k = 0; k < 2; ++k) {
-            const rknn_context ctx = k == 0 ? plain : sram;
-            std::vector<uint8_t> p = pixels(seed);
-            rknn_input in = input_of(p.data(), static_cast<uint32_t>(p.size()), RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
-            ASSERT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC);
-            ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
-            rknn_output out{};
-            ASSERT_EQ(rknn_outputs_get(ctx, 1, &out, nullptr), RKNN_SUCC);
-            results[k].assign(static_cast<const int8_t*>(out.buf), static_cast<const int8_t*>(out.buf) + out.size);
-            ASSERT_EQ(rknn_outputs_release(ctx, 1, &out), RKNN_SUCC);
-        }
-        EXPECT_EQ(results[0], results[1]) << "seed " << seed;
+        const std::vector<uint8_t> expected = rknn::testing::run_pixels(plain, seed, false);
+        EXPECT_FALSE(expected.empty());
+        EXPECT_EQ(rknn::testing::run_pixels(sram, seed, false), expected) << "seed " << seed;
     }
     EXPECT_EQ(rknn_destroy(sram), RKNN_SUCC);
     rknn_mem_size after{};

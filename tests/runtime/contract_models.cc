@@ -67,4 +67,29 @@ rknn_input input_of(void* buf, uint32_t size, rknn_tensor_type type, rknn_tensor
     return in;
 }
 
+graph::Graph conv_pool_model() {
+    graph::Graph g = quantized_cnn();
+    g.outputs = {g.ops[2].outputs[0]};
+    g.ops.resize(3);
+    return g;
+}
+
+std::vector<uint8_t> run_pixels(rknn_context ctx, uint32_t seed, bool want_float) {
+    std::vector<uint8_t> p = pixels(seed);
+    rknn_input in = input_of(p.data(), static_cast<uint32_t>(p.size()), RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
+    if (rknn_inputs_set(ctx, 1, &in) != RKNN_SUCC || rknn_run(ctx, nullptr) != RKNN_SUCC) {
+        ADD_FAILURE() << "inputs_set or run failed";
+        return {};
+    }
+    rknn_output out{};
+    out.want_float = want_float ? 1 : 0;
+    if (rknn_outputs_get(ctx, 1, &out, nullptr) != RKNN_SUCC) {
+        ADD_FAILURE() << "outputs_get failed";
+        return {};
+    }
+    std::vector<uint8_t> bytes(static_cast<const uint8_t*>(out.buf), static_cast<const uint8_t*>(out.buf) + out.size);
+    EXPECT_EQ(rknn_outputs_release(ctx, 1, &out), RKNN_SUCC);
+    return bytes;
+}
+
 }  // namespace rknn::testing

@@ -20,6 +20,7 @@
 namespace {
 
 namespace graph = rknn::graph;
+using rknn::testing::conv_pool_model;
 using rknn::testing::init_graph;
 using rknn::testing::input_of;
 using rknn::testing::pixels;
@@ -27,13 +28,6 @@ using rknn::testing::quantized_cnn;
 
 constexpr uint32_t kQuiet = RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY;
 
-// Conv -> Relu -> MaxPool: a 4-D int8 output the NPU writes.
-graph::Graph conv_pool_model() {
-    graph::Graph g = quantized_cnn();
-    g.outputs = {g.ops[2].outputs[0]};
-    g.ops.resize(3);
-    return g;
-}
 
 rknn_mem_size mem_size(rknn_context ctx) {
     rknn_mem_size size{};
@@ -49,20 +43,12 @@ rknn_tensor_attr query_attr(rknn_context ctx, rknn_query_cmd cmd, uint32_t index
 }
 
 // Output 0 as float32 NCHW after running pixels `p` through the general API.
-std::vector<float> run_general(rknn_context ctx, const std::vector<uint8_t>& p) {
-    std::vector<uint8_t> copy = p;
-    rknn_input in = input_of(copy.data(), static_cast<uint32_t>(copy.size()), RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
+std::vector<float> read_outputs(rknn_context ctx);
+std::vector<float> run_general(rknn_context ctx, std::vector<uint8_t> p) {
+    rknn_input in = input_of(p.data(), static_cast<uint32_t>(p.size()), RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
     EXPECT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC);
     EXPECT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
-    return [&] {
-        rknn_output out{};
-        out.want_float = 1;
-        EXPECT_EQ(rknn_outputs_get(ctx, 1, &out, nullptr), RKNN_SUCC);
-        const auto* f = static_cast<const float*>(out.buf);
-        std::vector<float> values(f, f + (f != nullptr ? out.size / sizeof(float) : 0));
-        EXPECT_EQ(rknn_outputs_release(ctx, 1, &out), RKNN_SUCC);
-        return values;
-    }();
+    return read_outputs(ctx);
 }
 
 std::vector<float> read_outputs(rknn_context ctx) {

@@ -17,18 +17,12 @@
 namespace {
 
 namespace graph = rknn::graph;
+using rknn::testing::conv_pool_model;
 using rknn::testing::init_graph;
 using rknn::testing::input_of;
 using rknn::testing::pixels;
 using rknn::testing::quantized_cnn;
 
-// Conv -> Relu -> MaxPool of the contract model: a 4-D int8 output the NPU writes.
-graph::Graph conv_pool_model() {
-    graph::Graph g = quantized_cnn();
-    g.outputs = {g.ops[2].outputs[0]};
-    g.ops.resize(3);
-    return g;
-}
 
 class ZeroCopy : public ::testing::Test {
 protected:
