@@ -126,6 +126,7 @@ Status Context::build(const Context* original) {
         return make_status(StatusCode::kTargetMismatch, "the model was converted for %s, this NPU is %s",
                            g.target_soc.c_str(), soc.name);
     timeout_ms_ = timeout_from_env();
+    ranged_sync_ = std::strcmp(driver_->driver->backend_name(), "rocket") != 0 && log::level() < 5;
 
     RKNN_ASSIGN_OR_RETURN(order_, graph::topological_order(g));
     producers_ = graph::producers(g);
@@ -160,7 +161,9 @@ Status Context::build(const Context* original) {
                                original->memory_.constant_offsets == memory_.constant_offsets &&
                                original->memory_.buffer_bytes[kWeightBuffer] == memory_.buffer_bytes[kWeightBuffer];
     if (share_weights) bytes[kWeightBuffer] = 0;
-    RKNN_ASSIGN_OR_RETURN(buffers_, DeviceBuffers::create(driver_, bytes, sram_buffer()));
+    const uint64_t sram = sram_request(bytes[kInternalBuffer]);
+    uses_sram_ = sram > 0;
+    RKNN_ASSIGN_OR_RETURN(buffers_, DeviceBuffers::create(driver_, bytes, uses_sram_ ? kInternalBuffer : -1, sram));
     if (io_staged_internally()) {
         for (int32_t id = kFirstIoBuffer; id < regcmd_buffer_; ++id)
             buffers_->attach_view(id, kInternalBuffer, memory_.io_staging_offsets[static_cast<size_t>(id)],
@@ -213,6 +216,7 @@ Status Context::generate_programs(uint32_t core_mask) {
     RKNN_RETURN_IF_ERROR(link_and_install(&programs));
     schedule_ = std::move(schedule);
     programs_ = std::move(programs);
+    plan_host_reads();
     core_mask_ = core_mask;
     step_us_.assign(schedule_.steps.size(), 0);
     step_npu_ns_.assign(schedule_.steps.size(), -1);
@@ -224,20 +228,24 @@ uint64_t Context::sram_total() const {
     return total.is_ok() ? total.value() : 0;
 }
 
-int32_t Context::sram_buffer() const {
-    // RKNN_FLAG_ENABLE_SRAM: the internal tensors in as much SRAM as there is
-    // (the rest of the buffer is DDR); where there is none, the flag is a wish.
-    if ((flags_ & RKNN_FLAG_ENABLE_SRAM) == 0) return -1;
+uint64_t Context::sram_request(uint64_t internal_bytes) const {
+    // RKNN_FLAG_ENABLE_SRAM: the internal tensors in as much SRAM as is free
+    // (4 KiB chunks; the rest of the buffer is DDR); where there is none, the
+    // flag is a wish.
+    if ((flags_ & RKNN_FLAG_ENABLE_SRAM) == 0) return 0;
     if (internal_outside()) {
         RKNN_LOGW("RKNN_FLAG_ENABLE_SRAM: the client provides the internal memory; no SRAM is taken");
-        return -1;
+        return 0;
     }
-    if (sram_total() == 0) {
-        RKNN_LOGW("RKNN_FLAG_ENABLE_SRAM: the %s driver on %s offers no NPU SRAM; ignored",
+    if (internal_bytes == 0) return 0;
+    auto free_sram = driver_->driver->action(driver::Action::kGetFreeSramSize);
+    const uint64_t free_bytes = free_sram.is_ok() && sram_total() > 0 ? free_sram.value() / 4096 * 4096 : 0;
+    if (free_bytes == 0) {
+        RKNN_LOGW("RKNN_FLAG_ENABLE_SRAM: the %s driver on %s has no free NPU SRAM; the internal tensors stay in DDR",
                   driver_->driver->backend_name(), driver_->soc->name);
-        return -1;
+        return 0;
     }
-    return kInternalBuffer;
+    return std::min<uint64_t>((internal_bytes + 4095) / 4096 * 4096, free_bytes);
 }
 
 Status Context::link_and_install(std::vector<SegmentProgram>* programs) {
@@ -270,20 +278,9 @@ Status Context::set_core_mask(uint32_t mask) {
 }
 
 Status Context::run_npu_segment(const SegmentProgram& segment, int64_t* npu_ns) {
-    // Views are synced with the buffer they are part of.
-    const int32_t data_buffers = regcmd_buffer_;
-    if (device_dirty_) {
-        // Inputs read in place were flushed at the start of the run (or are the client's to sync).
-        for (int32_t id = kInternalBuffer; id < data_buffers; ++id)
-            if (!buffers_->is_view(id) && !client_input_buffers_[static_cast<size_t>(id)])
-                RKNN_RETURN_IF_ERROR(buffers_->flush(id));
-        device_dirty_ = false;
-    }
+    RKNN_RETURN_IF_ERROR(sync_before_submit());
     RKNN_RETURN_IF_ERROR(submit_segment(driver_->driver.get(), segment, npu_ns));
-    for (int32_t id = kInternalBuffer; id < data_buffers; ++id)
-        if (!buffers_->is_view(id) && !client_input_buffers_[static_cast<size_t>(id)])
-            RKNN_RETURN_IF_ERROR(buffers_->invalidate(id));
-    return Status::ok();
+    return sync_after_submit();
 }
 
 size_t Context::npu_task_op_count() const {
@@ -330,9 +327,9 @@ Status Context::run_cpu_step(const CpuStep& step) {
     RKNN_RETURN_IF_ERROR(call.has_value() ? executor_->run_prepared(*call) : executor_->run_op(step.op, values_));
     for (int32_t t : step.pack_after) {
         const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
+        RKNN_RETURN_IF_ERROR(begin_cpu_write(home));
         RKNN_RETURN_IF_ERROR(pack_native(values_[static_cast<size_t>(t)], buffers_->host(home.buffer) + home.offset,
                                          home.bytes, memory_.form, home.packed_row_pixels));
-        device_dirty_ = true;
     }
     return Status::ok();
 }
@@ -350,8 +347,8 @@ Status Context::run() {
     for (size_t i = 0; i < staged_inputs_.size(); ++i) {
         if (staged_inputs_[i].empty() || (i < input_bindings_.size() && input_bindings_[i])) continue;
         const DeviceHome& home = memory_.homes[static_cast<size_t>(graph_.inputs[i])];
+        RKNN_RETURN_IF_ERROR(begin_cpu_write(home));
         std::memcpy(buffers_->host(home.buffer) + home.offset, staged_inputs_[i].data(), staged_inputs_[i].size());
-        device_dirty_ = true;
     }
     RKNN_RETURN_IF_ERROR(read_bound_inputs());
     for (size_t i = 0; i < schedule_.steps.size(); ++i) {

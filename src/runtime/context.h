@@ -92,8 +92,9 @@ private:
     Status link_and_install(std::vector<SegmentProgram>* programs);
     // NPU SRAM the driver reports (0: none, or no way to ask).
     uint64_t sram_total() const;
-    // The buffer to place in SRAM (RKNN_FLAG_ENABLE_SRAM), or -1.
-    int32_t sram_buffer() const;
+    // Bytes of SRAM to ask for the internal buffer (0: none).
+    uint64_t sram_request(uint64_t internal_bytes) const;
+    bool uses_sram_ = false;  // RKNN_FLAG_ENABLE_SRAM took effect
     Status run_cpu_step(const CpuStep& step);
     void prepare_cpu_calls();
     // Adds the driver-reported NPU time to *npu_ns.
@@ -181,7 +182,26 @@ private:
     // values_), so that a run allocates nothing for them; empty where the op
     // needs conversions (GraphExecutor::run_op then).
     std::vector<std::optional<cpu::GraphExecutor::PreparedCall>> cpu_calls_;
-    bool device_dirty_ = false;            // CPU wrote device memory since the last flush
+    // Cache maintenance by ranges (a buffer's bytes from an offset): what the
+    // CPU wrote since the last submit, flushed before the next one, and what
+    // the host reads after a segment (tensors CPU steps unpack, the outputs),
+    // invalidated after each. Without ranges (rocket syncs whole buffers;
+    // level-5 dumps read every tensor) every data buffer is synced instead.
+    struct ByteRange {
+        int32_t buffer = -1;
+        uint64_t offset = 0, bytes = 0;
+    };
+    std::vector<ByteRange> cpu_written_;
+    std::vector<ByteRange> host_reads_;
+    bool ranged_sync_ = true;
+    bool cpu_wrote_ = false;  // without ranges: since the last submit
+    // Before the CPU writes `home`: the cache lines it shares with other
+    // bytes are made current first (a flush writes whole lines back), and the
+    // lines are remembered for the next flush.
+    Status begin_cpu_write(const DeviceHome& home);
+    void plan_host_reads();
+    Status sync_before_submit();
+    Status sync_after_submit();
     uint32_t timeout_ms_ = 20000;
     uint32_t core_mask_ = 0;  // 0: one core, the kernel's choice
 

@@ -74,6 +74,7 @@ bool Context::set_pixels_fast(const rknn_input& in) {
     const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
     const auto* pixels = static_cast<const uint8_t*>(in.buf);
     if (home.valid()) {
+        if (!begin_cpu_write(home).is_ok()) return false;  // the generic path says why
         uint8_t* dst = buffers_->host(home.buffer) + home.offset;
         if (home.packed_row_pixels > 0) {
             const std::optional<PixelRule>& rule = pixel_rules_[in.index];
@@ -82,7 +83,6 @@ bool Context::set_pixels_fast(const rknn_input& in) {
         } else {
             pixels_to_cube(pixels, nhwc, c, h, w, codes.data(), dst);
         }
-        device_dirty_ = true;
     }
     if (input_read_on_cpu_[in.index] || !home.valid()) {
         cpu::HostTensor& value = values_[static_cast<size_t>(t)];
@@ -170,9 +170,9 @@ Status Context::set_input(const rknn_input& in) {
         RKNN_ASSIGN_OR_RETURN(value, convert_input(in, declared, pre));
     }
     if (home.valid()) {
+        RKNN_RETURN_IF_ERROR(begin_cpu_write(home));
         RKNN_RETURN_IF_ERROR(pack_native(value, buffers_->host(home.buffer) + home.offset, home.bytes, memory_.form,
                                          home.packed_row_pixels));
-        device_dirty_ = true;
     }
     values_[static_cast<size_t>(t)] = std::move(value);
     return Status::ok();

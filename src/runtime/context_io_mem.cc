@@ -181,6 +181,7 @@ Status Context::bind_output(IoBinding b, uint32_t index) {
     // The native cube, written by the NPU: it can write it there itself.
     const bool native = a.fmt == RKNN_TENSOR_NC1HWC2 && schedule_.output_on_device[index] && home.bytes == needed;
     RKNN_ASSIGN_OR_RETURN(b.in_place, try_bind_in_place(b, t, native));
+    if (index < kept_outputs_.size()) kept_outputs_[index].clear();  // the binding gives the output from now on
     output_bindings_.resize(graph_.outputs.size());
     output_bindings_[index] = std::move(b);
     return Status::ok();

@@ -79,9 +79,11 @@ Status Context::query(int cmd, void* info, uint32_t size) {
             mem->total_weight_size = static_cast<uint32_t>(memory_.buffer_bytes[kWeightBuffer]);
             mem->total_internal_size = static_cast<uint32_t>(memory_.buffer_bytes[kInternalBuffer]);
             mem->total_dma_allocated_size = buffers_->total_allocated();
-            mem->total_sram_size = static_cast<uint32_t>(sram_total());
-            auto free_sram = driver_->driver->action(driver::Action::kGetFreeSramSize);
-            mem->free_sram_size = free_sram.is_ok() ? free_sram.value() : 0;
+            if (uses_sram_) {  // 0 when SRAM is off or absent
+                mem->total_sram_size = static_cast<uint32_t>(sram_total());
+                auto free_sram = driver_->driver->action(driver::Action::kGetFreeSramSize);
+                mem->free_sram_size = free_sram.is_ok() ? free_sram.value() : 0;
+            }
             return Status::ok();
         }
         case RKNN_QUERY_CUSTOM_STRING: {

@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -17,26 +19,46 @@ namespace {
 struct Import {
     std::shared_ptr<driver::OpenedDriver> driver;
     driver::BufferObject bo;
-    ~Import() {
-        if (bo.size != 0) (void)driver->driver->destroy_buffer(&bo);
-    }
 };
+
+struct ImportTable {
+    using Key = std::tuple<const driver::OpenedDriver*, uint64_t, uint64_t>;
+    std::mutex mutex;
+    std::condition_variable released;  // an entry was erased
+    std::map<Key, std::weak_ptr<Import>> imports;
+};
+
+ImportTable& import_table() {
+    static ImportTable table;
+    return table;
+}
 
 StatusOr<std::shared_ptr<Import>> import_once(const std::shared_ptr<driver::OpenedDriver>& driver, int fd) {
     struct stat st {};
     if (::fstat(fd, &st) != 0) return RKNN_INVALID_ARGUMENT("fd %d is not an open file", fd);
-    using Key = std::tuple<const driver::OpenedDriver*, uint64_t, uint64_t>;
-    static std::mutex mutex;
-    static std::map<Key, std::weak_ptr<Import>> imports;
-    std::lock_guard<std::mutex> lock(mutex);
-    for (auto it = imports.begin(); it != imports.end();) it = it->second.expired() ? imports.erase(it) : std::next(it);
-    std::weak_ptr<Import>& slot = imports[Key{driver.get(), static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)}];
-    if (std::shared_ptr<Import> existing = slot.lock()) return existing;
+    const ImportTable::Key key{driver.get(), static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
+    ImportTable& table = import_table();
+    std::unique_lock<std::mutex> lock(table.mutex);
+    for (;;) {
+        auto it = table.imports.find(key);
+        if (it == table.imports.end()) break;
+        if (std::shared_ptr<Import> existing = it->second.lock()) return existing;
+        table.released.wait(lock);  // its last user is closing the handle
+    }
     RKNN_ASSIGN_OR_RETURN(driver::BufferObject bo, driver->driver->import_dmabuf(fd));
-    auto imported = std::make_shared<Import>();
-    imported->driver = driver;
-    imported->bo = bo;
-    slot = imported;
+    // Released under the table's lock, so that a new import of the same
+    // dma-buf cannot get the handle while it is being closed.
+    std::shared_ptr<Import> imported(new Import{driver, bo}, [key](Import* gone) {
+        ImportTable& t = import_table();
+        {
+            std::lock_guard<std::mutex> release(t.mutex);
+            (void)gone->driver->driver->destroy_buffer(&gone->bo);
+            t.imports.erase(key);
+        }
+        t.released.notify_all();
+        delete gone;
+    });
+    table.imports[key] = imported;
     return imported;
 }
 
@@ -98,11 +120,13 @@ std::shared_ptr<const DeviceBuffers::Slot> DeviceBuffers::own(const driver::Buff
     return slot;
 }
 
-StatusOr<driver::BufferObject> DeviceBuffers::create_detached(uint64_t bytes, uint32_t extra_flags) const {
+StatusOr<driver::BufferObject> DeviceBuffers::create_detached(uint64_t bytes, uint32_t extra_flags,
+                                                              uint64_t sram_limit) const {
     driver::BufferObject bo;
     if (bytes == 0) return bo;
     driver::BufferRequest request;
     request.size = bytes;
+    request.sram_limit = sram_limit;
     request.flags = driver::buffer_flag::kCacheable | driver::buffer_flag::kZeroing | extra_flags;
     RKNN_ASSIGN_OR_RETURN(bo, driver_->driver->create_buffer(request));
     const Status mapped = driver_->driver->map_buffer(&bo);
@@ -114,11 +138,14 @@ StatusOr<driver::BufferObject> DeviceBuffers::create_detached(uint64_t bytes, ui
 }
 
 StatusOr<std::unique_ptr<DeviceBuffers>> DeviceBuffers::create(std::shared_ptr<driver::OpenedDriver> driver,
-                                                               const std::vector<uint64_t>& bytes, int32_t sram_id) {
+                                                               const std::vector<uint64_t>& bytes, int32_t sram_id,
+                                                               uint64_t sram_limit) {
     std::unique_ptr<DeviceBuffers> buffers(new DeviceBuffers(std::move(driver)));
     for (size_t id = 0; id < bytes.size(); ++id) {
-        const uint32_t extra = static_cast<int32_t>(id) == sram_id ? driver::buffer_flag::kTrySram : 0u;
-        RKNN_ASSIGN_OR_RETURN(driver::BufferObject bo, buffers->create_detached(bytes[id], extra));
+        const bool sram = static_cast<int32_t>(id) == sram_id && sram_limit > 0;
+        RKNN_ASSIGN_OR_RETURN(driver::BufferObject bo,
+                              buffers->create_detached(bytes[id], sram ? driver::buffer_flag::kTrySram : 0u,
+                                                       sram ? sram_limit : 0));
         buffers->slots_.push_back(buffers->own(bo, bytes[id]));
     }
     return buffers;
@@ -243,10 +270,10 @@ uint64_t DeviceBuffers::total_allocated() const {
     return total;
 }
 
-Status DeviceBuffers::sync(int32_t id, driver::SyncDirection direction) const {
+Status DeviceBuffers::sync(int32_t id, driver::SyncDirection direction, uint64_t offset, uint64_t bytes) const {
     const Slot* s = slots_[static_cast<size_t>(id)].get();
-    uint64_t offset = 0;
-    const uint64_t bytes = s->bytes;
+    if (offset >= s->bytes) return Status::ok();
+    bytes = std::min(bytes, s->bytes - offset);
     while (s->parent >= 0) {  // a view: its range of what its parent stands for
         offset += s->offset;
         s = slots_[static_cast<size_t>(s->parent)].get();
@@ -255,8 +282,16 @@ Status DeviceBuffers::sync(int32_t id, driver::SyncDirection direction) const {
     return s->backing->sync(direction, offset + s->offset, bytes);
 }
 
-Status DeviceBuffers::flush(int32_t id) const { return sync(id, driver::SyncDirection::kToDevice); }
+Status DeviceBuffers::flush(int32_t id) const { return sync(id, driver::SyncDirection::kToDevice, 0, size(id)); }
 
-Status DeviceBuffers::invalidate(int32_t id) const { return sync(id, driver::SyncDirection::kFromDevice); }
+Status DeviceBuffers::invalidate(int32_t id) const { return sync(id, driver::SyncDirection::kFromDevice, 0, size(id)); }
+
+Status DeviceBuffers::flush(int32_t id, uint64_t offset, uint64_t bytes) const {
+    return sync(id, driver::SyncDirection::kToDevice, offset, bytes);
+}
+
+Status DeviceBuffers::invalidate(int32_t id, uint64_t offset, uint64_t bytes) const {
+    return sync(id, driver::SyncDirection::kFromDevice, offset, bytes);
+}
 
 }  // namespace rknn::runtime

@@ -35,9 +35,10 @@ public:
     struct Slot;
 
     // One buffer per entry of `bytes` (0: nothing yet). Buffer `sram_id`
-    // (-1: none) asks for as much NPU SRAM as the driver can give it.
+    // (-1: none) asks for `sram_limit` bytes of NPU SRAM from its start.
     static StatusOr<std::unique_ptr<DeviceBuffers>> create(std::shared_ptr<driver::OpenedDriver> driver,
-                                                           const std::vector<uint64_t>& bytes, int32_t sram_id = -1);
+                                                           const std::vector<uint64_t>& bytes, int32_t sram_id = -1,
+                                                           uint64_t sram_limit = 0);
     ~DeviceBuffers();
     DeviceBuffers(const DeviceBuffers&) = delete;
     DeviceBuffers& operator=(const DeviceBuffers&) = delete;
@@ -59,7 +60,7 @@ public:
 
     // A new zeroed, mapped buffer outside the table (empty for 0 bytes), to be
     // filled and then installed, or discarded.
-    StatusOr<driver::BufferObject> create_detached(uint64_t bytes, uint32_t extra_flags = 0) const;
+    StatusOr<driver::BufferObject> create_detached(uint64_t bytes, uint32_t extra_flags = 0, uint64_t sram_limit = 0) const;
     void discard(driver::BufferObject* buffer) const;
     Status flush_detached(const driver::BufferObject& buffer) const;
     // Puts `buffer` (of `bytes` requested) in place of buffer `id`, releasing the old one.
@@ -80,12 +81,15 @@ public:
 
     Status flush(int32_t id) const;       // CPU writes -> device
     Status invalidate(int32_t id) const;  // device writes -> CPU
+    // The same for `bytes` of buffer `id` from `offset` (clipped to the buffer).
+    Status flush(int32_t id, uint64_t offset, uint64_t bytes) const;
+    Status invalidate(int32_t id, uint64_t offset, uint64_t bytes) const;
 
 private:
     struct Backing;
     explicit DeviceBuffers(std::shared_ptr<driver::OpenedDriver> driver) : driver_(std::move(driver)) {}
     std::shared_ptr<const Slot> own(const driver::BufferObject& bo, uint64_t bytes) const;
-    Status sync(int32_t id, driver::SyncDirection direction) const;
+    Status sync(int32_t id, driver::SyncDirection direction, uint64_t offset, uint64_t bytes) const;
 
     std::shared_ptr<driver::OpenedDriver> driver_;
     std::vector<std::shared_ptr<const Slot>> slots_;

@@ -577,52 +577,54 @@ TEST(ApiModels, ChannelSplitIsReadInPlace) {
 }
 
 // In-place channel Split and Concat on RK3568, whose parts start on 32
-// channels there: conv (52) -> Split (32, 20); a depthwise conv on the first
-// (its 32-channel group writes a whole part) and a conv on the second are
-// joined by a Concat (52) that a conv reads. A Split (16, 36) needs a copy
-// there (on RK3588 it does not).
-// Neither op has a task (PERF_DETAIL lists both on the NPU) and the outputs
-// equal the int8 reference byte for byte.
+// channels there, in 7 x 7 maps (surfaces padded to 52 pixels): conv (48) ->
+// Split (32, 16); a conv on the first and a depthwise conv on the second
+// (its 32-channel group writes past the 48 channels, into the room the
+// Concat's cube keeps) are joined by a Concat (48) that a conv reads. A
+// Split (16, 32) needs a copy there (on RK3588 it does not).
 TEST(ApiModels, InPlaceSplitAndConcatOnRk3568) {
     const rknn::testing::MockSoc mock("rk3568");
     graph::Graph g;
     const int32_t x = rknn::testing::add_tensor(&g, "x", graph::DType::kFloat32, {1, 3, 8, 8});
     g.inputs = {x};
+    // 3x3 convolutions keep the 7 x 7 maps; the first, 2x2 and unpadded, makes them.
     auto conv = [&g](int32_t in, int c_in, int c_out, int group, const std::string& name) {
-        const int32_t y = rknn::testing::add_tensor(&g, name, graph::DType::kFloat32, {1, c_out, 8, 8});
+        const bool first = c_in == 3;
+        const int64_t k = first ? 2 : 3;
+        const int32_t y = rknn::testing::add_tensor(&g, name, graph::DType::kFloat32, {1, c_out, 7, 7});
         const auto seed = static_cast<uint32_t>(31 + c_out + group);
         graph::Op op{graph::OpType::kConv, name, "",
-                     {in, rknn::testing::random_constant(&g, name + ".w", {c_out, c_in / group, 3, 3}, seed),
+                     {in, rknn::testing::random_constant(&g, name + ".w", {c_out, c_in / group, k, k}, seed),
                       rknn::testing::random_constant(&g, name + ".b", {c_out}, seed + 1)},
                      {y}, {}};
-        op.attrs.set_ints("pads", {1, 1, 1, 1});
+        op.attrs.set_ints("pads", first ? std::vector<int64_t>{0, 0, 0, 0} : std::vector<int64_t>{1, 1, 1, 1});
         op.attrs.set_int("group", group);
         g.add_op(op);
         return y;
     };
-    const int32_t wide = conv(x, 3, 52, 1, "wide");
-    const int32_t a = rknn::testing::add_tensor(&g, "a", graph::DType::kFloat32, {1, 32, 8, 8});
-    const int32_t b = rknn::testing::add_tensor(&g, "b", graph::DType::kFloat32, {1, 20, 8, 8});
+    const int32_t wide = conv(x, 3, 48, 1, "wide");
+    const int32_t a = rknn::testing::add_tensor(&g, "a", graph::DType::kFloat32, {1, 32, 7, 7});
+    const int32_t b = rknn::testing::add_tensor(&g, "b", graph::DType::kFloat32, {1, 16, 7, 7});
     graph::Op split{graph::OpType::kSplit, "split", "", {wide}, {a, b}, {}};
     split.attrs.set_int("axis", 1);
-    split.attrs.set_ints("split", {32, 20});
+    split.attrs.set_ints("split", {32, 16});
     g.add_op(split);
-    const int32_t depthwise = conv(a, 32, 32, 32, "depthwise");
-    const int32_t narrow = conv(b, 20, 20, 1, "narrow");
-    const int32_t joined = rknn::testing::add_tensor(&g, "joined", graph::DType::kFloat32, {1, 52, 8, 8});
-    graph::Op concat{graph::OpType::kConcat, "concat", "", {depthwise, narrow}, {joined}, {}};
+    const int32_t narrow = conv(a, 32, 32, 1, "narrow");
+    const int32_t depthwise = conv(b, 16, 16, 16, "depthwise");
+    const int32_t joined = rknn::testing::add_tensor(&g, "joined", graph::DType::kFloat32, {1, 48, 7, 7});
+    graph::Op concat{graph::OpType::kConcat, "concat", "", {narrow, depthwise}, {joined}, {}};
     concat.attrs.set_int("axis", 1);
     g.add_op(concat);
-    g.outputs = {conv(joined, 52, 8, 1, "after"), narrow};
+    g.outputs = {conv(joined, 48, 8, 1, "after"), depthwise};
     quantize_8x8(&g, 4, 3);
     g.target_soc = "rk3568";
     const rknn::hw::SocProfile& rk3568 = *rknn::hw::find_soc("rk3568");
     EXPECT_EQ(rknn::npu::place_op(g, g.ops[1], rk3568).target, rknn::npu::Target::kNpu);
     graph::Graph swapped = g;
-    swapped.ops[1].attrs.set_ints("split", {16, 36});
+    swapped.ops[1].attrs.set_ints("split", {16, 32});
     const auto& parts = swapped.ops[1].outputs;
-    swapped.tensors[static_cast<size_t>(parts[0])].shape = {1, 16, 8, 8};
-    swapped.tensors[static_cast<size_t>(parts[1])].shape = {1, 36, 8, 8};
+    swapped.tensors[static_cast<size_t>(parts[0])].shape = {1, 16, 7, 7};
+    swapped.tensors[static_cast<size_t>(parts[1])].shape = {1, 32, 7, 7};
     const rknn::npu::Placement copy = rknn::npu::place_op(swapped, swapped.ops[1], rk3568);
     EXPECT_EQ(copy.target, rknn::npu::Target::kCpu);
     EXPECT_NE(copy.reason.find("inside a group of 32"), std::string::npos) << copy.reason;
@@ -659,6 +661,72 @@ TEST(ApiModels, InPlaceSplitAndConcatOnRk3568) {
         const std::string line = table.substr(row, table.find('\n', row) - row);
         EXPECT_NE(line.find("NPU"), std::string::npos) << line;
     }
+    EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+}
+
+// Cache maintenance by ranges keeps bytes the CPU did not write: a CPU step
+// (two Reshapes) writes the first part of an in-place Concat of 3 x 3 maps,
+// 144 bytes, so its last cache line also holds the start of the second
+// part, which the NPU wrote in the segment before. The line must be made
+// current before the CPU writes its part, or the flush writes stale bytes
+// over the NPU's. The outputs equal the int8 reference.
+TEST(ApiModels, CpuWrittenConcatPartKeepsItsNeighbour) {
+    graph::Graph g;
+    const int32_t x = rknn::testing::add_tensor(&g, "x", graph::DType::kFloat32, {1, 3, 8, 8});
+    g.inputs = {x};
+    auto conv = [&g](int32_t in, int c_in, int c_out, int64_t k, int64_t stride, int64_t pad, const std::string& name) {
+        const int32_t y = rknn::testing::add_tensor(&g, name, graph::DType::kFloat32, {1, c_out, 3, 3});
+        const auto seed = static_cast<uint32_t>(51 + c_out + k);
+        graph::Op op{graph::OpType::kConv, name, "",
+                     {in, rknn::testing::random_constant(&g, name + ".w", {c_out, c_in, k, k}, seed),
+                      rknn::testing::random_constant(&g, name + ".b", {c_out}, seed + 1)},
+                     {y}, {}};
+        op.attrs.set_ints("strides", {stride, stride});
+        op.attrs.set_ints("pads", {pad, pad, pad, pad});
+        g.add_op(op);
+        return y;
+    };
+    auto reshape = [&g](int32_t in, const std::vector<int64_t>& shape, const std::string& name) {
+        const int32_t target = g.add_constant(name + ".shape", graph::DType::kInt64, {static_cast<int64_t>(shape.size())},
+                                              graph::Buffer::copy_of(shape.data(), shape.size() * sizeof(int64_t)));
+        const int32_t y = rknn::testing::add_tensor(&g, name, graph::DType::kFloat32, shape);
+        g.add_op({graph::OpType::kReshape, name, "", {in, target}, {y}, {}});
+        return y;
+    };
+    const int32_t from_npu = conv(x, 3, 16, 2, 3, 0, "from_npu");  // 8 x 8 -> 3 x 3
+    const int32_t b0 = conv(x, 3, 16, 2, 3, 0, "b0");
+    const int32_t from_cpu = reshape(reshape(b0, {1, 144}, "flat"), {1, 16, 3, 3}, "from_cpu");
+    const int32_t joined = rknn::testing::add_tensor(&g, "joined", graph::DType::kFloat32, {1, 32, 3, 3});
+    graph::Op concat{graph::OpType::kConcat, "concat", "", {from_cpu, from_npu}, {joined}, {}};
+    concat.attrs.set_int("axis", 1);
+    g.add_op(concat);
+    g.outputs = {conv(joined, 32, 8, 3, 1, 1, "after")};
+    quantize_8x8(&g, 5, 3);
+
+    rknn_context ctx = 0;
+    ASSERT_EQ(init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &ctx), RKNN_SUCC);
+    rknn_perf_detail detail{};
+    const graph::Tensor& in = g.tensors[static_cast<size_t>(x)];
+    auto exec = rknn::cpu::GraphExecutor::create(g);
+    ASSERT_TRUE(exec.is_ok());
+    for (uint32_t seed : {61u, 62u, 63u}) {
+        HostTensor fed = rknn::testing::random_int8({1, 3, 8, 8}, in.quant, seed);
+        rknn_input input = input_of(fed.raw(), 192, RKNN_TENSOR_INT8, RKNN_TENSOR_NCHW);
+        ASSERT_EQ(rknn_inputs_set(ctx, 1, &input), RKNN_SUCC);
+        ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
+        rknn_output out{};
+        ASSERT_EQ(rknn_outputs_get(ctx, 1, &out, nullptr), RKNN_SUCC);
+        std::vector<HostTensor> expected;
+        ASSERT_TRUE(exec.value()->run({fed}, &expected).is_ok());
+        ASSERT_EQ(out.size, expected[0].byte_size());
+        EXPECT_EQ(std::memcmp(out.buf, expected[0].raw(), out.size), 0) << "seed " << seed;
+        EXPECT_EQ(rknn_outputs_release(ctx, 1, &out), RKNN_SUCC);
+    }
+    ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_PERF_DETAIL, &detail, sizeof(detail)), RKNN_SUCC);
+    const std::string table(detail.perf_data, detail.data_len);
+    const size_t row = table.find("Concat");
+    ASSERT_NE(row, std::string::npos) << table;
+    EXPECT_NE(table.substr(row, table.find('\n', row) - row).find("NPU"), std::string::npos) << "in place";
     EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
 }
 
@@ -740,30 +808,33 @@ TEST(ApiInit, PriorityIsRaisedUnlessDisabled) {
 
 // RKNN_FLAG_ENABLE_SRAM on a mock RK3588 (956 KiB of NPU SRAM): the internal
 // buffer takes SRAM (MEM_SIZE shows it gone from the free size, and back
-// after destroy) and the outputs do not change. Where the NPU has no SRAM
-// (RK3568) the flag is ignored.
+// after destroy; a context without the flag reports none) and the outputs
+// do not change. Where the NPU has no SRAM (RK3568) the flag is ignored.
 TEST(ApiInit, SramHoldsTheInternalTensors) {
     const graph::Graph g = quantized_cnn();
     const uint32_t quiet = RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY;
+    const auto sram_of = [](rknn_context ctx) {
+        rknn_mem_size size{};
+        EXPECT_EQ(rknn_query(ctx, RKNN_QUERY_MEM_SIZE, &size, sizeof(size)), RKNN_SUCC);
+        return size;
+    };
     rknn_context plain = 0, sram = 0;
     ASSERT_EQ(init_graph(g, quiet, &plain), RKNN_SUCC);
-    rknn_mem_size before{};
-    ASSERT_EQ(rknn_query(plain, RKNN_QUERY_MEM_SIZE, &before, sizeof(before)), RKNN_SUCC);
-    EXPECT_EQ(before.total_sram_size, 956u * 1024u);
+    EXPECT_EQ(sram_of(plain).total_sram_size, 0u) << "SRAM is off for this context";
     ASSERT_EQ(init_graph(g, quiet | RKNN_FLAG_ENABLE_SRAM, &sram), RKNN_SUCC);
-    rknn_mem_size with{};
-    ASSERT_EQ(rknn_query(sram, RKNN_QUERY_MEM_SIZE, &with, sizeof(with)), RKNN_SUCC);
+    const rknn_mem_size with = sram_of(sram);
+    EXPECT_EQ(with.total_sram_size, 956u * 1024u);
     const uint32_t taken = (with.total_internal_size + 4095u) / 4096u * 4096u;  // whole 4 KiB chunks
-    EXPECT_EQ(with.free_sram_size + taken, before.free_sram_size);
+    EXPECT_EQ(with.free_sram_size + taken, with.total_sram_size);
     for (uint32_t seed : {71u, 72u}) {
         const std::vector<uint8_t> expected = rknn::testing::run_pixels(plain, seed, false);
         EXPECT_FALSE(expected.empty());
         EXPECT_EQ(rknn::testing::run_pixels(sram, seed, false), expected) << "seed " << seed;
     }
     EXPECT_EQ(rknn_destroy(sram), RKNN_SUCC);
-    rknn_mem_size after{};
-    ASSERT_EQ(rknn_query(plain, RKNN_QUERY_MEM_SIZE, &after, sizeof(after)), RKNN_SUCC);
-    EXPECT_EQ(after.free_sram_size, before.free_sram_size);
+    ASSERT_EQ(init_graph(g, quiet | RKNN_FLAG_ENABLE_SRAM, &sram), RKNN_SUCC);
+    EXPECT_EQ(sram_of(sram).free_sram_size, with.free_sram_size) << "the first context's SRAM came back";
+    EXPECT_EQ(rknn_destroy(sram), RKNN_SUCC);
     EXPECT_EQ(rknn_destroy(plain), RKNN_SUCC);
 
     const rknn::testing::MockSoc mock("rk3568");

@@ -1,0 +1,97 @@
+// Cache maintenance of a context's device buffers around each submit.
+//
+// The CPU and the NPU share cacheable buffers. Syncing whole buffers is
+// simple but costs a pass over all internal memory twice per segment (1.5 MB
+// for mobilenet_v2), so only ranges are synced:
+//   - before a submit, the ranges the CPU wrote (inputs, CPU steps' outputs);
+//   - after it, the ranges the host reads next (tensors CPU steps unpack, the
+//     model's outputs).
+// Cache maintenance works on whole lines, and a line the CPU wrote is written
+// back whole, so a line the CPU shares with bytes the NPU wrote must be
+// current before the CPU writes its part: begin_cpu_write invalidates such
+// boundary lines first, unless the CPU already wrote to them since the last
+// submit (then they are current). Lines the host never touches may stay
+// stale in the cache: they are clean, so nothing writes them back, and
+// nothing reads them.
+#include "base/log.h"
+#include "runtime/context.h"
+
+namespace rknn::runtime {
+namespace {
+
+// A cache line on the boards' CPUs (Cortex-A76/A55) and x86.
+constexpr uint64_t kLine = 64;
+
+uint64_t line_down(uint64_t v) { return v / kLine * kLine; }
+uint64_t line_up(uint64_t v) { return (v + kLine - 1) / kLine * kLine; }
+
+}  // namespace
+
+void Context::plan_host_reads() {
+    host_reads_.clear();
+    const auto add = [this](int32_t t) {
+        const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
+        if (!home.valid()) return;
+        const uint64_t start = line_down(home.offset);
+        host_reads_.push_back({home.buffer, start, line_up(home.offset + home.bytes) - start});
+    };
+    for (const CpuStep& step : schedule_.cpu_steps)
+        for (int32_t t : step.unpack_before) add(t);
+    for (int32_t t : graph_.outputs)
+        if (t >= 0) add(t);
+}
+
+Status Context::begin_cpu_write(const DeviceHome& home) {
+    if (!ranged_sync_) {
+        cpu_wrote_ = true;
+        return Status::ok();
+    }
+    const uint64_t start = home.offset, end = home.offset + home.bytes;
+    const auto written_since_submit = [this, &home](uint64_t line) {
+        for (const ByteRange& r : cpu_written_)
+            if (r.buffer == home.buffer && line >= r.offset && line < r.offset + r.bytes) return true;
+        return false;
+    };
+    for (uint64_t line : {line_down(start), line_down(end)}) {
+        const bool partial = (line == line_down(start) && start % kLine != 0) || (line == line_down(end) && end % kLine != 0);
+        if (partial && !written_since_submit(line)) RKNN_RETURN_IF_ERROR(buffers_->invalidate(home.buffer, line, kLine));
+    }
+    const ByteRange range{home.buffer, line_down(start), line_up(end) - line_down(start)};
+    for (const ByteRange& r : cpu_written_)
+        if (r.buffer == range.buffer && r.offset == range.offset && r.bytes == range.bytes) return Status::ok();
+    cpu_written_.push_back(range);
+    return Status::ok();
+}
+
+Status Context::sync_before_submit() {
+    if (ranged_sync_) {
+        for (const ByteRange& r : cpu_written_) RKNN_RETURN_IF_ERROR(buffers_->flush(r.buffer, r.offset, r.bytes));
+        cpu_written_.clear();
+        return Status::ok();
+    }
+    if (!cpu_wrote_) return Status::ok();
+    // Views are synced with the buffer they are part of; inputs read in place
+    // were flushed at the start of the run (or are the client's to sync).
+    for (int32_t id = kInternalBuffer; id < regcmd_buffer_; ++id)
+        if (!buffers_->is_view(id) && !client_input_buffers_[static_cast<size_t>(id)])
+            RKNN_RETURN_IF_ERROR(buffers_->flush(id));
+    cpu_wrote_ = false;
+    return Status::ok();
+}
+
+Status Context::sync_after_submit() {
+    // Inputs read in place are not invalidated: that would drop what the
+    // client wrote and has not synced yet (the NPU does not write them).
+    if (ranged_sync_) {
+        for (const ByteRange& r : host_reads_)
+            if (!client_input_buffers_[static_cast<size_t>(r.buffer)])
+                RKNN_RETURN_IF_ERROR(buffers_->invalidate(r.buffer, r.offset, r.bytes));
+        return Status::ok();
+    }
+    for (int32_t id = kInternalBuffer; id < regcmd_buffer_; ++id)
+        if (!buffers_->is_view(id) && !client_input_buffers_[static_cast<size_t>(id)])
+            RKNN_RETURN_IF_ERROR(buffers_->invalidate(id));
+    return Status::ok();
+}
+
+}  // namespace rknn::runtime
