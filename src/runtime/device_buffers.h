@@ -1,8 +1,8 @@
 // The device buffers of one context, indexed by relocation buffer id:
 // weights, internal tensors (with the scratch area), one per I/O region, and
-// the regcmd streams last. Mapped for the CPU and cacheable, so every CPU
-// write is flushed before a submit and every device write invalidated after
-// it (the mock kernel models the two views).
+// the regcmd streams last. Mapped for the CPU and cacheable, so CPU writes
+// are flushed before a submit and device writes invalidated after it, whole
+// buffers or byte ranges (the mock kernel models the two views).
 //
 // An id names one of three things, and may change between them (the streams
 // are relinked then):
