@@ -162,8 +162,8 @@ Status Context::build(const Context* original) {
                                original->memory_.buffer_bytes[kWeightBuffer] == memory_.buffer_bytes[kWeightBuffer];
     if (share_weights) bytes[kWeightBuffer] = 0;
     const uint64_t sram = sram_request(bytes[kInternalBuffer]);
-    uses_sram_ = sram > 0;
-    RKNN_ASSIGN_OR_RETURN(buffers_, DeviceBuffers::create(driver_, bytes, uses_sram_ ? kInternalBuffer : -1, sram));
+    RKNN_ASSIGN_OR_RETURN(buffers_, DeviceBuffers::create(driver_, bytes, sram > 0 ? kInternalBuffer : -1, sram));
+    uses_sram_ = buffers_->sram_bytes(kInternalBuffer) > 0;  // the driver may give none
     if (io_staged_internally()) {
         for (int32_t id = kFirstIoBuffer; id < regcmd_buffer_; ++id)
             buffers_->attach_view(id, kInternalBuffer, memory_.io_staging_offsets[static_cast<size_t>(id)],
@@ -362,13 +362,17 @@ Status Context::run() {
         step_npu_ns_[i] = step.npu ? step_npu_ns : -1;
         run_npu_ns += step_npu_ns;
     }
+    RKNN_RETURN_IF_ERROR(sync_before_submit());  // what CPU steps wrote after the last segment
     RKNN_RETURN_IF_ERROR(write_bound_outputs());
     if (io_staged_internally()) keep_outputs();
     last_run_us_ = micros_since(start);
     last_run_npu_ns_ = run_npu_ns;
     ++runs_;
     if (log::level() >= 4) RKNN_LOG_AT(4, "%s", perf_table().c_str());
-    if (log::level() >= 5) dump_layers();
+    if (log::level() >= 5) {
+        RKNN_RETURN_IF_ERROR(sync_after_submit(/*whole_buffers=*/true));  // every tensor is read
+        dump_layers();
+    }
     return Status::ok();
 }
 

@@ -200,8 +200,11 @@ private:
     // lines are remembered for the next flush.
     Status begin_cpu_write(const DeviceHome& home);
     void plan_host_reads();
+    // Also at the end of rknn_inputs_set and rknn_run: lines the CPU wrote
+    // are not left dirty for another context using the same memory to meet.
     Status sync_before_submit();
-    Status sync_after_submit();
+    // `whole_buffers`: every data buffer (for layer dumps).
+    Status sync_after_submit(bool whole_buffers = false);
     uint32_t timeout_ms_ = 20000;
     uint32_t core_mask_ = 0;  // 0: one core, the kernel's choice
 

@@ -134,7 +134,9 @@ Status Context::inputs_set(uint32_t count, const rknn_input* inputs) {
             staged_inputs_[inputs[k].index].assign(staged, staged + home.bytes);
         }
     }
-    return Status::ok();
+    // Staged in internal memory another context may share: flushed now, not
+    // left dirty for that context's run to meet.
+    return io_staged_internally() ? sync_before_submit() : Status::ok();
 }
 
 uint64_t Context::pass_through_bytes(uint32_t index) const {

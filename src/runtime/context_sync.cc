@@ -79,10 +79,10 @@ Status Context::sync_before_submit() {
     return Status::ok();
 }
 
-Status Context::sync_after_submit() {
+Status Context::sync_after_submit(bool whole_buffers) {
     // Inputs read in place are not invalidated: that would drop what the
     // client wrote and has not synced yet (the NPU does not write them).
-    if (ranged_sync_) {
+    if (ranged_sync_ && !whole_buffers) {
         for (const ByteRange& r : host_reads_)
             if (!client_input_buffers_[static_cast<size_t>(r.buffer)])
                 RKNN_RETURN_IF_ERROR(buffers_->invalidate(r.buffer, r.offset, r.bytes));
