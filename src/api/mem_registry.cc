@@ -30,4 +30,14 @@ std::shared_ptr<MemRecord> MemRegistry::remove(const rknn_tensor_mem* mem) {
     return record;
 }
 
+std::shared_ptr<runtime::IoMemory> MemRegistry::memory_holding(const void* p, uint64_t bytes) const {
+    const auto* at = static_cast<const uint8_t*>(p);
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& [descriptor, record] : records_) {
+        const uint8_t* host = record->memory->host();
+        if (at >= host && static_cast<uint64_t>(at - host) + bytes <= record->memory->size()) return record->memory;
+    }
+    return nullptr;
+}
+
 }  // namespace rknn::api

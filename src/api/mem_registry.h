@@ -31,6 +31,8 @@ public:
     // nullptr if `mem` was not created here or was destroyed.
     std::shared_ptr<MemRecord> find(const rknn_tensor_mem* mem) const;
     std::shared_ptr<MemRecord> remove(const rknn_tensor_mem* mem);
+    // The memory whose mapping holds [p, p + bytes), or null.
+    std::shared_ptr<runtime::IoMemory> memory_holding(const void* p, uint64_t bytes) const;
 
 private:
     mutable std::mutex mutex_;

@@ -6,6 +6,7 @@
 #include "api/api_guard.h"
 #include "api/context_handle.h"
 #include "api/init_flags.h"
+#include "api/mem_registry.h"
 #include "base/version.h"
 #include "runtime/context.h"
 
@@ -50,15 +51,32 @@ RKNN_EXPORT int rknn_init(rknn_context* context, void* model, uint32_t size, uin
         *context = 0;
         RKNN_RETURN_IF_ERROR(check_arg(model != nullptr, "model is NULL"));
         RKNN_RETURN_IF_ERROR(rknn::api::validate_init_flags(flag, extend));
-        if (flag & (RKNN_FLAG_SHARE_WEIGHT_MEM | RKNN_FLAG_MODEL_BUFFER_ZERO_COPY | RKNN_FLAG_ASYNC_MASK)) {
-            return not_implemented("rknn_init with shared weights, a zero-copy model buffer or async flags");
+        if (flag & (RKNN_FLAG_SHARE_WEIGHT_MEM | RKNN_FLAG_ASYNC_MASK)) {
+            return not_implemented("rknn_init with shared weights or async flags");
+        }
+        // RKNN_FLAG_MODEL_BUFFER_ZERO_COPY: the model is read where it is, in
+        // the client's buffer (which lives until rknn_destroy), from
+        // extend->real_model_offset for real_model_size bytes (0: to the end).
+        std::shared_ptr<rknn::runtime::IoMemory> model_memory;
+        if (flag & RKNN_FLAG_MODEL_BUFFER_ZERO_COPY) {
+            RKNN_RETURN_IF_ERROR(check_arg(size > 0, "RKNN_FLAG_MODEL_BUFFER_ZERO_COPY takes a model buffer, not a path"));
+            const int64_t offset = extend->real_model_offset;
+            RKNN_RETURN_IF_ERROR(check_arg(offset >= 0 && offset < static_cast<int64_t>(size),
+                                           "extend->real_model_offset lies outside the model buffer"));
+            const uint64_t rest = size - static_cast<uint64_t>(offset);
+            const uint64_t real = extend->real_model_size != 0 ? extend->real_model_size : rest;
+            RKNN_RETURN_IF_ERROR(check_arg(real <= rest, "extend->real_model_size reaches beyond the model buffer"));
+            model = static_cast<uint8_t*>(model) + offset;
+            size = static_cast<uint32_t>(real);
+            // Memory of ours: the context holds it, so that destroying it first cannot pull the model away.
+            model_memory = rknn::api::MemRegistry::global().memory_holding(model, size);
         }
         // Hints the runtime accepts but does not act on yet: said once per init.
         const uint32_t no_effect = flag & (RKNN_FLAG_SHARE_SRAM |
                                            RKNN_FLAG_EXECUTE_FALLBACK_PRIOR_DEVICE_GPU | RKNN_FLAG_FENCE_IN_OUTSIDE |
                                            RKNN_FLAG_FENCE_OUT_OUTSIDE | RKNN_FLAG_PRIOR_MEDIUM | RKNN_FLAG_PRIOR_LOW);
         if (no_effect != 0) RKNN_LOGW("rknn_init: flags 0x%x are accepted but have no effect yet", no_effect);
-        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<Context> created, Context::create(model, size, flag));
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<Context> created, Context::create(model, size, flag, std::move(model_memory)));
         *context = rknn::api::HandleTable::global().insert(std::make_shared<ContextHandle>(std::move(created)));
         return Status::ok();
     });

@@ -23,8 +23,10 @@ int64_t micros_since(Clock::time_point start) {
     return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
 }
 
-StatusOr<graph::Graph> load_graph(const void* model, uint32_t size) {
-    if (size > 0) return model::load_model_from_memory(model, size, model::BufferOwnership::kCopy);
+// `borrow`: the bytes are used in place (RKNN_FLAG_MODEL_BUFFER_ZERO_COPY).
+StatusOr<graph::Graph> load_graph(const void* model, uint32_t size, bool borrow) {
+    if (size > 0)
+        return model::load_model_from_memory(model, size, borrow ? model::BufferOwnership::kBorrow : model::BufferOwnership::kCopy);
     const char* path = static_cast<const char*>(model);
     if (std::strlen(path) == 0) return RKNN_INVALID_ARGUMENT("size is 0 and the model path is empty");
     return model::load_model_from_file(path);
@@ -82,10 +84,12 @@ uint32_t timeout_from_env() {
 
 }  // namespace
 
-StatusOr<std::shared_ptr<Context>> Context::create(const void* model, uint32_t size, uint32_t flags) {
+StatusOr<std::shared_ptr<Context>> Context::create(const void* model, uint32_t size, uint32_t flags,
+                                                   std::shared_ptr<IoMemory> model_memory) {
     std::shared_ptr<Context> context(new Context());
     context->flags_ = flags;
-    RKNN_ASSIGN_OR_RETURN(context->graph_, load_graph(model, size));
+    context->model_memory_ = std::move(model_memory);
+    RKNN_ASSIGN_OR_RETURN(context->graph_, load_graph(model, size, (flags & RKNN_FLAG_MODEL_BUFFER_ZERO_COPY) != 0));
     RKNN_RETURN_IF_ERROR(context->build());
     raise_priority(flags);
     return context;
@@ -95,6 +99,7 @@ StatusOr<std::shared_ptr<Context>> Context::duplicate() {
     std::lock_guard<std::mutex> lock(mutex_);
     std::shared_ptr<Context> copy(new Context());
     copy->flags_ = flags_;
+    copy->model_memory_ = model_memory_;
     copy->graph_ = graph_;  // constant bytes are shared, not copied
     RKNN_RETURN_IF_ERROR(copy->build(this));
     if (core_mask_ != 0) RKNN_RETURN_IF_ERROR(copy->generate_programs(core_mask_));

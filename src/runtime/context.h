@@ -33,8 +33,11 @@ namespace rknn::runtime {
 
 class Context {
 public:
-    // `model`/`size` as rknn_init takes them (size 0: a file path).
-    static StatusOr<std::shared_ptr<Context>> create(const void* model, uint32_t size, uint32_t flags);
+    // `model`/`size` as rknn_init takes them (size 0: a file path). With
+    // RKNN_FLAG_MODEL_BUFFER_ZERO_COPY the bytes are used in place and
+    // `model_memory` (if any) is kept alive with the context.
+    static StatusOr<std::shared_ptr<Context>> create(const void* model, uint32_t size, uint32_t flags,
+                                                     std::shared_ptr<IoMemory> model_memory = nullptr);
     ~Context();
 
     Status query(int cmd, void* info, uint32_t size);
@@ -166,6 +169,7 @@ private:
 
     std::mutex mutex_;
     uint32_t flags_ = 0;
+    std::shared_ptr<IoMemory> model_memory_;  // holds the model's bytes (zero-copy model buffer)
     graph::Graph graph_;
     std::shared_ptr<driver::OpenedDriver> driver_;  // shared with duplicates
     std::vector<int32_t> order_;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "api/context_handle.h"
+#include "model/model_file.h"
 #include "rknn_api.h"
 #include "runtime/context.h"
 #include "runtime/contract_models.h"
@@ -358,6 +359,42 @@ TEST_F(ExternalMemory, MemoryMadeWithoutAContext) {
     EXPECT_EQ(rknn_destroy_mem(0, weights), RKNN_SUCC);
     EXPECT_EQ(rknn_destroy_mem(0, internal), RKNN_SUCC);
     EXPECT_EQ(run_general(ctx, pixels(63)), run_general(general, pixels(63)));
+}
+
+// RKNN_FLAG_MODEL_BUFFER_ZERO_COPY: the model read in place from NPU memory
+// at extend->real_model_offset; the buffer lives until rknn_destroy.
+TEST_F(ExternalMemory, ModelBufferUsedInPlace) {
+    const graph::Graph g = quantized_cnn();
+    const rknn_context general = init(g, 0);
+    auto bytes = rknn::model::serialize_model(g);
+    ASSERT_TRUE(bytes.is_ok());
+    const uint32_t model_size = static_cast<uint32_t>(bytes.value().size());
+    rknn_tensor_mem* mem = rknn_create_mem2(0, model_size + 256, RKNN_MEM_FLAG_ALLOC_NO_CONTEXT);
+    ASSERT_NE(mem, nullptr);
+    std::memcpy(static_cast<uint8_t*>(mem->virt_addr) + 256, bytes.value().data(), model_size);
+    rknn_init_extend extend{};
+    extend.real_model_offset = 256;
+    extend.real_model_size = model_size;
+    extend.model_buffer_fd = mem->fd;
+    rknn_context ctx = 0;
+    const uint32_t flags = kQuiet | RKNN_FLAG_MODEL_BUFFER_ZERO_COPY;
+    ASSERT_EQ(rknn_init(&ctx, mem->virt_addr, mem->size, flags, &extend), RKNN_SUCC);
+    contexts_.push_back(ctx);
+    EXPECT_EQ(run_general(ctx, pixels(81)), run_general(general, pixels(81)));
+
+    rknn_context refused = 0;
+    EXPECT_EQ(rknn_init(&refused, mem->virt_addr, mem->size, flags, nullptr), RKNN_ERR_PARAM_INVALID) << "no extend";
+    extend.real_model_offset = static_cast<int32_t>(mem->size);
+    EXPECT_EQ(rknn_init(&refused, mem->virt_addr, mem->size, flags, &extend), RKNN_ERR_PARAM_INVALID);
+    extend.real_model_offset = 256;
+    extend.real_model_size = model_size + 1;
+    EXPECT_EQ(rknn_init(&refused, mem->virt_addr, mem->size, flags, &extend), RKNN_ERR_PARAM_INVALID);
+    extend.real_model_size = 0;  // to the end of the buffer: the model and 0 bytes after it
+    EXPECT_EQ(rknn_init(&refused, mem->virt_addr, 0, flags, &extend), RKNN_ERR_PARAM_INVALID) << "a path, not a buffer";
+    EXPECT_EQ(refused, 0u);
+    // Freed while the context still reads the model from it: the context keeps it.
+    EXPECT_EQ(rknn_destroy_mem(0, mem), RKNN_SUCC);
+    EXPECT_EQ(run_general(ctx, pixels(82)), run_general(general, pixels(82)));
 }
 
 // A dummy init: the sizes can be queried, nothing runs.
