@@ -31,13 +31,17 @@ std::shared_ptr<MemRecord> MemRegistry::remove(const rknn_tensor_mem* mem) {
 }
 
 std::shared_ptr<runtime::IoMemory> MemRegistry::memory_holding(const void* p, uint64_t bytes) const {
-    const auto* at = static_cast<const uint8_t*>(p);
+    const auto at = reinterpret_cast<uintptr_t>(p);
     std::lock_guard<std::mutex> lock(mutex_);
+    std::shared_ptr<runtime::IoMemory> found;
     for (const auto& [descriptor, record] : records_) {
-        const uint8_t* host = record->memory->host();
-        if (at >= host && static_cast<uint64_t>(at - host) + bytes <= record->memory->size()) return record->memory;
+        const auto host = reinterpret_cast<uintptr_t>(record->memory->host());
+        if (at < host || at - host + bytes > record->memory->size()) continue;
+        // The runtime's own buffer owns the mapping; a client's wrapper of it does not.
+        if (!record->memory->client_owned()) return record->memory;
+        if (!found) found = record->memory;
     }
-    return nullptr;
+    return found;
 }
 
 }  // namespace rknn::api

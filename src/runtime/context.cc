@@ -362,7 +362,10 @@ Status Context::run() {
         int64_t step_npu_ns = 0;
         const Status status = step.npu ? run_npu_segment(programs_[static_cast<size_t>(step.index)], &step_npu_ns)
                                        : run_cpu_step(schedule_.cpu_steps[static_cast<size_t>(step.index)]);
-        if (!status.is_ok()) return status.with_context("step " + std::to_string(i));
+        if (!status.is_ok()) {
+            (void)sync_before_submit();  // nothing the CPU wrote stays dirty in memory others may share
+            return status.with_context("step " + std::to_string(i));
+        }
         step_us_[i] = micros_since(step_start);
         step_npu_ns_[i] = step.npu ? step_npu_ns : -1;
         run_npu_ns += step_npu_ns;

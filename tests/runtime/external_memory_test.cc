@@ -381,6 +381,15 @@ TEST_F(ExternalMemory, ModelBufferUsedInPlace) {
     ASSERT_EQ(rknn_init(&ctx, mem->virt_addr, mem->size, flags, &extend), RKNN_SUCC);
     contexts_.push_back(ctx);
     EXPECT_EQ(run_general(ctx, pixels(81)), run_general(general, pixels(81)));
+    // The graph's constants are the buffer's bytes, not a copy.
+    auto context = rknn::api::runtime_context(ctx);
+    ASSERT_TRUE(context.is_ok());
+    const uint8_t* model_start = static_cast<const uint8_t*>(mem->virt_addr) + 256;
+    const uint8_t* constant = nullptr;
+    for (const graph::Buffer& buffer : context.value()->graph().buffers)
+        if (buffer.size > 0) constant = buffer.data;
+    ASSERT_NE(constant, nullptr);
+    EXPECT_TRUE(constant >= model_start && constant < model_start + model_size) << "borrowed in place";
 
     rknn_context refused = 0;
     EXPECT_EQ(rknn_init(&refused, mem->virt_addr, mem->size, flags, nullptr), RKNN_ERR_PARAM_INVALID) << "no extend";
@@ -392,8 +401,13 @@ TEST_F(ExternalMemory, ModelBufferUsedInPlace) {
     extend.real_model_size = 0;  // to the end of the buffer: the model and 0 bytes after it
     EXPECT_EQ(rknn_init(&refused, mem->virt_addr, 0, flags, &extend), RKNN_ERR_PARAM_INVALID) << "a path, not a buffer";
     EXPECT_EQ(refused, 0u);
-    // Freed while the context still reads the model from it: the context keeps it.
+    extend.real_model_offset = -1;
+    EXPECT_EQ(rknn_init(&refused, mem->virt_addr, mem->size, flags, &extend), RKNN_ERR_PARAM_INVALID);
+    // Freed while the context still reads the model from it: the context
+    // keeps the mapping (a read of a constant would fault otherwise).
+    const uint8_t first = *constant;
     EXPECT_EQ(rknn_destroy_mem(0, mem), RKNN_SUCC);
+    EXPECT_EQ(*constant, first);
     EXPECT_EQ(run_general(ctx, pixels(82)), run_general(general, pixels(82)));
 }
 
