@@ -156,6 +156,14 @@ public:
 
     // "rknpu" (DRM render node), "rknpu-misc" (/dev/rknpu) or "rocket".
     virtual const char* backend_name() const = 0;
+
+    // What the kernel ABI offers beyond running tasks. The vendor driver
+    // offers all of it; mainline rocket (hw-facts 2.3) ends a task on the
+    // DPU's interrupt only, picks each job's core and writes its index
+    // itself, and syncs whole buffers.
+    virtual bool completes_ppu_tasks() const { return true; }
+    virtual bool pins_cores() const { return true; }
+    virtual bool syncs_byte_ranges() const { return true; }
     virtual StatusOr<DriverIdentity> identify() = 0;
 
     virtual StatusOr<BufferObject> create_buffer(const BufferRequest& request) = 0;

@@ -32,6 +32,9 @@ public:
     ~RocketDriver() override;
 
     const char* backend_name() const override { return "rocket"; }
+    bool completes_ppu_tasks() const override { return false; }
+    bool pins_cores() const override { return false; }
+    bool syncs_byte_ranges() const override { return false; }
     StatusOr<DriverIdentity> identify() override;
     StatusOr<BufferObject> create_buffer(const BufferRequest& request) override;
     Status map_buffer(BufferObject* buffer) override;

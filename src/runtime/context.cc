@@ -61,15 +61,15 @@ void raise_priority(uint32_t flags) {
     if (setpriority(PRIO_PROCESS, 0, -19) != 0) RKNN_LOG_AT(2, "could not raise the process priority (not permitted)");
 }
 
-// Mainline rocket ends a task on the DPU interrupt only (hw-facts 2.3): a
-// PPU task would never finish there, so pools run on the CPU.
-void keep_ppu_off_rocket(const driver::KernelDriver& kd, const graph::Graph& g, std::vector<npu::Placement>* placements) {
-    if (std::strcmp(kd.backend_name(), "rocket") != 0) return;
+// A driver that ends tasks on the DPU's interrupt only (mainline rocket)
+// would never see a PPU task finish: pools run on the CPU there.
+void keep_ppu_tasks_off(const driver::KernelDriver& kd, const graph::Graph& g, std::vector<npu::Placement>* placements) {
+    if (kd.completes_ppu_tasks()) return;
     for (size_t i = 0; i < placements->size(); ++i) {
         npu::Placement& p = (*placements)[i];
         if (p.target != npu::Target::kNpu || p.prepared == nullptr || !p.prepared->uses_ppu()) continue;
         p = npu::Placement{};
-        p.reason = "a PPU task, and the rocket driver waits for the DPU's interrupt only";
+        p.reason = std::string("a PPU task, and the ") + kd.backend_name() + " driver waits for the DPU's interrupt only";
         RKNN_LOG_AT(3, "op %zu %s (%s): CPU, %s", i, g.ops[i].name.c_str(), graph::op_type_name(g.ops[i].type),
                     p.reason.c_str());
     }
@@ -131,7 +131,7 @@ Status Context::build(const Context* original) {
         return make_status(StatusCode::kTargetMismatch, "the model was converted for %s, this NPU is %s",
                            g.target_soc.c_str(), soc.name);
     timeout_ms_ = timeout_from_env();
-    ranged_sync_ = std::strcmp(driver_->driver->backend_name(), "rocket") != 0 && log::level() < 5;
+    ranged_sync_ = driver_->driver->syncs_byte_ranges() && log::level() < 5;
 
     RKNN_ASSIGN_OR_RETURN(order_, graph::topological_order(g));
     producers_ = graph::producers(g);
@@ -140,7 +140,7 @@ Status Context::build(const Context* original) {
         placements_ = original->placements_;
     } else {
         placements_ = npu::place_graph(g, soc);
-        keep_ppu_off_rocket(*driver_->driver, g, &placements_);
+        keep_ppu_tasks_off(*driver_->driver, g, &placements_);
     }
     // Level 5 dumps every tensor after the run: give each its own bytes.
     RKNN_ASSIGN_OR_RETURN(memory_, plan_memory(g, order_, &placements_, native_form(soc),
@@ -273,11 +273,12 @@ Status Context::set_core_mask(uint32_t mask) {
     if (mask != RKNN_NPU_CORE_AUTO && ((mask & ~soc.all_cores_mask) != 0 || !soc.core_mask_runs(mask)))
         return make_status(StatusCode::kInvalidArgument, "core mask 0x%x: %s runs core masks within 0x%x", mask,
                            soc.name, soc.all_cores_mask);
-    // Mainline rocket picks a core per job and writes its index itself
-    // (hw-facts 2.3): a stream cannot be pinned, nor split across cores.
-    if (mask != RKNN_NPU_CORE_AUTO && std::strcmp(driver_->driver->backend_name(), "rocket") == 0)
+    // A driver that picks each job's core and writes its index itself
+    // (mainline rocket): a stream cannot be pinned, nor split across cores.
+    if (mask != RKNN_NPU_CORE_AUTO && !driver_->driver->pins_cores())
         return make_status(StatusCode::kInvalidArgument,
-                           "core mask 0x%x: the rocket driver chooses the core of each job; only RKNN_NPU_CORE_AUTO", mask);
+                           "core mask 0x%x: the %s driver chooses the core of each job; only RKNN_NPU_CORE_AUTO", mask,
+                           driver_->driver->backend_name());
     if (mask == core_mask_) return Status::ok();
     return generate_programs(mask);
 }

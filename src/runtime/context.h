@@ -134,7 +134,13 @@ private:
     bool internal_outside() const;
     bool io_staged_internally() const;
     bool info_only() const;
+    Status refuse_info_only() const;  // kFailedPrecondition for an info-only context
     Status check_memory_ready() const;
+    // rknn_set_weight_mem / rknn_set_internal_mem: buffer `id` as client
+    // memory, where the init flags left it to the client. False when the
+    // model keeps nothing there (nothing attached).
+    StatusOr<bool> attach_outside_memory(int32_t id, bool left_to_client, std::shared_ptr<IoMemory> memory,
+                                         uint64_t offset, uint64_t bytes);
     // The streams linked again onto the buffers' current addresses.
     Status relink();
     // Buffer `id` as `memory` from `offset`, the streams relinked; nothing

@@ -111,6 +111,7 @@ Status Context::inputs_set(uint32_t count, const rknn_input* inputs) {
     // The general and zero-copy APIs are not mixed (spec 4.7).
     if (bound(input_bindings_))
         return Status(StatusCode::kFailedPrecondition, "an input is bound with rknn_set_io_mem: rknn_inputs_set is not used then");
+    RKNN_RETURN_IF_ERROR(refuse_info_only());
     const graph::Graph& g = graph_;
     for (uint32_t k = 0; k < count; ++k) {
         const rknn_input& in = inputs[k];
@@ -121,8 +122,7 @@ Status Context::inputs_set(uint32_t count, const rknn_input* inputs) {
         const DeviceHome& home = memory_.homes[static_cast<size_t>(g.inputs[in.index])];
         if (home.valid() && !buffers_->present(home.buffer))
             return Status(StatusCode::kFailedPrecondition,
-                          info_only() ? "the context was initialised with RKNN_FLAG_COLLECT_MODEL_INFO_ONLY"
-                                      : "inputs are staged in the internal memory: call rknn_set_internal_mem first");
+                          "inputs are staged in the internal memory: call rknn_set_internal_mem first");
     }
     for (uint32_t k = 0; k < count; ++k) {
         RKNN_RETURN_IF_ERROR(set_input(inputs[k]));

@@ -82,7 +82,7 @@ StatusOr<std::shared_ptr<IoMemory>> Context::create_memory(uint64_t bytes, bool 
 Status Context::bind_io_memory(std::shared_ptr<IoMemory> memory, uint8_t* data, uint64_t bytes,
                                const rknn_tensor_attr& attr) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (info_only()) return Status(StatusCode::kFailedPrecondition, "the context was initialised with RKNN_FLAG_COLLECT_MODEL_INFO_ONLY");
+    RKNN_RETURN_IF_ERROR(refuse_info_only());
     RKNN_ASSIGN_OR_RETURN(const NamedTensor named, find_by_name(graph_, attr));
     IoBinding binding;
     binding.memory = std::move(memory);

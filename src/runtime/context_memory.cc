@@ -31,10 +31,14 @@ bool Context::internal_outside() const {
 
 bool Context::io_staged_internally() const { return weights_outside(); }
 
+Status Context::refuse_info_only() const {
+    if (!info_only()) return Status::ok();
+    return Status(StatusCode::kFailedPrecondition,
+                  "the context was initialised with RKNN_FLAG_COLLECT_MODEL_INFO_ONLY: only sizes can be queried");
+}
+
 Status Context::check_memory_ready() const {
-    if (info_only())
-        return Status(StatusCode::kFailedPrecondition,
-                      "the context was initialised with RKNN_FLAG_COLLECT_MODEL_INFO_ONLY: only sizes can be queried");
+    RKNN_RETURN_IF_ERROR(refuse_info_only());
     if (memory_.buffer_bytes[kWeightBuffer] > 0 && !buffers_->present(kWeightBuffer))
         return Status(StatusCode::kFailedPrecondition,
                       "no weight memory: call rknn_set_weight_mem first (RKNN_FLAG_MEM_ALLOC_OUTSIDE)");
@@ -65,39 +69,34 @@ Status Context::attach_memory(int32_t id, std::shared_ptr<IoMemory> memory, uint
     return status;
 }
 
+StatusOr<bool> Context::attach_outside_memory(int32_t id, bool left_to_client, std::shared_ptr<IoMemory> memory,
+                                              uint64_t offset, uint64_t bytes) {
+    RKNN_RETURN_IF_ERROR(refuse_info_only());
+    if (!left_to_client)
+        return make_status(StatusCode::kFailedPrecondition,
+                           "the context holds its own %s memory: only the init flags RKNN_FLAG_MEM_ALLOC_OUTSIDE%s "
+                           "leave it to the client", buffer_name(id),
+                           id == kInternalBuffer ? " or RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE" : "");
+    const uint64_t needed = memory_.buffer_bytes[static_cast<size_t>(id)];
+    if (bytes < needed)
+        return make_status(StatusCode::kInvalidArgument, "%s memory of %llu bytes; total_%s_size is %llu", buffer_name(id),
+                           static_cast<unsigned long long>(bytes), buffer_name(id), static_cast<unsigned long long>(needed));
+    if (needed == 0) return false;  // nothing of the model lives there
+    RKNN_RETURN_IF_ERROR(attach_memory(id, std::move(memory), offset, needed));
+    RKNN_LOG_AT(3, "%s memory: %llu bytes of client memory at NPU address 0x%llx", buffer_name(id),
+                static_cast<unsigned long long>(needed), static_cast<unsigned long long>(buffers_->device_address(id)));
+    return true;
+}
+
 Status Context::set_weight_memory(std::shared_ptr<IoMemory> memory, uint64_t offset, uint64_t bytes) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (info_only()) return Status(StatusCode::kFailedPrecondition, "the context was initialised with RKNN_FLAG_COLLECT_MODEL_INFO_ONLY");
-    if (!weights_outside())
-        return Status(StatusCode::kFailedPrecondition,
-                      "the context holds its own weights: rknn_set_weight_mem needs RKNN_FLAG_MEM_ALLOC_OUTSIDE at rknn_init");
-    const uint64_t needed = memory_.buffer_bytes[kWeightBuffer];
-    if (bytes < needed)
-        return make_status(StatusCode::kInvalidArgument, "weight memory of %llu bytes; total_weight_size is %llu",
-                           static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(needed));
-    if (needed == 0) return Status::ok();  // nothing of the model lives there
-    RKNN_RETURN_IF_ERROR(attach_memory(kWeightBuffer, std::move(memory), offset, needed));
-    RKNN_LOG_AT(3, "weights: %llu bytes written to client memory at NPU address 0x%llx",
-                static_cast<unsigned long long>(needed), static_cast<unsigned long long>(buffers_->device_address(kWeightBuffer)));
-    return write_constants(placements_, memory_, *buffers_);
+    RKNN_ASSIGN_OR_RETURN(const bool attached, attach_outside_memory(kWeightBuffer, weights_outside(), std::move(memory), offset, bytes));
+    return attached ? write_constants(placements_, memory_, *buffers_) : Status::ok();
 }
 
 Status Context::set_internal_memory(std::shared_ptr<IoMemory> memory, uint64_t offset, uint64_t bytes) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (info_only()) return Status(StatusCode::kFailedPrecondition, "the context was initialised with RKNN_FLAG_COLLECT_MODEL_INFO_ONLY");
-    if (!internal_outside())
-        return Status(StatusCode::kFailedPrecondition,
-                      "the context holds its own internal memory: rknn_set_internal_mem needs "
-                      "RKNN_FLAG_MEM_ALLOC_OUTSIDE or RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE at rknn_init");
-    const uint64_t needed = memory_.buffer_bytes[kInternalBuffer];
-    if (bytes < needed)
-        return make_status(StatusCode::kInvalidArgument, "internal memory of %llu bytes; total_internal_size is %llu",
-                           static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(needed));
-    if (needed == 0) return Status::ok();
-    RKNN_RETURN_IF_ERROR(attach_memory(kInternalBuffer, std::move(memory), offset, needed));
-    RKNN_LOG_AT(3, "internal tensors: %llu bytes of client memory at NPU address 0x%llx",
-                static_cast<unsigned long long>(needed), static_cast<unsigned long long>(buffers_->device_address(kInternalBuffer)));
-    return Status::ok();
+    return attach_outside_memory(kInternalBuffer, internal_outside(), std::move(memory), offset, bytes).status();
 }
 
 size_t Context::in_place_bindings() {

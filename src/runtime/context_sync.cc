@@ -47,15 +47,15 @@ Status Context::begin_cpu_write(const DeviceHome& home) {
         return Status::ok();
     }
     const uint64_t start = home.offset, end = home.offset + home.bytes;
-    const auto written_since_submit = [this, &home](uint64_t line) {
+    // A line the write covers only in part, unless the CPU already wrote to it since the last submit.
+    const auto make_current = [this, &home](uint64_t line) -> Status {
         for (const ByteRange& r : cpu_written_)
-            if (r.buffer == home.buffer && line >= r.offset && line < r.offset + r.bytes) return true;
-        return false;
+            if (r.buffer == home.buffer && line >= r.offset && line < r.offset + r.bytes) return Status::ok();
+        return buffers_->invalidate(home.buffer, line, kLine);
     };
-    for (uint64_t line : {line_down(start), line_down(end)}) {
-        const bool partial = (line == line_down(start) && start % kLine != 0) || (line == line_down(end) && end % kLine != 0);
-        if (partial && !written_since_submit(line)) RKNN_RETURN_IF_ERROR(buffers_->invalidate(home.buffer, line, kLine));
-    }
+    if (start % kLine != 0) RKNN_RETURN_IF_ERROR(make_current(line_down(start)));
+    if (end % kLine != 0 && (start % kLine == 0 || line_down(end) != line_down(start)))
+        RKNN_RETURN_IF_ERROR(make_current(line_down(end)));
     const ByteRange range{home.buffer, line_down(start), line_up(end) - line_down(start)};
     for (const ByteRange& r : cpu_written_)
         if (r.buffer == range.buffer && r.offset == range.offset && r.bytes == range.bytes) return Status::ok();

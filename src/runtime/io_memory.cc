@@ -36,9 +36,10 @@ bool file_identity(int fd, uint64_t* device, uint64_t* inode) {
     return true;
 }
 
-// The first live created memory `match` accepts; drops the dead entries.
+// The first live created memory `match` accepts (then `add`, if any, is
+// registered); drops the dead entries on the way.
 template <typename Match>
-std::shared_ptr<IoMemory> find_live(const Match& match) {
+std::shared_ptr<IoMemory> find_live(const Match& match, const std::shared_ptr<IoMemory>& add = nullptr) {
     CreatedMemory& registry = created_memory();
     std::lock_guard<std::mutex> lock(registry.mutex);
     std::shared_ptr<IoMemory> found;
@@ -50,6 +51,7 @@ std::shared_ptr<IoMemory> find_live(const Match& match) {
                                            return false;
                                        }),
                         registry.live.end());
+    if (add) registry.live.push_back(add);
     return found;
 }
 
@@ -88,13 +90,8 @@ StatusOr<std::shared_ptr<IoMemory>> IoMemory::create(std::shared_ptr<driver::Ope
     } else {
         RKNN_LOG_AT(3, "rknn_create_mem: no dma-buf fd for the buffer (%s); fd is -1", fd.status().message().c_str());
     }
-    // Registered (dead entries dropped on the way) so that wrappers of it can be found.
-    (void)find_live([](const IoMemory&) { return false; });
-    {
-        CreatedMemory& registry = created_memory();
-        std::lock_guard<std::mutex> lock(registry.mutex);
-        registry.live.push_back(memory);
-    }
+    // Registered, so that a client's wrapper of it can be found.
+    (void)find_live([](const IoMemory&) { return false; }, memory);
     return memory;
 }
 
