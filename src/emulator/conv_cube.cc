@@ -147,6 +147,17 @@ void build_packed_image(const ConvDesc& d, const uint8_t* in, UninitVector<uint8
     uint8_t* out = buffer->data();
     std::memset(out + static_cast<size_t>(*row_bytes) * height, 128, 4);
     const uint64_t row = *row_bytes;
+    // A converting task: each lane's biased results in a table. The RK356x
+    // ARGB converter (x - 128 of unsigned bytes) gives the bytes themselves.
+    uint8_t converted[4][256];
+    bool unchanged = !d.cvt_identity;
+    if (!d.cvt_identity) {
+        for (int c = 0; c < cr; ++c)
+            for (int v = 0; v < 256; ++v) {
+                converted[c][v] = static_cast<uint8_t>(convert_input(d, c, static_cast<uint8_t>(v)) + 128);
+                unchanged = unchanged && converted[c][v] == v;
+            }
+    }
     parallel_for(height, buffer->size() >= kParallelCopyBytes ? 1 : height, [&](int64_t y0, int64_t y1) {
         for (int64_t y = y0; y < y1; ++y) {
             uint8_t* dst = out + static_cast<size_t>(y) * row;
@@ -161,8 +172,11 @@ void build_packed_image(const ConvDesc& d, const uint8_t* in, UninitVector<uint8
             const int bytes = d.in_w * cr;
             if (d.cvt_identity) {
                 for (int i = 0; i < bytes; ++i) first[i] = static_cast<uint8_t>(src[i] ^ 0x80u);
+            } else if (unchanged) {
+                std::memcpy(first, src, static_cast<size_t>(bytes));
             } else {
-                for (int i = 0; i < bytes; ++i) first[i] = static_cast<uint8_t>(convert_input(d, i % cr, src[i]) + 128);
+                for (int i = 0; i < bytes; i += cr)
+                    for (int c = 0; c < cr; ++c) first[i + c] = converted[c][src[i + c]];
             }
         }
     });

@@ -83,6 +83,13 @@ Status decode(TaskContext& ctx, ConvDesc* d) {
     const auto core_prec = static_cast<hw::Precision>(g.exec(f::CORE_MISC_CFG_PROC_PRECISION));
     if (core_prec != proc_prec) return ctx.bad_program("CORE MISC_CFG precision differs from CNA's");
     d->channel_packed = f::CNA_CONV_CON1_NONALIGN_DMA.get(con1) != 0;
+    const uint32_t argb = f::CNA_CONV_CON1_ARGB_IN.get(con1);
+    if (rk356x && argb != 0) {
+        // The RK356x reads a channel-packed image only in its ARGB mode (3 bytes a pixel).
+        if (argb != hw::rk356x::kArgbIn) return ctx.unsupported("RK356x CNA ARGB_IN %u (10, three channels, is modelled)", argb);
+        if (d->channel_packed) return ctx.bad_program("RK356x CNA ARGB_IN with NONALIGN_DMA");
+        d->channel_packed = true;
+    }
 
     const uint32_t con3 = g.exec(r::CNA_CONV_CON3);
     d->stride_x = static_cast<int>(f::CNA_CONV_CON3_CONV_X_STRIDE.get(con3));
@@ -106,6 +113,9 @@ Status decode(TaskContext& ctx, ConvDesc* d) {
         return ctx.bad_program("CNA input cube %dx%dx%d is empty", d->in_w, d->in_h, d->in_c);
     }
     if (d->in_c_real > d->in_c) return ctx.bad_program("CNA real channels %d exceed the aligned %d", d->in_c_real, d->in_c);
+    if (rk356x && d->channel_packed && (d->in_c_real != 3 || d->in_c != ctx.soc.atom_bytes || d->depthwise))
+        return ctx.bad_program("RK356x ARGB task of %d real and %d declared channels%s (3 in one %d-byte atom)",
+                               d->in_c_real, d->in_c, d->depthwise ? ", depthwise" : "", ctx.soc.atom_bytes);
     if (d->kw == 0 || d->kh == 0 || d->kw > kMaxKernel || d->kh > kMaxKernel) {
         return ctx.bad_program("CNA kernel %dx%d", d->kw, d->kh);
     }
@@ -157,7 +167,15 @@ Status decode(TaskContext& ctx, ConvDesc* d) {
     const uint64_t line = g.exec(f::CNA_DMA_CON1_LINE_STRIDE);
     const uint64_t surf = g.exec(f::CNA_DMA_CON2_SURF_STRIDE);
     if (line == 0) return ctx.bad_program("CNA DMA_CON1 line stride is 0");
-    if (d->channel_packed) {
+    if (d->channel_packed && rk356x) {
+        // An ARGB image: LINE_STRIDE counts 8-byte units (11 for a 28-wide
+        // image in the vendor's stream, ceil(3 x 28 / 8)).
+        d->row_stride = line * static_cast<uint64_t>(d->atom_bytes);
+        d->surf_stride = 0;
+        if (d->row_stride < static_cast<uint64_t>(d->in_w) * 3)
+            return ctx.bad_program("CNA LINE_STRIDE %llu units is shorter than a %d-pixel ARGB row",
+                                   static_cast<unsigned long long>(line), d->in_w);
+    } else if (d->channel_packed) {
         // LINE_STRIDE counts pixels of in_c_real elements: the phhusson
         // one-channel fp16 dumps (88 for an 85-wide image) and the vendor's
         // three-channel fp16 stream (224 for a 224-wide image) both fit.
@@ -183,7 +201,9 @@ Status decode(TaskContext& ctx, ConvDesc* d) {
     d->truncate_rounding = g.exec(f::CORE_CLIP_TRUNCATE_ROUND_TYPE) ? Rounding::kHalfAway : Rounding::kHalfEven;
 
     const uint32_t cvt0 = g.exec(r::CNA_CVT_CON0);
-    d->cvt_bypass = f::CNA_CVT_CON0_CVT_BYPASS.get(cvt0) != 0;
+    // RK356x: bit 0 switches the converter on (hw/rk356x_dialect.h); RK3588: it bypasses it.
+    d->cvt_bypass = rk356x ? hw::rk356x::field::CNA_CVT_CON0_CVT_EN.get(cvt0) == 0
+                           : f::CNA_CVT_CON0_CVT_BYPASS.get(cvt0) != 0;
     d->data_signed = d->cvt_bypass || f::CNA_CVT_CON0_DATA_SIGN.get(cvt0) != 0;
     const hw::Field truncs[4] = {f::CNA_CVT_CON0_CVT_TRUNCATE_0, f::CNA_CVT_CON0_CVT_TRUNCATE_1,
                                  f::CNA_CVT_CON0_CVT_TRUNCATE_2, f::CNA_CVT_CON0_CVT_TRUNCATE_3};
@@ -286,9 +306,9 @@ RKNN_HOT_LOOP void image_rows_u8(const ConvDesc& d, const uint8_t* in, const Pad
         for (int ix = 0; ix < d.in_w; ++ix) {
             uint8_t* px = first + ix * pixel_bytes;
             for (int c = 0; c < d.in_c; ++c) {
+                // The lanes a packed image lacks read as 0 (their weights are zero).
                 const bool present = c < d.in_c_real || !d.channel_packed;
-                const uint8_t raw = present ? in[input_offset(d, c, iy, ix)] : 0;
-                px[c] = static_cast<uint8_t>(convert_input(d, c, raw) + 128);
+                px[c] = present ? static_cast<uint8_t>(convert_input(d, c, in[input_offset(d, c, iy, ix)]) + 128) : 128;
             }
         }
     }

@@ -32,8 +32,13 @@ DecodedWord decode_word(uint64_t word, const DecodeRules& rules);
 namespace field {
 // The input zero point (int8 domain) as a 16-bit value; the vendor never writes PAD_CON1.
 constexpr Field CNA_PAD_CON0_PAD_VALUE{reg::CNA_PAD_CON0, 16, 31};
-// The input width beside DATA_ENTRIES.
+// The input width beside DATA_ENTRIES (align(W, 32) for an ARGB image).
 constexpr Field CNA_CBUF_CON1_INPUT_WIDTH{reg::CNA_CBUF_CON1, 16, 31};
+// Bit 0 of CVT_CON0 switches the input converter on, the reverse of RK3588's
+// CVT_BYPASS: the vendor sets it only in its ARGB tasks, whose unsigned
+// pixels the converter must shift by -128 (0xE38E1), and clears it (0xA) in
+// every task that reads signed cube bytes (docs/rk3568.md 1.3).
+constexpr Field CNA_CVT_CON0_CVT_EN{reg::CNA_CVT_CON0, 0, 0};
 // DPU FEATURE_MODE_CFG per the RK3568 TRM layout: the vendor writes 0x108
 // for a convolution and 0x138 for a depthwise one.
 constexpr Field DPU_FEATURE_MODE_CFG_FLYING_MODE{reg::DPU_FEATURE_MODE_CFG, 0, 0};
@@ -50,6 +55,10 @@ constexpr uint32_t kCnaDmaCon0 = 0x00171C07;
 // Convolutions enable CNA, CMAC, CORE, DPU and DPU_RDMA in one broadcast;
 // starting the units one at a time corrupts the output on a board.
 constexpr uint32_t kConvOpEnable = 0x1f;
+// CONV_CON1.ARGB_IN of the vendor's first layers on a 3-channel image, and
+// the converter's truncation there (scale 2^14, so the shift is exact).
+constexpr uint32_t kArgbIn = 10;
+constexpr uint32_t kArgbTruncate = 14;
 // Entries of the 8 x 32 KiB CBUF are 32 bytes (1024 per bank).
 constexpr uint32_t kCbufEntryBytes = 32;
 constexpr uint32_t kEntriesPerBank = 1024;

@@ -13,10 +13,11 @@ constexpr uint32_t kConvWithRecords = 0x1d;  // CNA | CORE | DPU | DPU_RDMA
 constexpr uint32_t kConvPlain = 0x0d;        // CNA | CORE | DPU
 constexpr uint32_t kDpuInterrupts = 0x300;   // DPU group 0 and 1 done
 constexpr int kMaxDataEntries = (1 << 14) - 1;  // CNA CBUF_CON1.DATA_ENTRIES
+constexpr int kRk356xMaxSize = 2047;            // RK356x 11-bit width and height fields
 
 int banks_for(uint64_t bytes, uint32_t bank_bytes) { return static_cast<int>((bytes + bank_bytes - 1) / bank_bytes); }
 
-Status check_geometry(const ConvGeometry& g) {
+Status check_geometry(const ConvGeometry& g, hw::NpuArch arch) {
     if (g.in_c <= 0 || g.in_h <= 0 || g.in_w <= 0 || g.out_c <= 0)
         return RKNN_INVALID_ARGUMENT("convolution cube %dx%dx%d -> %d channels is empty", g.in_c, g.in_h, g.in_w, g.out_c);
     if (g.in_w > 8192 || g.in_h > 8192 || g.in_c > 8192 || g.out_c > 8192)
@@ -34,9 +35,13 @@ Status check_geometry(const ConvGeometry& g) {
         return RKNN_INVALID_ARGUMENT("convolution output would be %dx%d", g.out_h(), g.out_w());
     if (g.depthwise && g.in_c != g.out_c)
         return RKNN_INVALID_ARGUMENT("depthwise convolution with %d inputs and %d outputs", g.in_c, g.out_c);
-    if (g.packed_row_pixels > 0 && (!can_read_packed_input(g) || g.packed_row_pixels < g.in_w))
+    if (g.packed_row_pixels > 0 && (!can_read_packed_input(g, arch) || g.packed_row_pixels < g.in_w))
         return RKNN_INVALID_ARGUMENT("a channel-packed input with %d channels, rows of %d pixels for a width of %d%s",
                                      g.in_c, g.packed_row_pixels, g.in_w, g.depthwise ? ", depthwise" : "");
+    // RK356x strides count 8-byte units: an ARGB row must be a whole number of them.
+    if (g.packed_row_pixels > 0 && arch == hw::NpuArch::kRk356x && g.packed_row_pixels % 8 != 0)
+        return RKNN_INVALID_ARGUMENT("an RK356x ARGB image needs rows a multiple of 8 pixels apart, not %d",
+                                     g.packed_row_pixels);
     return Status::ok();
 }
 
@@ -73,19 +78,18 @@ StatusOr<ConvPlan> plan_conv_rk356x(const ConvGeometry& g, const hw::SocProfile&
     if (g.fp16)
         return make_status(StatusCode::kUnimplemented, "fp16 convolutions on %s are not built (no source describes its "
                            "fp16 path; docs/rk3568.md)", soc.name);
-    if (g.packed_row_pixels > 0)
-        return make_status(StatusCode::kUnimplemented, "channel-packed inputs on %s are not built", soc.name);
-    constexpr int kMaxSize = 2047;  // 11-bit width and height fields
-    if (g.in_w > kMaxSize || g.in_h > kMaxSize)
+    if (g.in_w > kRk356xMaxSize || g.in_h > kRk356xMaxSize)
         return make_status(StatusCode::kUnimplemented, "input %dx%d exceeds the %s's %d-pixel size fields", g.in_w,
-                           g.in_h, soc.name, kMaxSize);
+                           g.in_h, soc.name, kRk356xMaxSize);
     const int banks = soc.cbuf_banks;
     const int entries_per_bank = static_cast<int>(hw::rk356x::kEntriesPerBank);
     const int declared = rk356x_declared_channels(g, g.in_c);
     const int atoms = declared / 8;
-    const int64_t row_entries = static_cast<int64_t>(atoms / 4) * g.in_w +
-                                (atoms % 4 == 3 ? g.in_w : (static_cast<int64_t>(atoms % 4) * g.in_w + 3) / 4);
-    if (rk356x_data_entries(g.in_w, declared) > static_cast<uint32_t>(kMaxDataEntries))
+    // An ARGB image row: one atom per pixel, the even entry count the CNA is told.
+    const int64_t row_entries = g.packed_row_pixels > 0 ? int64_t{rk356x_image_row_entries(g.in_w)}
+                                : static_cast<int64_t>(atoms / 4) * g.in_w +
+                                      (atoms % 4 == 3 ? g.in_w : (static_cast<int64_t>(atoms % 4) * g.in_w + 3) / 4);
+    if (rk356x_data_entries(g, declared) > static_cast<uint32_t>(kMaxDataEntries))
         return make_status(StatusCode::kUnimplemented, "a %d-pixel row of %d channels exceeds DATA_ENTRIES", g.in_w,
                            declared);
     auto banks_of = [&](int64_t entries) { return static_cast<int>((entries + entries_per_bank - 1) / entries_per_bank); };
@@ -140,14 +144,19 @@ size_t ConvPlan::task_count() const {
     return n;
 }
 
-bool can_read_packed_input(const ConvGeometry& g) {
+bool can_read_packed_input(const ConvGeometry& g, hw::NpuArch arch) {
+    if (g.depthwise) return false;
+    // RK356x: the ARGB mode of the vendor's first layers, the one packed read the sources describe.
+    // A one-pixel input would be an FC task, which the ARGB sources do not cover.
+    if (arch == hw::NpuArch::kRk356x)
+        return !g.fp16 && g.in_c == 3 && g.in_w <= kRk356xMaxSize && (g.in_h > 1 || g.in_w > 1);
     // The rows one output row needs must fit a packed band's DATA_ENTRIES (W x rows).
-    return !g.depthwise && (g.in_c == 1 || g.in_c == 3 || g.in_c == 4) &&
+    return (g.in_c == 1 || g.in_c == 3 || g.in_c == 4) &&
            static_cast<int64_t>(g.in_w) * std::min(g.kh, g.in_h) <= kMaxDataEntries;
 }
 
 StatusOr<ConvPlan> plan_conv(const ConvGeometry& g, const hw::SocProfile& soc, uint32_t core_mask) {
-    const Status valid = check_geometry(g);
+    const Status valid = check_geometry(g, soc.arch);
     if (!valid.is_ok()) return valid;
     auto cores = cores_of(core_mask, soc);
     if (!cores.is_ok()) return cores.status();

@@ -33,9 +33,10 @@ struct ConvPlan {
 };
 
 // Whether the layer may read a channel-packed NHWC input
-// (ConvGeometry::packed_row_pixels): direct convolutions of 1, 3 or 4
-// channels whose kernel rows fit one packed band (W x kh <= 16383).
-bool can_read_packed_input(const ConvGeometry& g);
+// (ConvGeometry::packed_row_pixels) on an NPU of `arch`: RK3588, direct
+// convolutions of 1, 3 or 4 channels whose kernel rows fit one packed band
+// (W x kh <= 16383); RK356x, int8 direct convolutions of 3 channels (ARGB).
+bool can_read_packed_input(const ConvGeometry& g, hw::NpuArch arch);
 
 // kUnimplemented (with the reason) when the layer cannot be tiled for the
 // SoC: an input row band for one output row, or one kernel group, does not fit.

@@ -29,6 +29,7 @@ struct ConvGeometry {
     // > 0: the input is not a cube but a channel-packed NHWC image (1, 3 or 4
     // channels, direct convolutions only) whose rows are this many pixels
     // apart, read with NONALIGN_DMA as the vendor reads its native inputs.
+    // On RK356x: a 3-channel uint8 image read in ARGB mode (native_layout.h).
     int packed_row_pixels = 0;
 
     int sy() const { return stride_h > 0 ? stride_h : stride; }
@@ -75,10 +76,10 @@ void emit_conv_int8(TaskEmitter* b, const ConvGeometry& g, const ConvAddresses& 
 void emit_conv_int8_rk356x(TaskEmitter* b, const ConvGeometry& g, const ConvAddresses& a, const EpilogueRegs& e,
                            int8_t input_zp, const ConvTile& tile);
 // The channels the CNA reads for `channels` input channels (DATAIN_CHANNEL:
-// sixteens; a depthwise group at most 32) and the CBUF entries one input row
-// of them fills (32-byte entries).
+// sixteens; a depthwise group at most 32; an ARGB image 8) and the CBUF
+// entries one input row of them fills (32-byte entries).
 int rk356x_declared_channels(const ConvGeometry& g, int channels);
-uint32_t rk356x_data_entries(int width, int declared_channels);
+uint32_t rk356x_data_entries(const ConvGeometry& g, int declared_channels);
 
 // What follows an fp16 convolution in the DPU's float pipeline: a
 // per-channel bias (fp32 in the ALU slot of 8-byte records at `a.records`),

@@ -33,12 +33,14 @@ uint32_t feature_grains(const ConvGeometry& g) {
 }  // namespace
 
 int rk356x_declared_channels(const ConvGeometry& g, int channels) {
+    if (g.packed_row_pixels > 0) return kAtomBytes;  // an ARGB pixel fills one atom
     return align_up(g.depthwise ? std::min(channels, kDepthwiseGroup) : channels, 16);
 }
 
-uint32_t rk356x_data_entries(int width, int declared_channels) {
+uint32_t rk356x_data_entries(const ConvGeometry& g, int declared_channels) {
+    if (g.packed_row_pixels > 0) return rk356x_image_row_entries(g.in_w);
     const uint32_t atoms = static_cast<uint32_t>(declared_channels + kAtomBytes - 1) / kAtomBytes;
-    return (static_cast<uint32_t>(width) * atoms + 3) / 4;
+    return (static_cast<uint32_t>(g.in_w) * atoms + 3) / 4;
 }
 
 void emit_conv_int8_rk356x(TaskEmitter* b, const ConvGeometry& g, const ConvAddresses& a, const EpilogueRegs& e,
@@ -60,14 +62,21 @@ void emit_conv_int8_rk356x(TaskEmitter* b, const ConvGeometry& g, const ConvAddr
     const uint64_t first_surface = static_cast<uint64_t>(first / kAtomBytes);
     const uint64_t input_surface = dw ? first_surface : 0;
 
+    const bool image = g.packed_row_pixels > 0;
+    // An ARGB image row: three bytes per pixel (a whole number of 8-byte units).
+    const uint64_t image_row_bytes = static_cast<uint64_t>(g.packed_row_pixels) * 3;
+
     for (uint16_t sp : {r::CNA_S_POINTER, r::CMAC_S_POINTER, r::CORE_S_POINTER, r::DPU_S_POINTER,
                         r::DPU_RDMA_RDMA_S_POINTER})
         b->write(sp, hw::s_pointer::kPingPong);
     b->write_fields(r::CNA_CBUF_CON0, {{f::CNA_CBUF_CON0_DATA_BANK, static_cast<uint32_t>(t.data_banks)},
                                        {f::CNA_CBUF_CON0_WEIGHT_BANK, static_cast<uint32_t>(t.weight_banks)},
                                        {f::CNA_CBUF_CON0_WEIGHT_REUSE, t.reuse_weights ? 1u : 0u}});
-    b->write_fields(r::CNA_CONV_CON1, {{f::CNA_CONV_CON1_CONV_MODE, dw ? 3u : 0u}});
+    b->write_fields(r::CNA_CONV_CON1, {{f::CNA_CONV_CON1_CONV_MODE, dw ? 3u : 0u},
+                                       {f::CNA_CONV_CON1_ARGB_IN, image ? x::kArgbIn : 0u}});
     b->write_fields(r::CNA_CONV_CON2, {{f::CNA_CONV_CON2_FEATURE_GRAINS, feature_grains(g)}});
+    // RGB_BYTELENGTH: the vendor writes W x band rows x 9 for its ARGB tasks, 0 (unwritten) otherwise.
+    if (image) b->write(r::CNA_CONV_CON4, static_cast<uint32_t>(g.in_w * band.count * 9));
     b->write_fields(r::CNA_CONV_CON3, {{f::CNA_CONV_CON3_CONV_X_STRIDE, static_cast<uint32_t>(g.sx())},
                                        {f::CNA_CONV_CON3_CONV_Y_STRIDE, static_cast<uint32_t>(g.sy())}});
     b->write_fields(r::CNA_DATA_SIZE0, {{f::CNA_DATA_SIZE0_DATAIN_WIDTH, static_cast<uint32_t>(g.in_w)},
@@ -83,21 +92,36 @@ void emit_conv_int8_rk356x(TaskEmitter* b, const ConvGeometry& g, const ConvAddr
     b->write_fields(r::CNA_WEIGHT_SIZE2, {{f::CNA_WEIGHT_SIZE2_WEIGHT_WIDTH, static_cast<uint32_t>(g.kw)},
                                           {f::CNA_WEIGHT_SIZE2_WEIGHT_HEIGHT, static_cast<uint32_t>(g.kh)},
                                           {f::CNA_WEIGHT_SIZE2_WEIGHT_KERNELS, weight_kernels}});
-    b->write_fields(r::CNA_CBUF_CON1, {{f::CNA_CBUF_CON1_DATA_ENTRIES, rk356x_data_entries(g.in_w, declared)},
-                                       {x::field::CNA_CBUF_CON1_INPUT_WIDTH, static_cast<uint32_t>(g.in_w)}});
-    // The converter is on (the vendor never bypasses it) with scale 1, offset 0.
-    b->write_fields(r::CNA_CVT_CON0, {{f::CNA_CVT_CON0_CVT_TYPE, 1}, {f::CNA_CVT_CON0_DATA_SIGN, 1}});
-    for (uint16_t reg : {r::CNA_CVT_CON1, r::CNA_CVT_CON2, r::CNA_CVT_CON3, r::CNA_CVT_CON4}) b->write(reg, 1u << 16);
+    b->write_fields(r::CNA_CBUF_CON1,
+                    {{f::CNA_CBUF_CON1_DATA_ENTRIES, rk356x_data_entries(g, declared)},
+                     {x::field::CNA_CBUF_CON1_INPUT_WIDTH, static_cast<uint32_t>(image ? align_up(g.in_w, 32) : g.in_w)}});
+    if (image) {
+        // The vendor's ARGB converter: lanes 0-2 take (x - 128) x 2^14 >> 14 of
+        // the unsigned bytes, the int8 values; lane 3 scale 1.
+        b->write_fields(r::CNA_CVT_CON0, {{x::field::CNA_CVT_CON0_CVT_EN, 1},
+                                          {f::CNA_CVT_CON0_CVT_TRUNCATE_0, x::kArgbTruncate},
+                                          {f::CNA_CVT_CON0_CVT_TRUNCATE_1, x::kArgbTruncate},
+                                          {f::CNA_CVT_CON0_CVT_TRUNCATE_2, x::kArgbTruncate}});
+        constexpr uint32_t kScaleAndOffset = (1u << (16 + x::kArgbTruncate)) | 0xFF80u;  // 2^14, -128
+        for (uint16_t reg : {r::CNA_CVT_CON1, r::CNA_CVT_CON2, r::CNA_CVT_CON3}) b->write(reg, kScaleAndOffset);
+        b->write(r::CNA_CVT_CON4, 1u << 16);
+    } else {
+        // Signed cube bytes through the converter switched off (CVT_EN clear), as the vendor's.
+        b->write_fields(r::CNA_CVT_CON0, {{f::CNA_CVT_CON0_CVT_TYPE, 1}, {f::CNA_CVT_CON0_DATA_SIGN, 1}});
+        for (uint16_t reg : {r::CNA_CVT_CON1, r::CNA_CVT_CON2, r::CNA_CVT_CON3, r::CNA_CVT_CON4}) b->write(reg, 1u << 16);
+    }
     b->write_fields(r::CNA_PAD_CON0, {{f::CNA_PAD_CON0_PAD_TOP, static_cast<uint32_t>(band.pad_top)},
                                       {f::CNA_PAD_CON0_PAD_LEFT, static_cast<uint32_t>(g.pad_left)},
                                       {x::field::CNA_PAD_CON0_PAD_VALUE, static_cast<uint16_t>(int16_t{input_zp})}});
-    b->address(r::CNA_FEATURE_DATA_ADDR, a.input.plus(input_surface * in_surf +
-                                                      static_cast<uint64_t>(band.first) * g.in_w * kAtomBytes));
+    const uint64_t input_row_bytes = image ? image_row_bytes : static_cast<uint64_t>(g.in_w) * kAtomBytes;
+    b->address(r::CNA_FEATURE_DATA_ADDR,
+               a.input.plus(input_surface * in_surf + static_cast<uint64_t>(band.first) * input_row_bytes));
     b->write(r::CNA_DMA_CON0, x::kCnaDmaCon0);
     // Strides in 8-byte units: a row of W atoms, a surface of the whole
-    // cube's padded pixels (also in band tasks).
-    b->write(r::CNA_DMA_CON1, static_cast<uint32_t>(g.in_w));
-    b->write(r::CNA_DMA_CON2, static_cast<uint32_t>(in_surf / kAtomBytes));
+    // cube's padded pixels (also in band tasks). An ARGB image: its row, and
+    // W x H as the vendor writes it (one surface holds every channel).
+    b->write(r::CNA_DMA_CON1, static_cast<uint32_t>(input_row_bytes / kAtomBytes));
+    b->write(r::CNA_DMA_CON2, static_cast<uint32_t>(image ? static_cast<uint64_t>(g.in_w) * g.in_h : in_surf / kAtomBytes));
     b->write_fields(r::CNA_FC_DATA_SIZE0, {{f::CNA_FC_DATA_SIZE0_DMA_WIDTH, static_cast<uint32_t>(g.in_w)},
                                            {f::CNA_FC_DATA_SIZE0_DMA_HEIGHT, static_cast<uint32_t>(band.count)}});
     b->write_fields(r::CNA_FC_DATA_SIZE1, {{f::CNA_FC_DATA_SIZE1_DMA_CHANNEL, static_cast<uint32_t>(declared)}});

@@ -19,7 +19,11 @@ struct PreparedConv {
     int8_t input_zp = 0;
     cpu::int8::Epilogue epilogue;  // owns the LUT that `layer.epilogue` points at
     Int8ConvLayer layer;           // addresses left for the caller
+    hw::NpuArch arch = hw::NpuArch::kRk3588;  // the SoC the constants are laid out for
     std::vector<int8_t> weights;   // packed (pack_conv_weights_int8 / pack_dw_weights_int8)
+    // RK356x: the weights again as a channel-packed (ARGB) input needs them
+    // (pack_image_weights_int8_rk356x), for a layer that can read one; else empty.
+    std::vector<int8_t> image_weights;
     std::vector<uint8_t> records;  // BS records for every aligned output channel
     std::vector<uint8_t> bn_records;  // a fused per-channel PRelu's BN records (else empty)
     int residual_input = -1;       // index in op.inputs of the fused residual, -1 when none

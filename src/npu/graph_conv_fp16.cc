@@ -47,7 +47,8 @@ public:
         return lower_conv_fp16(g, a, false, soc, core_mask, program, e);
     }
 
-    bool reads_packed_input() const override { return can_read_packed_input(geometry_); }
+    // fp16 convolutions are prepared for RK3588 only (RK356x has no fp16 path here).
+    bool reads_packed_input() const override { return can_read_packed_input(geometry_, hw::NpuArch::kRk3588); }
 
     std::string describe(const hw::SocProfile& soc, uint32_t core_mask) const override {
         auto plan = plan_conv(geometry_, soc, core_mask);

@@ -165,6 +165,16 @@ std::vector<int8_t> pack_conv_weights_int8_rk356x(const int8_t* w, int oc, int i
     return pack_blocks<int8_t, int8_t>(w, oc, ic, kh, kw, align_up(ic, 16), 16, same_int8);
 }
 
+int rk356x_image_row_pixels(int width) { return align_up(width, kRk356xAtom); }
+
+uint32_t rk356x_image_row_entries(int width) {
+    return static_cast<uint32_t>(align_up((width * kRk356xAtom + 31) / 32, 2));
+}
+
+std::vector<int8_t> pack_image_weights_int8_rk356x(const int8_t* w, int oc, int ic, int kh, int kw) {
+    return pack_blocks<int8_t, int8_t>(w, oc, ic, kh, kw, kRk356xAtom, 16, same_int8);
+}
+
 namespace {
 // Groups of 64 bytes of channels (64 int8, 32 fp16), [ky][kx][channel] inside.
 template <typename T, typename S>

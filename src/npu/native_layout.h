@@ -52,5 +52,16 @@ std::vector<int8_t> pack_conv_weights_int8_rk356x(const int8_t* w, int oc, int i
 // Depthwise weights per 32-channel group (one task each): group g at
 // g x kh x kw x 32 bytes, [ky][kx][channel] with align(group channels, 16) lanes.
 std::vector<int8_t> pack_dw_weights_int8_rk356x(const int8_t* w, int c, int kh, int kw);
+// An RGB image as the RK356x CNA reads it in ARGB mode (docs/rk3568.md 2):
+// three uint8 bytes per pixel (the int8 value + 128; the CNA's converter
+// subtracts 128), rows align(W, 8) pixels apart, so each row is a whole
+// number of 8-byte units and the width meets the guide's "aligned to 8".
+int rk356x_image_row_pixels(int width);
+// The CBUF entries one such row fills: each pixel widens to an 8-byte atom
+// in 32-byte entries, rounded up to an even count (the vendor's DATA_ENTRIES).
+uint32_t rk356x_image_row_entries(int width);
+// The weights of a convolution reading such an image: as
+// pack_conv_weights_int8_rk356x with 8-byte rows (3 channels, 5 zero lanes).
+std::vector<int8_t> pack_image_weights_int8_rk356x(const int8_t* w, int oc, int ic, int kh, int kw);
 
 }  // namespace rknn::npu

@@ -21,7 +21,17 @@ public:
         std::vector<uint8_t> weights(conv_->weights.size());
         if (!weights.empty()) std::memcpy(weights.data(), conv_->weights.data(), weights.size());
         constants_ = {std::move(weights), conv_->records};
-        if (!conv_->bn_records.empty()) constants_.push_back(conv_->bn_records);
+        if (!conv_->bn_records.empty()) {
+            prelu_records_ = static_cast<int>(constants_.size());
+            constants_.push_back(conv_->bn_records);
+        }
+        // RK356x weights for an ARGB input have rows of their own; both forms
+        // are kept, since the input's form is decided after this.
+        if (!conv_->image_weights.empty()) {
+            image_weights_ = static_cast<int>(constants_.size());
+            const auto* w = reinterpret_cast<const uint8_t*>(conv_->image_weights.data());
+            constants_.emplace_back(w, w + conv_->image_weights.size());
+        }
     }
 
     Status lower(const OpBuffers& buffers, const hw::SocProfile& soc, uint32_t core_mask,
@@ -32,12 +42,14 @@ public:
         Int8ConvLayer layer = conv_->layer;
         layer.geometry.packed_row_pixels = buffers.packed_row_pixels;
         layer.addresses = {buffers.features[0], buffers.constants[0], buffers.constants[1], buffers.output};
-        if (constants_.size() > 2) layer.epilogue.prelu_records = buffers.constants[2];
+        if (prelu_records_ >= 0) layer.epilogue.prelu_records = buffers.constants[static_cast<size_t>(prelu_records_)];
+        if (buffers.packed_row_pixels > 0 && image_weights_ >= 0)
+            layer.addresses.weights = buffers.constants[static_cast<size_t>(image_weights_)];
         if (conv_->residual_input >= 0) layer.epilogue.residual_addr = buffers.features[1];
         return lower_conv_int8(layer, soc, core_mask, program);
     }
 
-    bool reads_packed_input() const override { return can_read_packed_input(conv_->geometry); }
+    bool reads_packed_input() const override { return can_read_packed_input(conv_->geometry, conv_->arch); }
 
     std::string describe(const hw::SocProfile& soc, uint32_t core_mask) const override {
         auto plan = plan_conv(conv_->geometry, soc, core_mask);
@@ -51,6 +63,8 @@ public:
 
 private:
     std::unique_ptr<PreparedConv> conv_;
+    int prelu_records_ = -1;  // indices in constants_, -1 when absent
+    int image_weights_ = -1;
 };
 
 }  // namespace

@@ -50,7 +50,8 @@ public:
     // Bytes the op needs in device memory besides its features, in binding order.
     const std::vector<std::vector<uint8_t>>& constants() const { return constants_; }
     // Whether feature 0 may be a channel-packed NHWC image instead of a cube
-    // (OpBuffers::packed_row_pixels): direct convolutions of 1, 3 or 4 channels.
+    // (OpBuffers::packed_row_pixels): direct convolutions of 1, 3 or 4 channels
+    // (RK356x: 3, with the weights for that read among the constants).
     virtual bool reads_packed_input() const { return false; }
     // Whether a task of the op ends on the PPU (its interrupt, not the DPU's).
     virtual bool uses_ppu() const { return false; }

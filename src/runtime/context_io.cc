@@ -31,17 +31,24 @@ void Context::prepare_fast_io() {
             if (std::find(reads.begin(), reads.end(), g.inputs[k]) != reads.end()) input_read_on_cpu_[k] = true;
         }
     }
-    // The fast conversions write and read RK3588 cubes; RK356x takes the generic path.
-    if (memory_.form.rk356x) return;
     for (size_t k = 0; k < g.inputs.size(); ++k) {
         const int32_t t = g.inputs[k];
         const graph::InputPreprocess* pre = k < g.preprocess.size() ? &g.preprocess[k] : nullptr;
         const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
         // One image, channels in order: what the per-channel tables assume.
         if ((pre != nullptr && pre->reverse_channels) || declared.shape.size() != 4 || declared.shape[0] != 1) continue;
+        const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
+        // The cube conversions write RK3588 cubes: RK356x takes them only for
+        // its ARGB images, through tables of the biased bytes.
+        const bool biased_image = home.packed_row_pixels > 0 && packed_image_biased(memory_.form);
+        if (memory_.form.rk356x && (!biased_image || input_read_on_cpu_[k])) continue;
         auto codes = make_pixel_codes(declared, pre);
         if (!codes.is_ok()) continue;
         pixel_codes_[k] = std::move(codes).value();
+        if (biased_image) {
+            for (int8_t& code : pixel_codes_[k]) code = static_cast<int8_t>(static_cast<uint8_t>(code) ^ 0x80u);
+            continue;
+        }
         auto rule = fit_pixel_rule(pixel_codes_[k], static_cast<int>(declared.shape[1]));
         if (rule.is_ok()) {
             pixel_rules_[k] = std::move(rule).value();
@@ -50,7 +57,7 @@ void Context::prepare_fast_io() {
         }
     }
     for (size_t k = 0; k < g.outputs.size(); ++k) {
-        if (!schedule_.output_on_device[k]) continue;
+        if (!schedule_.output_on_device[k] || memory_.form.rk356x) continue;
         auto rule = make_dequant(g.tensors[static_cast<size_t>(g.outputs[k])]);
         if (rule.is_ok()) dequant_rules_[k] = rule.value();
     }

@@ -63,11 +63,15 @@ bool native_cube_shape(const graph::Tensor& t, int* c, int* h, int* w) {
 }
 
 uint32_t packed_image_row_pixels(const graph::Tensor& t, const NativeForm& form) {
-    if (form.rk356x) return 0;  // not built for RK356x
     npu::CubeShape cube;
     if (t.shape.size() != 4 || !cube_of(t, &cube) || (cube.c != 1 && cube.c != 3 && cube.c != 4)) return 0;
+    if (form.rk356x)
+        return t.dtype == graph::DType::kInt8 && cube.c == 3 ? static_cast<uint32_t>(npu::rk356x_image_row_pixels(cube.w))
+                                                             : 0;
     return static_cast<uint32_t>(npu::packed_row_pixels(cube.w, t.dtype == graph::DType::kFloat16));
 }
+
+bool packed_image_biased(const NativeForm& form) { return form.rk356x; }
 
 uint64_t packed_image_bytes(const graph::Tensor& t, const NativeForm& form) {
     const uint32_t pitch = packed_image_row_pixels(t, form);
@@ -121,6 +125,11 @@ void copy_cube(const npu::CubeShape& cube, size_t elem, uint64_t surface, uint64
     }
 }
 
+// int8 values <-> the biased bytes of an RK356x image (x + 128 = x ^ 0x80).
+void flip_sign_bits(std::vector<uint8_t>* bytes) {
+    for (uint8_t& b : *bytes) b ^= 0x80u;
+}
+
 }  // namespace
 
 Status pack_native(const cpu::HostTensor& value, uint8_t* dst, uint64_t dst_bytes, const NativeForm& form,
@@ -144,16 +153,17 @@ Status pack_native(const cpu::HostTensor& value, uint8_t* dst, uint64_t dst_byte
     const int c2 = channels_per_atom(value.dtype());
     const std::vector<uint8_t> ordered = npu::to_cube_order(value.raw(), value.shape(), graph::dtype_size(value.dtype()));
     std::vector<uint8_t> bytes;
-    if (form.rk356x && value.dtype() != graph::DType::kInt8) {
-        return RKNN_INTERNAL_ERROR("RK356x cubes are int8 only");
-    } else if (form.rk356x) {
-        bytes = npu::pack_int8_cube_rk356x(reinterpret_cast<const int8_t*>(ordered.data()), cube.c, cube.h, cube.w, 0);
-    } else if (packed_row_pixels > 0) {
+    if (packed_row_pixels > 0) {
         if (packed_row_pixels != packed_image_row_pixels(declared, form))
             return RKNN_INTERNAL_ERROR("tensor of %s has no %u-pixel packed form",
                                        graph::shape_to_string(value.shape()).c_str(), packed_row_pixels);
         bytes = npu::pack_nhwc_image(ordered.data(), cube.c, cube.h, cube.w, static_cast<int>(packed_row_pixels),
                                      graph::dtype_size(value.dtype()));
+        if (packed_image_biased(form)) flip_sign_bits(&bytes);
+    } else if (form.rk356x && value.dtype() != graph::DType::kInt8) {
+        return RKNN_INTERNAL_ERROR("RK356x cubes are int8 only");
+    } else if (form.rk356x) {
+        bytes = npu::pack_int8_cube_rk356x(reinterpret_cast<const int8_t*>(ordered.data()), cube.c, cube.h, cube.w, 0);
     } else if (value.dtype() == graph::DType::kFloat16) {
         std::vector<float> widened(static_cast<size_t>(value.numel()));
         for (size_t i = 0; i < widened.size(); ++i) {
@@ -170,7 +180,7 @@ Status pack_native(const cpu::HostTensor& value, uint8_t* dst, uint64_t dst_byte
                                                              bytes.size(), static_cast<unsigned long long>(dst_bytes));
     std::memcpy(dst, bytes.data(), bytes.size());
     // RK356x homes have room for align(C, 32) channels: clear the surfaces past the data.
-    if (form.rk356x) std::memset(dst + bytes.size(), 0, static_cast<size_t>(dst_bytes - bytes.size()));
+    if (form.rk356x && packed_row_pixels == 0) std::memset(dst + bytes.size(), 0, static_cast<size_t>(dst_bytes - bytes.size()));
     return Status::ok();
 }
 
@@ -202,12 +212,13 @@ StatusOr<cpu::HostTensor> unpack_native(const uint8_t* src, uint64_t src_bytes, 
     const uint64_t surface = static_cast<uint64_t>(cube.h) * static_cast<uint64_t>(cube.w) * kAtomBytes;
     cpu::HostTensor out = cpu::make_tensor_like(declared, declared.shape);
     std::vector<uint8_t> ordered;  // the cube's NCHW order
-    if (form.rk356x) {
-        const std::vector<int8_t> codes = npu::unpack_int8_cube_rk356x(src, cube.c, cube.h, cube.w);
-        ordered.assign(reinterpret_cast<const uint8_t*>(codes.data()), reinterpret_cast<const uint8_t*>(codes.data()) + codes.size());
-    } else if (packed_row_pixels > 0) {
+    if (packed_row_pixels > 0) {
         ordered = npu::unpack_nhwc_image(src, cube.c, cube.h, cube.w, static_cast<int>(packed_row_pixels),
                                          graph::dtype_size(declared.dtype));
+        if (packed_image_biased(form)) flip_sign_bits(&ordered);
+    } else if (form.rk356x) {
+        const std::vector<int8_t> codes = npu::unpack_int8_cube_rk356x(src, cube.c, cube.h, cube.w);
+        ordered.assign(reinterpret_cast<const uint8_t*>(codes.data()), reinterpret_cast<const uint8_t*>(codes.data()) + codes.size());
     } else if (declared.dtype == graph::DType::kFloat16) {
         const std::vector<float> values = npu::unpack_fp16_cube(src, cube.c, cube.h, cube.w, surface);
         ordered.resize(values.size() * 2);

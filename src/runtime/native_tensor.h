@@ -20,8 +20,8 @@ namespace rknn::runtime {
 // RK3566/RK3568 (`rk356x`, int8 only): 8-byte atoms, surfaces of
 // align(H x W, 4) pixels (npu::rk356x_surface_bytes), room for align(C, 32)
 // channels (the CNA reads channels in sixteens and a depthwise group writes
-// 32), of which the NATIVE attributes show ceil(C / 8) surfaces; no
-// channel-packed images.
+// 32), of which the NATIVE attributes show ceil(C / 8) surfaces; the only
+// channel-packed images are 3-channel int8 ones, stored biased (below).
 struct NativeForm {
     bool rk356x = false;
 };
@@ -44,9 +44,14 @@ bool native_cube_shape(const graph::Tensor& t, int* c, int* h, int* w);
 // a [1, C, H, W] int8/fp16 image of 1, 3 or 4 channels kept channel-packed
 // NHWC as the vendor keeps native inputs (npu/native_layout.h). Its row
 // pitch in pixels (the NATIVE attr's w_stride), 0 for other tensors.
+// RK356x: int8 images of 3 channels, which its CNA reads in ARGB mode.
 uint32_t packed_image_row_pixels(const graph::Tensor& t, const NativeForm& form);
 // H x pitch x C x element bytes (0 when there is no such form).
 uint64_t packed_image_bytes(const graph::Tensor& t, const NativeForm& form);
+// Whether the form's packed images hold uint8 bytes, each the int8 value
+// + 128 (RK356x: its ARGB converter subtracts 128 from unsigned pixels). The
+// NATIVE attributes then say UINT8 with the zero point + 128.
+bool packed_image_biased(const NativeForm& form);
 
 // Host tensor (NCHW, the tensor's dtype) -> device bytes at `dst` (padding
 // lanes and pixels zeroed): the cube, or with `packed_row_pixels` > 0 the

@@ -82,6 +82,10 @@ void fill_tensor_attr(const graph::Tensor& t, bool is_input, AttrKind kind, bool
         attr->fmt = RKNN_TENSOR_NHWC;
         attr->w_stride = packed_row_pixels;
         attr->size_with_stride = static_cast<uint32_t>(packed_image_bytes(t, form));
+        if (packed_image_biased(form) && attr->type == RKNN_TENSOR_INT8) {  // the bytes are the value + 128
+            attr->type = RKNN_TENSOR_UINT8;
+            attr->zp += 128;
+        }
     } else if (kind == AttrKind::kNative && on_device) {
         const CubeDims cube = native_cube_dims(t, form);
         set_dims({n, cube.c1, cube.h, cube.w, cube.c2});

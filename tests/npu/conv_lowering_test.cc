@@ -267,7 +267,7 @@ TEST(NpuConvLowering, PackedInputIsRefusedWhereTheCnaCannotReadIt) {
     g.in_h = g.in_w = 8;
     g.out_c = 8;
     g.packed_row_pixels = 16;
-    EXPECT_FALSE(npu::can_read_packed_input(g));
+    EXPECT_FALSE(npu::can_read_packed_input(g, rknn::hw::NpuArch::kRk3588));
     EXPECT_FALSE(npu::plan_conv(g, rknn::hw::default_soc(), 0).is_ok());
     g.in_c = 3;
     EXPECT_TRUE(npu::plan_conv(g, rknn::hw::default_soc(), 0).is_ok());
@@ -284,9 +284,42 @@ TEST(NpuConvLowering, PackedInputIsRefusedWhereTheCnaCannotReadIt) {
     g.in_w = g.in_h = 2400;
     g.kh = g.kw = 7;
     g.stride = 2;
-    EXPECT_FALSE(npu::can_read_packed_input(g));
+    EXPECT_FALSE(npu::can_read_packed_input(g, rknn::hw::NpuArch::kRk3588));
     g.kh = g.kw = 3;
-    EXPECT_TRUE(npu::can_read_packed_input(g));
+    EXPECT_TRUE(npu::can_read_packed_input(g, rknn::hw::NpuArch::kRk3588));
+}
+
+TEST(NpuConvLowering, Rk356xReadsOnlyThreeChannelImagesPacked) {
+    // Its ARGB mode: int8, three channels, direct, rows a whole number of 8-byte units.
+    const rknn::hw::SocProfile& rk3568 = *rknn::hw::find_soc("rk3568");
+    const auto arch = rknn::hw::NpuArch::kRk356x;
+    npu::ConvGeometry g;
+    g.in_c = 3;
+    g.in_h = g.in_w = 28;
+    g.out_c = 16;
+    g.kh = g.kw = 3;
+    g.packed_row_pixels = 32;
+    EXPECT_TRUE(npu::can_read_packed_input(g, arch));
+    EXPECT_TRUE(npu::plan_conv(g, rk3568, 0).is_ok());
+    g.packed_row_pixels = 30;  // 90-byte rows: not whole 8-byte units
+    EXPECT_FALSE(npu::plan_conv(g, rk3568, 0).is_ok());
+    g.packed_row_pixels = 24;  // shorter than a row
+    EXPECT_FALSE(npu::plan_conv(g, rk3568, 0).is_ok());
+    g.packed_row_pixels = 32;
+    for (int c : {1, 4}) {
+        g.in_c = c;
+        EXPECT_FALSE(npu::can_read_packed_input(g, arch)) << c << " channels";
+        EXPECT_TRUE(npu::can_read_packed_input(g, rknn::hw::NpuArch::kRk3588)) << c << " channels";
+    }
+    g.in_c = 3;
+    g.fp16 = true;
+    EXPECT_FALSE(npu::can_read_packed_input(g, arch));
+    g.fp16 = false;
+    g.in_h = g.in_w = 1;  // a one-pixel input is an FC task
+    EXPECT_FALSE(npu::can_read_packed_input(g, arch));
+    g.in_h = 8;
+    g.in_w = 2048;  // beyond the 11-bit width field
+    EXPECT_FALSE(npu::can_read_packed_input(g, arch));
 }
 
 TEST(NpuConvLowering, WeightsLargerThanTheBufferAreSplitIntoKernelGroups) {

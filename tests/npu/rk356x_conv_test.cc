@@ -51,16 +51,30 @@ struct Rk356xRun {
     npu::Program program;
 };
 
-::testing::AssertionResult run_rk356x(const QuantConvCase& layer, Rk356xRun* out) {
+// The input as an ARGB image: NHWC rows align(W, 8) pixels apart, each byte
+// the int8 value + 128 (what the CNA's converter takes back off).
+std::vector<uint8_t> argb_image(const QuantConvCase& layer) {
+    const QuantConvSpec& s = layer.spec;
+    const int pitch = npu::rk356x_image_row_pixels(s.w);
+    auto image = npu::pack_nhwc_image(layer.input.data<int8_t>(), s.c_in, s.h, s.w, pitch, 1);
+    for (uint8_t& b : image) b ^= 0x80u;
+    return image;
+}
+
+// `image`: the input is read as an ARGB image (three channels) instead of a cube.
+::testing::AssertionResult run_rk356x(const QuantConvCase& layer, Rk356xRun* out, bool image = false) {
     const QuantConvSpec& s = layer.spec;
     const int oc = s.out_c(), oh = s.out_h(), ow = s.out_w();
     npu::Int8ConvLayer lowered = lowered_layer(layer);
+    if (image) lowered.geometry.packed_row_pixels = npu::rk356x_image_row_pixels(s.w);
     npu::testing::NpuRunner runner("rk3568");
     if (!runner.ready()) return ::testing::AssertionFailure() << "could not open the rknpu back-end on the mock RK3568";
-    const auto cube = npu::pack_int8_cube_rk356x(layer.input.data<int8_t>(), s.c_in, s.h, s.w,
-                                                 static_cast<int8_t>(s.input_zp));
+    const auto cube = image ? argb_image(layer)
+                            : npu::pack_int8_cube_rk356x(layer.input.data<int8_t>(), s.c_in, s.h, s.w,
+                                                         static_cast<int8_t>(s.input_zp));
     const auto weights = s.depthwise ? npu::pack_dw_weights_int8_rk356x(layer.weights.data(), oc, s.kh, s.kw)
-                                     : npu::pack_conv_weights_int8_rk356x(layer.weights.data(), oc, s.c_in, s.kh, s.kw);
+                         : image      ? npu::pack_image_weights_int8_rk356x(layer.weights.data(), oc, s.c_in, s.kh, s.kw)
+                                      : npu::pack_conv_weights_int8_rk356x(layer.weights.data(), oc, s.c_in, s.kh, s.kw);
     const auto records = npu::bs_records_rk356x(lowered.epilogue);
     // Each depthwise group task writes 32 channels.
     const uint64_t out_bytes = npu::rk356x_cube_bytes(s.depthwise ? npu::align_up(oc, 32) : oc, oh, ow);
@@ -87,11 +101,12 @@ struct Rk356xRun {
     return ::testing::AssertionSuccess();
 }
 
-::testing::AssertionResult matches_reference(const QuantConvSpec& spec, uint32_t seed, Rk356xRun* run) {
+::testing::AssertionResult matches_reference(const QuantConvSpec& spec, uint32_t seed, Rk356xRun* run,
+                                             bool image = false) {
     QuantConvCase layer;
     const rknn::Status made = rknn::testing::make_quant_conv(spec, seed, &layer);
     if (!made.is_ok()) return ::testing::AssertionFailure() << spec.describe() << ": reference: " << made.message();
-    auto ok = run_rk356x(layer, run);
+    auto ok = run_rk356x(layer, run, image);
     if (!ok) return ok << " (" << spec.describe() << ")";
     const int8_t* ref = layer.reference.data<int8_t>();
     int differ = 0;
@@ -100,6 +115,17 @@ struct Rk356xRun {
         return ::testing::AssertionFailure() << spec.describe() << ": " << differ << " of " << run->output.size()
                                              << " outputs differ";
     return ::testing::AssertionSuccess();
+}
+
+// CNA CBUF_CON0 of every task in order (the bank split and WEIGHT_REUSE).
+std::vector<uint32_t> cbuf_con0_values(const npu::Program& p) {
+    std::vector<uint32_t> values;
+    for (const auto& task : p.tasks)
+        for (uint32_t i = 0; i < task.body_words; ++i) {
+            const uint64_t w = p.words[task.first_word + i];
+            if ((w & 0xffff) == rknn::hw::reg::CNA_CBUF_CON0) values.push_back(static_cast<uint32_t>(w >> 16));
+        }
+    return values;
 }
 
 QuantConvSpec square_dw_residual(int c) {
@@ -136,6 +162,29 @@ TEST(Rk356xConv, RandomDepthwiseConvolutionsAreBitExact) { check_random("depthwi
 
 TEST(Rk356xConv, RandomFullyConnectedLayersAreBitExact) { check_random("fc", 100, 107, false, true); }
 
+// First layers reading a 3-channel image in ARGB mode: every kernel, stride
+// and padding of the random direct cases, on images up to 96 pixels across.
+TEST(Rk356xConv, RandomArgbFirstLayersAreBitExact) {
+    std::mt19937 rng(109);
+    int failures = 0, cases = 0;
+    while (cases < 120) {
+        QuantConvSpec spec = buildable(rknn::testing::random_conv_spec(rng, false, false));
+        spec.c_in = 3;
+        if (rng() % 2 == 0) {  // wider images, rows of several 8-byte units and pitches past the width
+            spec.w = spec.w * 5 + static_cast<int>(rng() % 7);
+            spec.h = spec.h * 3;
+        }
+        if (spec.h * spec.w <= 1) continue;  // a one-pixel input is an FC task
+        Rk356xRun run;
+        const auto ok = matches_reference(spec, 109000u + static_cast<uint32_t>(cases), &run, true);
+        ++cases;
+        if (!ok) {
+            ADD_FAILURE() << "ARGB case " << cases << ": " << ok.message();
+            if (++failures >= 5) return;
+        }
+    }
+}
+
 // A fused residual after a depthwise layer: each 32-channel group's EW stage
 // reads its own 32 channels of the residual.
 TEST(Rk356xConv, DepthwiseWithAResidualIsBitExact) {
@@ -162,15 +211,9 @@ TEST(Rk356xConv, BandsKeepResidentWeightsAndMatchTheReference) {
     Rk356xRun run;
     ASSERT_TRUE(matches_reference(s, 7, &run));
     ASSERT_EQ(run.program.tasks.size(), 2u) << "71 input rows per band (7 banks of 1024 entries / 100)";
-    std::vector<uint32_t> cbuf;
-    for (const auto& task : run.program.tasks)
-        for (uint32_t i = 0; i < task.body_words; ++i) {
-            const uint64_t w = run.program.words[task.first_word + i];
-            if ((w & 0xffff) == rknn::hw::reg::CNA_CBUF_CON0) cbuf.push_back(static_cast<uint32_t>(w >> 16));
-        }
     // 7 data banks + 1 weight bank, the second band reusing the weights: the
     // vendor's 0x17 / 0x2017 (docs/rk3568.md 4, iav Test 32/44).
-    EXPECT_EQ(cbuf, (std::vector<uint32_t>{0x17, 0x2017}));
+    EXPECT_EQ(cbuf_con0_values(run.program), (std::vector<uint32_t>{0x17, 0x2017}));
 }
 
 TEST(Rk356xConv, WeightsLargerThanTheSpareBanksStreamThroughOne) {
@@ -228,6 +271,7 @@ struct RecipeCase {
     QuantConvSpec spec;
     size_t tasks;
     std::vector<Expected> first_task;
+    bool image = false;  // the input read as an ARGB image
 };
 
 QuantConvSpec square_layer(int c_in, int c_out, int h, int w, int k, int stride, int pad, bool depthwise) {
@@ -244,6 +288,14 @@ QuantConvSpec square_layer(int c_in, int c_out, int h, int w, int k, int stride,
     return s;
 }
 
+// mobilenet_v1's first layer: 224x224 RGB (uint8 zero point 128), 3x3 stride 2, SAME.
+QuantConvSpec rgb_stem() {
+    QuantConvSpec s = square_layer(3, 32, 224, 224, 3, 2, 0, false);
+    s.pad_bottom = s.pad_right = 1;
+    s.input_zp = 0;
+    return s;
+}
+
 std::vector<RecipeCase> recipe_cases() {
     return {
         {"3x3 conv 112x112x32 -> 64",
@@ -256,7 +308,7 @@ std::vector<RecipeCase> recipe_cases() {
           {0x3014, 63, "CORE DATAOUT_SIZE_1 = announced channels - 1 (align(max(C,16),16))"},
           {0x302c, 0, "0x302C = 0 (1.2)"},
           {0x1078, 0x00171c07, "DMA_CON0 verbatim (1.3, PT 07/44)"},
-          {0x104c, 0xa, "CVT_CON0 DATA_SIGN | CVT_TYPE, no bypass (1.3)"},
+          {0x104c, 0xa, "CVT_CON0 DATA_SIGN | CVT_TYPE, bit 0 clear: the converter off (1.3)"},
           {0x1068, 0xff800011, "PAD_CON0: pad value 0xFF80 for zp 0 in [31:16], top 1, left 1 (1.2, LOG T31)"},
           {0x1010, 4u << 4, "FEATURE_GRAINS = kh + sy (output 112 wide), KERNEL_GROUP 0 (1.3)"},
           {0x1044, (112u << 16) | 112u, "CBUF_CON1: width in [31:16], DATA_ENTRIES ceil(W ceil(C/8) / 4) (1.2, 4)"},
@@ -288,6 +340,26 @@ std::vector<RecipeCase> recipe_cases() {
           {0x1080, 1, "a one-pixel surface keeps stride 1 (2, MH)"},
           {0x4024, 8, "a 1x1 output's DST_SURF_STRIDE is 8, below the field's unit (2, LOG T52)"},
           {0x3014, 15, "10 channels announce 16 (5)"}}},
+        {"ARGB first layer 224x224x3 -> 32, 3x3 stride 2",
+         rgb_stem(),
+         2,
+         {{0x100c, 0xa000, "CONV_CON1 ARGB_IN 10, the vendor's 0xA000 (1.3, RC)"},
+          {0x1018, 224 * 127 * 9, "CONV_CON4 RGB_BYTELENGTH = W x band rows x 9; band 1 reads 127 rows (1.3, 4)"},
+          {0x1024, (2u << 16) | 8u, "DATA_SIZE1: 8 channels read, 3 real (TK: input_channels 8 for ARGB)"},
+          {0x1030, 3 * 3 * 8 * 32, "WEIGHT_SIZE0 = kw kh 8 kernels: 8-byte weight rows (3)"},
+          {0x1034, 3 * 3 * 8, "WEIGHT_SIZE1 = kw kh 8 (3)"},
+          {0x1040, 0x17, "7 data banks + 1 weight bank, the vendor's for this layer (4, LOG T32/44)"},
+          {0x1044, (224u << 16) | 56u, "CBUF_CON1: align(W, 32) in [31:16], DATA_ENTRIES align(ceil(8 W / 32), 2) (1.2, 4)"},
+          {0x104c, 0xe38e1, "CVT_CON0 vendor-exact: converter on, truncate 14 on lanes 0-2 (1.3)"},
+          {0x1050, 0x4000ff80, "CVT_CON1 scale 16384, offset -128 (1.3)"},
+          {0x1054, 0x4000ff80, "CVT_CON2 (1.3)"},
+          {0x1058, 0x4000ff80, "CVT_CON3 (1.3)"},
+          {0x105c, 0x10000, "CVT_CON4 scale 1 (1.3)"},
+          {0x1068, 0, "PAD_CON0: pad value 0 for the network input of zero point 128 (1.2, LOG T31)"},
+          {0x107c, 84, "LINE_STRIDE ceil(3 W / 8) in 8-byte units (2, TK)"},
+          {0x1080, 224 * 224, "SURF_STRIDE W x H (2, TK)"},
+          {0x1088, 8, "FC_DATA_SIZE1 DMA_CHANNEL 8 (RC)"}},
+         true},
     };
 }
 
@@ -297,7 +369,7 @@ TEST(Rk356xConv, RegistersFollowTheBoardVerifiedRecipe) {
         QuantConvCase layer;
         ASSERT_TRUE(rknn::testing::make_quant_conv(c.spec, 5, &layer).is_ok()) << c.name;
         Rk356xRun run;
-        ASSERT_TRUE(run_rk356x(layer, &run)) << c.name;
+        ASSERT_TRUE(run_rk356x(layer, &run, c.image)) << c.name;
         ASSERT_EQ(run.program.tasks.size(), c.tasks) << c.name;
         const auto writes = task_writes(run.program, 0);
         for (const Expected& e : c.first_task) {
@@ -312,7 +384,39 @@ TEST(Rk356xConv, RegistersFollowTheBoardVerifiedRecipe) {
         EXPECT_EQ(writes.count(0x301c), 0u) << c.name;
         for (const auto& task : run.program.tasks) EXPECT_EQ(task.enable_mask, 0x1fu) << c.name;
     }
-    EXPECT_EQ(compared, 33);
+    EXPECT_EQ(compared, 49);
+}
+
+// A 224-wide RGB first layer (mobilenet_v1's): 56 entries a row, so the
+// 224 rows take bands of 7 banks with the weights resident (0x17 / 0x2017,
+// as the vendor's). And a 226-wide one, whose rows are 232 pixels apart.
+TEST(Rk356xConv, ArgbImageLargerThanTheBufferRunsInBands) {
+    struct Band2 {
+        int width, first_row, rows;
+    };
+    // 224: the vendor's second band, 98 rows from row 126 (LOG T33); 226: 58
+    // entries a row leave 123 rows for band 1, so band 2 starts at row 122.
+    for (const Band2 b2 : {Band2{224, 126, 98}, Band2{226, 122, 104}}) {
+        const int width = b2.width;
+        QuantConvSpec s;
+        s.c_in = 3;
+        s.c_out = 32;
+        s.h = s.w = width;
+        s.kh = s.kw = 3;
+        s.stride_h = s.stride_w = 2;
+        s.pad_bottom = s.pad_right = 1;
+        s.input_zp = -128;  // an image quantised from [0, 1]
+        s.activation = OpType::kClip;
+        Rk356xRun run;
+        ASSERT_TRUE(matches_reference(s, static_cast<uint32_t>(width), &run, true));
+        ASSERT_EQ(run.program.tasks.size(), 2u) << width;
+        EXPECT_EQ(cbuf_con0_values(run.program), (std::vector<uint32_t>{0x17, 0x2017})) << width;
+        // The second band starts whole image rows (the pitch, not the width) further on.
+        const int pitch = npu::rk356x_image_row_pixels(width);
+        EXPECT_EQ(task_writes(run.program, 1).at(rknn::hw::reg::CNA_CONV_CON4), static_cast<uint32_t>(width * b2.rows * 9));
+        EXPECT_EQ(relocated_offset(run.program, 1, rknn::hw::reg::CNA_FEATURE_DATA_ADDR), b2.first_row * pitch * 3)
+            << width;
+    }
 }
 
 // The second 32-channel group of a depthwise layer reads and writes at the

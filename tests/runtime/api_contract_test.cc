@@ -402,8 +402,9 @@ TEST(ApiModels, ReversedChannelsAndAnInputThatIsAnOutput) {
 
 // A model for RK3568 on a mock RK3568: the convolution and the Gemm run in
 // the RK356x dialect and MaxPool on its PPU (Relu and Reshape on the CPU);
-// native cubes have 8-byte atoms and padded surfaces; the results equal the
-// int8 reference, also through pass_through of a hand-packed native input.
+// native cubes have 8-byte atoms and padded surfaces, the RGB input is an
+// ARGB image of biased bytes; the results equal the int8 reference, also
+// through pass_through of a hand-packed native input.
 TEST(ApiModels, Rk3568ModelThroughTheApi) {
     const rknn::testing::MockSoc mock("rk3568");
     graph::Graph g = quantized_cnn();
@@ -413,11 +414,20 @@ TEST(ApiModels, Rk3568ModelThroughTheApi) {
     auto context = rknn::api::runtime_context(ctx);
     ASSERT_TRUE(context.is_ok());
     EXPECT_EQ(context.value()->npu_task_op_count(), 3u) << "Conv, MaxPool and Gemm (Relu and Reshape on the CPU)";
+    // The RGB input stays an image the first convolution reads in ARGB mode:
+    // NHWC rows of align(8, 8) pixels, uint8 bytes (the int8 value + 128).
+    rknn_tensor_attr in_attr{};
+    ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_INPUT_ATTR, &in_attr, sizeof(in_attr)), RKNN_SUCC);
     rknn_tensor_attr attr{};
     ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_NATIVE_INPUT_ATTR, &attr, sizeof(attr)), RKNN_SUCC);
-    EXPECT_EQ(attr.fmt, RKNN_TENSOR_NC1HWC2);
-    EXPECT_EQ(std::vector<uint32_t>(attr.dims, attr.dims + 5), (std::vector<uint32_t>{1, 1, 8, 8, 8}));
-    EXPECT_EQ(attr.size_with_stride, 64u * 8u) << "one surface of 64 pixels (a multiple of 4) x 8 bytes";
+    EXPECT_EQ(attr.fmt, RKNN_TENSOR_NHWC);
+    EXPECT_EQ(std::vector<uint32_t>(attr.dims, attr.dims + 4), (std::vector<uint32_t>{1, 8, 8, 3}));
+    EXPECT_EQ(attr.w_stride, 8u);
+    EXPECT_EQ(attr.size_with_stride, 8u * 8u * 3u);
+    EXPECT_EQ(in_attr.type, RKNN_TENSOR_INT8);
+    EXPECT_EQ(attr.type, RKNN_TENSOR_UINT8);
+    EXPECT_EQ(attr.zp, in_attr.zp + 128);
+    EXPECT_EQ(attr.scale, in_attr.scale);
     rknn_tensor_attr out_attr{};
     ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_NATIVE_OUTPUT_ATTR, &out_attr, sizeof(out_attr)), RKNN_SUCC);
     EXPECT_EQ(out_attr.size_with_stride, 2u * 8u) << "10 channels of one pixel: two one-pixel surfaces";
@@ -427,12 +437,13 @@ TEST(ApiModels, Rk3568ModelThroughTheApi) {
     std::vector<HostTensor> expected;
     ASSERT_TRUE(run_reference(g, p, &fed, &expected));
 
-    // The native input by hand: channel c of pixel (y, x) at (y * 8 + x) * 8 + c.
+    // The native input by hand: channel c of pixel (y, x) at (y * 8 + x) * 3 + c, biased by 128.
     std::vector<uint8_t> native(attr.size_with_stride, 0);
     for (int c = 0; c < 3; ++c)
-        for (int i = 0; i < 64; ++i) native[static_cast<size_t>(i * 8 + c)] = static_cast<uint8_t>(fed.data<int8_t>()[c * 64 + i]);
+        for (int i = 0; i < 64; ++i)
+            native[static_cast<size_t>(i * 3 + c)] = static_cast<uint8_t>(fed.data<int8_t>()[c * 64 + i] + 128);
     rknn_input plain = input_of(p.data(), 192, RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
-    rknn_input passed = input_of(native.data(), static_cast<uint32_t>(native.size()), RKNN_TENSOR_INT8, RKNN_TENSOR_NC1HWC2);
+    rknn_input passed = input_of(native.data(), static_cast<uint32_t>(native.size()), RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
     passed.pass_through = 1;
     for (rknn_input input : {plain, passed}) {
         ASSERT_EQ(rknn_inputs_set(ctx, 1, &input), RKNN_SUCC);
