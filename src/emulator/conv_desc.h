@@ -15,7 +15,7 @@ constexpr uint64_t kParallelMacs = uint64_t{1} << 19;  // below this a task runs
 struct ConvDesc {
     bool fp16 = false;
     bool depthwise = false;
-    bool channel_packed = false;  // NONALIGN_DMA: in_c_real channels per pixel, no atoms
+    bool channel_packed = false;  // NONALIGN_DMA (RK356x: ARGB_IN 10): in_c_real channels per pixel, no atoms
     int esize = 1;
     int atom_bytes = kAtomBytes;           // 8 on RK356x
     int weight_oc_block = kWeightOcBlockInt8;  // kernels per int8 weight group (16 on RK356x)

@@ -84,10 +84,11 @@ Status decode(TaskContext& ctx, ConvDesc* d) {
     if (core_prec != proc_prec) return ctx.bad_program("CORE MISC_CFG precision differs from CNA's");
     d->channel_packed = f::CNA_CONV_CON1_NONALIGN_DMA.get(con1) != 0;
     const uint32_t argb = f::CNA_CONV_CON1_ARGB_IN.get(con1);
-    if (rk356x && argb != 0) {
+    if (rk356x && (argb != 0 || d->channel_packed)) {
         // The RK356x reads a channel-packed image only in its ARGB mode (3 bytes a pixel).
-        if (argb != hw::rk356x::kArgbIn) return ctx.unsupported("RK356x CNA ARGB_IN %u (10, three channels, is modelled)", argb);
-        if (d->channel_packed) return ctx.bad_program("RK356x CNA ARGB_IN with NONALIGN_DMA");
+        if (argb != hw::rk356x::kArgbIn || d->channel_packed)
+            return ctx.unsupported("RK356x CNA ARGB_IN %u%s (ARGB_IN 10 alone, three channels, is modelled)", argb,
+                                   d->channel_packed ? " with NONALIGN_DMA" : "");
         d->channel_packed = true;
     }
 

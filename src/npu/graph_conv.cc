@@ -49,7 +49,8 @@ Status finish(const graph::Tensor& x, const cpu::HostTensor& wh, const int8_t* w
     if (soc.arch == hw::NpuArch::kRk356x) {
         prepared->weights = geo.depthwise ? pack_dw_weights_int8_rk356x(w_rows, oc, geo.kh, geo.kw)
                                           : pack_conv_weights_int8_rk356x(w_rows, oc, geo.in_c, geo.kh, geo.kw);
-        if (can_read_packed_input(geo, soc.arch))
+        // A Gemm's input is a matrix, never an image.
+        if (x.shape.size() == 4 && can_read_packed_input(geo, soc.arch))
             prepared->image_weights = pack_image_weights_int8_rk356x(w_rows, oc, geo.in_c, geo.kh, geo.kw);
         prepared->records = bs_records_rk356x(layer.epilogue);
         return Status::ok();  // a per-channel PRelu is not lowered there (lower_conv_int8 says so)

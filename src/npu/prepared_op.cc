@@ -49,7 +49,11 @@ public:
         return lower_conv_int8(layer, soc, core_mask, program);
     }
 
-    bool reads_packed_input() const override { return can_read_packed_input(conv_->geometry, conv_->arch); }
+    // RK356x: only with the image weights at hand (a Gemm has none).
+    bool reads_packed_input() const override {
+        return can_read_packed_input(conv_->geometry, conv_->arch) &&
+               (conv_->arch != hw::NpuArch::kRk356x || image_weights_ >= 0);
+    }
 
     std::string describe(const hw::SocProfile& soc, uint32_t core_mask) const override {
         auto plan = plan_conv(conv_->geometry, soc, core_mask);

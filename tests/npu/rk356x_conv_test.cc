@@ -356,7 +356,7 @@ std::vector<RecipeCase> recipe_cases() {
           {0x1058, 0x4000ff80, "CVT_CON3 (1.3)"},
           {0x105c, 0x10000, "CVT_CON4 scale 1 (1.3)"},
           {0x1068, 0, "PAD_CON0: pad value 0 for the network input of zero point 128 (1.2, LOG T31)"},
-          {0x107c, 84, "LINE_STRIDE ceil(3 W / 8) in 8-byte units (2, TK)"},
+          {0x107c, 84, "LINE_STRIDE: the row (align(W, 8) pixels of 3 bytes) in 8-byte units; ceil(3 W / 8) here (2, TK)"},
           {0x1080, 224 * 224, "SURF_STRIDE W x H (2, TK)"},
           {0x1088, 8, "FC_DATA_SIZE1 DMA_CHANNEL 8 (RC)"}},
          true},
@@ -411,10 +411,18 @@ TEST(Rk356xConv, ArgbImageLargerThanTheBufferRunsInBands) {
         ASSERT_TRUE(matches_reference(s, static_cast<uint32_t>(width), &run, true));
         ASSERT_EQ(run.program.tasks.size(), 2u) << width;
         EXPECT_EQ(cbuf_con0_values(run.program), (std::vector<uint32_t>{0x17, 0x2017})) << width;
-        // The second band starts whole image rows (the pitch, not the width) further on.
+        // Rows of the pitch, not the width: LINE_STRIDE 87 units for 226 (232 pixels).
         const int pitch = npu::rk356x_image_row_pixels(width);
-        EXPECT_EQ(task_writes(run.program, 1).at(rknn::hw::reg::CNA_CONV_CON4), static_cast<uint32_t>(width * b2.rows * 9));
-        EXPECT_EQ(relocated_offset(run.program, 1, rknn::hw::reg::CNA_FEATURE_DATA_ADDR), b2.first_row * pitch * 3)
+        const auto first = task_writes(run.program, 0);
+        namespace r = rknn::hw::reg;
+        EXPECT_EQ(first.at(r::CNA_DMA_CON1), static_cast<uint32_t>(pitch * 3 / 8)) << width;
+        EXPECT_EQ(first.at(r::CNA_DMA_CON2), static_cast<uint32_t>(width * width)) << width;
+        const uint32_t entries = static_cast<uint32_t>(((width + 3) / 4 + 1) / 2 * 2);  // 56 and 58
+        EXPECT_EQ(first.at(r::CNA_CBUF_CON1), (static_cast<uint32_t>((width + 31) / 32 * 32) << 16) | entries) << width;
+        EXPECT_EQ(first.at(r::CNA_FC_DATA_SIZE1), 8u) << width;
+        // The second band starts whole image rows further on.
+        EXPECT_EQ(task_writes(run.program, 1).at(r::CNA_CONV_CON4), static_cast<uint32_t>(width * b2.rows * 9));
+        EXPECT_EQ(relocated_offset(run.program, 1, r::CNA_FEATURE_DATA_ADDR), b2.first_row * pitch * 3)
             << width;
     }
 }

@@ -456,6 +456,18 @@ TEST(ApiModels, Rk3568ModelThroughTheApi) {
     }
     passed.size -= 8;
     EXPECT_EQ(rknn_inputs_set(ctx, 1, &passed), RKNN_ERR_INPUT_INVALID) << "a native input cut short";
+    // The same biased image bound with rknn_set_io_mem under its native attr.
+    rknn_tensor_mem* mem = rknn_create_mem(ctx, attr.size_with_stride);
+    ASSERT_NE(mem, nullptr);
+    std::memcpy(mem->virt_addr, native.data(), native.size());
+    attr.pass_through = 1;
+    ASSERT_EQ(rknn_set_io_mem(ctx, mem, &attr), RKNN_SUCC);
+    ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
+    rknn_output out{};
+    ASSERT_EQ(rknn_outputs_get(ctx, 1, &out, nullptr), RKNN_SUCC);
+    EXPECT_EQ(std::memcmp(out.buf, expected[0].raw(), 10), 0) << "bound native image";
+    EXPECT_EQ(rknn_outputs_release(ctx, 1, &out), RKNN_SUCC);
+    EXPECT_EQ(rknn_destroy_mem(ctx, mem), RKNN_SUCC);
     EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
 }
 

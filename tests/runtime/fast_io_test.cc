@@ -139,4 +139,61 @@ TEST(FastIo, PackedImagesEqualTheGenericInputConversion) {
     EXPECT_GE(wide, 4);
 }
 
+// RK356x keeps only 3-channel int8 images packed (its CNA's ARGB mode):
+// rows align(W, 8) pixels apart, each byte the int8 value + 128, which the
+// pack/unpack pair and the biased tables of the pixel fast path agree on.
+TEST(FastIo, Rk356xImagesHoldTheValuesBiased) {
+    runtime::NativeForm rk356x;
+    rk356x.rk356x = true;
+    ASSERT_TRUE(runtime::packed_image_biased(rk356x));
+    std::mt19937 rng(11);
+    for (int trial = 0; trial < 24; ++trial) {
+        const int h = 1 + static_cast<int>(rng() % 6), w = 1 + static_cast<int>(rng() % 40);
+        graph::InputPreprocess pre;
+        for (int k = 0; k < 3; ++k) pre.mean.push_back(static_cast<float>(rng() % 200)), pre.std.push_back(40.0f + k);
+        const graph::Tensor t = int8_tensor(3, h, w, 0.02f, static_cast<int32_t>(rng() % 61) - 30);
+        const uint32_t pitch = runtime::packed_image_row_pixels(t, rk356x);
+        ASSERT_EQ(pitch, static_cast<uint32_t>((w + 7) / 8 * 8)) << w;
+        ASSERT_EQ(runtime::packed_image_bytes(t, rk356x), static_cast<uint64_t>(h) * pitch * 3);
+        std::vector<uint8_t> pixels(static_cast<size_t>(3) * h * w);
+        for (uint8_t& p : pixels) p = static_cast<uint8_t>(rng());
+        rknn_input in{};
+        in.buf = pixels.data();
+        in.size = static_cast<uint32_t>(pixels.size());
+        in.type = RKNN_TENSOR_UINT8;
+        in.fmt = RKNN_TENSOR_NHWC;
+        auto generic = runtime::convert_input(in, t, &pre);
+        ASSERT_TRUE(generic.is_ok());
+        std::vector<uint8_t> image(runtime::packed_image_bytes(t, rk356x), 0);
+        ASSERT_TRUE(runtime::pack_native(generic.value(), image.data(), image.size(), rk356x, pitch).is_ok());
+        const int8_t* values = generic.value().data<int8_t>();  // NCHW
+        for (int c = 0; c < 3; ++c)
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x)
+                    ASSERT_EQ(image[(static_cast<size_t>(y) * pitch + x) * 3 + c],
+                              static_cast<uint8_t>(values[(c * h + y) * w + x] + 128))
+                        << "trial " << trial << " c " << c << " y " << y << " x " << x;
+        auto back = runtime::unpack_native(image.data(), image.size(), t, rk356x, pitch);
+        ASSERT_TRUE(back.is_ok());
+        EXPECT_EQ(std::memcmp(back.value().raw(), values, pixels.size()), 0);
+        auto codes = runtime::make_pixel_codes(t, &pre);
+        ASSERT_TRUE(codes.is_ok());
+        for (int8_t& code : codes.value()) code = static_cast<int8_t>(static_cast<uint8_t>(code) ^ 0x80u);
+        std::vector<uint8_t> fast(image.size(), 0);
+        runtime::pixels_to_packed(pixels.data(), true, 3, h, w, static_cast<int>(pitch), codes.value().data(), nullptr,
+                                  fast.data());
+        for (int y = 0; y < h; ++y)  // the pixels past the width are not compared
+            EXPECT_EQ(std::memcmp(fast.data() + static_cast<size_t>(y) * pitch * 3,
+                                  image.data() + static_cast<size_t>(y) * pitch * 3, static_cast<size_t>(w) * 3),
+                      0)
+                << "trial " << trial << " row " << y;
+    }
+    // No other images are packed there: 1 or 4 channels, fp16.
+    EXPECT_EQ(runtime::packed_image_row_pixels(int8_tensor(1, 4, 4, 0.1f, 0), rk356x), 0u);
+    EXPECT_EQ(runtime::packed_image_row_pixels(int8_tensor(4, 4, 4, 0.1f, 0), rk356x), 0u);
+    graph::Tensor half = int8_tensor(3, 4, 4, 0.1f, 0);
+    half.dtype = graph::DType::kFloat16;
+    EXPECT_EQ(runtime::packed_image_row_pixels(half, rk356x), 0u);
+}
+
 }  // namespace
