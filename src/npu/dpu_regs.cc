@@ -190,6 +190,17 @@ void emit_lut_window(TaskEmitter* b, int sel, int32_t le_start, int32_t lo_start
     b->write(r::DPU_LUT_LO_END, twos(lo_end));
 }
 
+CodeLut code_lut(const std::vector<int16_t>& results) {
+    CodeLut t;
+    t.le.resize(513);
+    t.lo.resize(513);
+    for (size_t i = 0; i < 513; ++i) {
+        t.le[i] = results[std::min<size_t>(i, 128)];
+        t.lo[i] = results[std::min<size_t>(128 + i, 255)];
+    }
+    return t;
+}
+
 void emit_conv_epilogue(TaskEmitter* b, const EpilogueRegs& e, const BufferRef& records, const BufferRef& bn_records,
                         uint64_t residual_offset, uint32_t surf_bytes, bool depthwise, bool load_lut,
                         uint32_t bs_records_use) {

@@ -114,6 +114,17 @@ void emit_shift_negatives(TaskEmitter* b, const StageRegs& bs, const StageRegs& 
 // Loads a DPU LUT (both tables, 513 entries each) and selects its window.
 void emit_lut_load(TaskEmitter* b, const std::vector<int16_t>& le, const std::vector<int16_t>& lo);
 void emit_lut_window(TaskEmitter* b, int sel, int32_t le_start, int32_t lo_start, int32_t lo_end);
+// The 256 results of an int8 code table (from code -128) as the two LUT
+// tables with index select 0: LE from -128 holds the negative codes' results
+// and then code 0's, LO from 0 the others, so both tables give code 0's
+// result at their join. Each code gets its result whether the DPU picks LO
+// from LO_START on (our model) or by the sign of the value (a board
+// measurement of the fp16 pipeline, docs/codegen.md).
+struct CodeLut {
+    std::vector<int16_t> le, lo;
+    int32_t le_start = -128, lo_start = 0, lo_end = 512;
+};
+CodeLut code_lut(const std::vector<int16_t>& results);
 // The BS/BN/EW/OUT_CVT registers of a convolution epilogue; `records` and
 // `bn_records` (a fused PRelu's) point at the task's first record,
 // `residual_offset` is added to the residual address. The LUT table is

@@ -119,11 +119,9 @@ public:
         if (bn_records_constant_) t.bn.records = buffers.constants[0];
         TaskEmitter e;
         if (!lut_.empty()) {
-            // The table holds the 256 results from code -128 on; the LO table repeats the last one.
-            std::vector<int16_t> le(513), lo(513, lut_[255]);
-            for (int i = 0; i < 513; ++i) le[static_cast<size_t>(i)] = lut_[static_cast<size_t>(std::min(i, 255))];
-            emit_lut_load(&e, le, lo);
-            emit_lut_window(&e, 0, -128, 128, 128 + 512);
+            const CodeLut tables = code_lut(lut_);
+            emit_lut_load(&e, tables.le, tables.lo);
+            emit_lut_window(&e, 0, tables.le_start, tables.lo_start, tables.lo_end);
         }
         emit_dpu_task(&e, t);
         return program->add(first_core(core_mask), e, kDpuEnable, kDpuInterrupts);

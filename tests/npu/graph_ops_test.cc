@@ -16,6 +16,7 @@
 #include "common/test_graphs.h"
 #include "cpu/graph_executor.h"
 #include "hw/soc_profile.h"
+#include "npu/dpu_regs.h"
 #include "npu/placement.h"
 #include "npu_runner.h"
 
@@ -191,6 +192,26 @@ TEST(NpuGraphOps, StandaloneActivationsRunThroughTheLut) {
     for (const auto& c : cases) {
         SCOPED_TRACE(rknn::graph::op_type_name(c.type));
         EXPECT_TRUE(npu_matches(make_op(c.type, {{kCube, kQa}}, kCube, per_tensor(0.03f, -6), c.attrs, seed++)));
+    }
+}
+
+// A code table's two LUT halves give every code its result whichever way
+// the DPU picks the table: from LO_START on (the emulator's rule) or by the
+// sign of the value (measured on a board for the fp16 pipeline), code 0
+// included, where either table may be read.
+TEST(NpuGraphOps, CodeTablesAgreeUnderEitherTableChoice) {
+    std::vector<int16_t> results(256);
+    for (int i = 0; i < 256; ++i) results[static_cast<size_t>(i)] = static_cast<int16_t>(i * 37 - 3000);
+    const rknn::npu::CodeLut t = rknn::npu::code_lut(results);
+    ASSERT_EQ(t.le.size(), 513u);
+    ASSERT_EQ(t.lo.size(), 513u);
+    auto le_at = [&](int x) { return t.le[static_cast<size_t>(x - t.le_start)]; };
+    auto lo_at = [&](int x) { return t.lo[static_cast<size_t>(x - t.lo_start)]; };
+    for (int x = -128; x <= 127; ++x) {
+        const int16_t want = results[static_cast<size_t>(x + 128)];
+        EXPECT_EQ(x >= t.lo_start ? lo_at(x) : le_at(x), want) << "by LO_START, code " << x;
+        EXPECT_EQ(x > 0 ? lo_at(x) : le_at(x), want) << "by sign, 0 in LE, code " << x;
+        EXPECT_EQ(x >= 0 ? lo_at(x) : le_at(x), want) << "by sign, 0 in LO, code " << x;
     }
 }
 
