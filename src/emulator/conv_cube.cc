@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "base/parallel.h"
+#include "base/sign_bits.h"
 #include "emulator/kernels/depthwise_s8.h"
 
 namespace rknn::emulator {
@@ -171,7 +172,7 @@ void build_packed_image(const ConvDesc& d, const uint8_t* in, UninitVector<uint8
             uint8_t* first = dst + static_cast<size_t>(d.pad_left) * cr;
             const int bytes = d.in_w * cr;
             if (d.cvt_identity) {
-                for (int i = 0; i < bytes; ++i) first[i] = static_cast<uint8_t>(src[i] ^ 0x80u);
+                copy_sign_flipped(first, src, static_cast<size_t>(bytes));
             } else if (unchanged) {
                 std::memcpy(first, src, static_cast<size_t>(bytes));
             } else {

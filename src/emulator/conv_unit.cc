@@ -7,6 +7,7 @@
 #include "base/half.h"
 #include "base/hot_loops.h"
 #include "base/parallel.h"
+#include "base/sign_bits.h"
 #include "emulator/conv_cube.h"
 #include "emulator/conv_desc.h"
 #include "emulator/cube.h"
@@ -265,20 +266,6 @@ uint64_t input_offset(const ConvDesc& d, int c, int y, int x) {
            static_cast<uint64_t>(x) * d.atom_bytes + static_cast<uint64_t>(c % c2) * d.esize;
 }
 
-// Copies n bytes with the sign bit flipped (int8 -> uint8 biased by +128),
-// eight at a time.
-inline void copy_biased(uint8_t* dst, const uint8_t* src, int n) {
-    constexpr uint64_t kSignBits = 0x8080808080808080ull;
-    int i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t v;
-        std::memcpy(&v, src + i, 8);
-        v ^= kSignBits;
-        std::memcpy(dst + i, &v, 8);
-    }
-    for (; i < n; ++i) dst[i] = static_cast<uint8_t>(src[i] ^ 0x80u);
-}
-
 // int8 input as a padded HWC image of values biased by +128 (uint8).
 // Rows [y0, y1) of the padded image.
 RKNN_HOT_LOOP void image_rows_u8(const ConvDesc& d, const uint8_t* in, const PaddedImage* img,
@@ -300,7 +287,8 @@ RKNN_HOT_LOOP void image_rows_u8(const ConvDesc& d, const uint8_t* in, const Pad
                 const uint8_t* src = in + input_offset(d, c0, iy, 0);
                 const int n = std::min(d.atom_bytes, d.in_c - c0);
                 for (int ix = 0; ix < d.in_w; ++ix)
-                    copy_biased(first + ix * pixel_bytes + c0, src + static_cast<size_t>(ix) * d.atom_bytes, n);
+                    copy_sign_flipped(first + ix * pixel_bytes + c0, src + static_cast<size_t>(ix) * d.atom_bytes,
+                                      static_cast<size_t>(n));
             }
             continue;
         }

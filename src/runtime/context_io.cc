@@ -37,18 +37,12 @@ void Context::prepare_fast_io() {
         const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
         // One image, channels in order: what the per-channel tables assume.
         if ((pre != nullptr && pre->reverse_channels) || declared.shape.size() != 4 || declared.shape[0] != 1) continue;
-        const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
-        // The cube conversions write RK3588 cubes: RK356x takes them only for
-        // its ARGB images, through tables of the biased bytes.
-        const bool biased_image = home.packed_row_pixels > 0 && packed_image_biased(memory_.form);
-        if (memory_.form.rk356x && (!biased_image || input_read_on_cpu_[k])) continue;
+        // The cube conversions write RK3588 cubes: RK356x takes the image one
+        // only (its ARGB images, whose bytes set_pixels_fast then biases).
+        if (memory_.form.rk356x && memory_.homes[static_cast<size_t>(t)].packed_row_pixels == 0) continue;
         auto codes = make_pixel_codes(declared, pre);
         if (!codes.is_ok()) continue;
         pixel_codes_[k] = std::move(codes).value();
-        if (biased_image) {
-            for (int8_t& code : pixel_codes_[k]) code = static_cast<int8_t>(static_cast<uint8_t>(code) ^ 0x80u);
-            continue;
-        }
         auto rule = fit_pixel_rule(pixel_codes_[k], static_cast<int>(declared.shape[1]));
         if (rule.is_ok()) {
             pixel_rules_[k] = std::move(rule).value();
@@ -87,6 +81,7 @@ bool Context::set_pixels_fast(const rknn_input& in) {
             const std::optional<PixelRule>& rule = pixel_rules_[in.index];
             pixels_to_packed(pixels, nhwc, c, h, w, static_cast<int>(home.packed_row_pixels), codes.data(),
                              rule.has_value() ? &*rule : nullptr, dst);
+            if (packed_image_biased(memory_.form)) flip_sign_bits(dst, static_cast<size_t>(home.bytes));
         } else {
             pixels_to_cube(pixels, nhwc, c, h, w, codes.data(), dst);
         }

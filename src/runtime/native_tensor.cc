@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "base/half.h"
+#include "base/sign_bits.h"
 #include "cpu/graph_executor.h"
 #include "npu/native_layout.h"
 #include "npu/prepared_op.h"
@@ -73,6 +74,8 @@ uint32_t packed_image_row_pixels(const graph::Tensor& t, const NativeForm& form)
 
 bool packed_image_biased(const NativeForm& form) { return form.rk356x; }
 
+void flip_sign_bits(uint8_t* bytes, size_t count) { copy_sign_flipped(bytes, bytes, count); }
+
 uint64_t packed_image_bytes(const graph::Tensor& t, const NativeForm& form) {
     const uint32_t pitch = packed_image_row_pixels(t, form);
     if (pitch == 0) return 0;
@@ -125,11 +128,6 @@ void copy_cube(const npu::CubeShape& cube, size_t elem, uint64_t surface, uint64
     }
 }
 
-// int8 values <-> the biased bytes of an RK356x image (x + 128 = x ^ 0x80).
-void flip_sign_bits(std::vector<uint8_t>* bytes) {
-    for (uint8_t& b : *bytes) b ^= 0x80u;
-}
-
 }  // namespace
 
 Status pack_native(const cpu::HostTensor& value, uint8_t* dst, uint64_t dst_bytes, const NativeForm& form,
@@ -159,7 +157,7 @@ Status pack_native(const cpu::HostTensor& value, uint8_t* dst, uint64_t dst_byte
                                        graph::shape_to_string(value.shape()).c_str(), packed_row_pixels);
         bytes = npu::pack_nhwc_image(ordered.data(), cube.c, cube.h, cube.w, static_cast<int>(packed_row_pixels),
                                      graph::dtype_size(value.dtype()));
-        if (packed_image_biased(form)) flip_sign_bits(&bytes);
+        if (packed_image_biased(form)) flip_sign_bits(bytes.data(), bytes.size());
     } else if (form.rk356x && value.dtype() != graph::DType::kInt8) {
         return RKNN_INTERNAL_ERROR("RK356x cubes are int8 only");
     } else if (form.rk356x) {
@@ -215,7 +213,7 @@ StatusOr<cpu::HostTensor> unpack_native(const uint8_t* src, uint64_t src_bytes, 
     if (packed_row_pixels > 0) {
         ordered = npu::unpack_nhwc_image(src, cube.c, cube.h, cube.w, static_cast<int>(packed_row_pixels),
                                          graph::dtype_size(declared.dtype));
-        if (packed_image_biased(form)) flip_sign_bits(&ordered);
+        if (packed_image_biased(form)) flip_sign_bits(ordered.data(), ordered.size());
     } else if (form.rk356x) {
         const std::vector<int8_t> codes = npu::unpack_int8_cube_rk356x(src, cube.c, cube.h, cube.w);
         ordered.assign(reinterpret_cast<const uint8_t*>(codes.data()), reinterpret_cast<const uint8_t*>(codes.data()) + codes.size());

@@ -22,6 +22,17 @@ const rknn::runtime::NativeForm kRk3588{};  // the forms these conversions write
 namespace graph = rknn::graph;
 namespace runtime = rknn::runtime;
 
+// The generic conversion of uint8 NHWC pixels into `t`, with `pre`'s normalisation.
+rknn::StatusOr<rknn::cpu::HostTensor> nhwc_pixels_in(std::vector<uint8_t>& pixels, const graph::Tensor& t,
+                                                     const graph::InputPreprocess& pre) {
+    rknn_input in{};
+    in.buf = pixels.data();
+    in.size = static_cast<uint32_t>(pixels.size());
+    in.type = RKNN_TENSOR_UINT8;
+    in.fmt = RKNN_TENSOR_NHWC;
+    return runtime::convert_input(in, t, &pre);
+}
+
 graph::Tensor int8_tensor(int c, int h, int w, float scale, int32_t zp) {
     graph::Tensor t;
     t.name = "t";
@@ -102,12 +113,7 @@ TEST(FastIo, PackedImagesEqualTheGenericInputConversion) {
         const graph::Tensor t = int8_tensor(c, h, w, scale(rng), static_cast<int32_t>(rng() % 61) - 30);
         std::vector<uint8_t> pixels(static_cast<size_t>(c) * h * w);
         for (uint8_t& p : pixels) p = static_cast<uint8_t>(rng());
-        rknn_input in{};
-        in.buf = pixels.data();
-        in.size = static_cast<uint32_t>(pixels.size());
-        in.type = RKNN_TENSOR_UINT8;
-        in.fmt = RKNN_TENSOR_NHWC;
-        auto generic = runtime::convert_input(in, t, &pre);
+        auto generic = nhwc_pixels_in(pixels, t, pre);
         ASSERT_TRUE(generic.is_ok());
         const uint32_t pitch = runtime::packed_image_row_pixels(t, kRk3588);
         ASSERT_EQ(pitch % 16, 0u);
@@ -157,12 +163,7 @@ TEST(FastIo, Rk356xImagesHoldTheValuesBiased) {
         ASSERT_EQ(runtime::packed_image_bytes(t, rk356x), static_cast<uint64_t>(h) * pitch * 3);
         std::vector<uint8_t> pixels(static_cast<size_t>(3) * h * w);
         for (uint8_t& p : pixels) p = static_cast<uint8_t>(rng());
-        rknn_input in{};
-        in.buf = pixels.data();
-        in.size = static_cast<uint32_t>(pixels.size());
-        in.type = RKNN_TENSOR_UINT8;
-        in.fmt = RKNN_TENSOR_NHWC;
-        auto generic = runtime::convert_input(in, t, &pre);
+        auto generic = nhwc_pixels_in(pixels, t, pre);
         ASSERT_TRUE(generic.is_ok());
         std::vector<uint8_t> image(runtime::packed_image_bytes(t, rk356x), 0);
         ASSERT_TRUE(runtime::pack_native(generic.value(), image.data(), image.size(), rk356x, pitch).is_ok());
@@ -176,17 +177,18 @@ TEST(FastIo, Rk356xImagesHoldTheValuesBiased) {
         auto back = runtime::unpack_native(image.data(), image.size(), t, rk356x, pitch);
         ASSERT_TRUE(back.is_ok());
         EXPECT_EQ(std::memcmp(back.value().raw(), values, pixels.size()), 0);
+        // The pixel fast path: the int8 codes (tables or the fitted rule), then the bias.
         auto codes = runtime::make_pixel_codes(t, &pre);
         ASSERT_TRUE(codes.is_ok());
-        for (int8_t& code : codes.value()) code = static_cast<int8_t>(static_cast<uint8_t>(code) ^ 0x80u);
-        std::vector<uint8_t> fast(image.size(), 0);
-        runtime::pixels_to_packed(pixels.data(), true, 3, h, w, static_cast<int>(pitch), codes.value().data(), nullptr,
-                                  fast.data());
-        for (int y = 0; y < h; ++y)  // the pixels past the width are not compared
-            EXPECT_EQ(std::memcmp(fast.data() + static_cast<size_t>(y) * pitch * 3,
-                                  image.data() + static_cast<size_t>(y) * pitch * 3, static_cast<size_t>(w) * 3),
-                      0)
-                << "trial " << trial << " row " << y;
+        auto rule = runtime::fit_pixel_rule(codes.value(), 3);
+        for (bool use_rule : {false, true}) {
+            if (use_rule && !rule.is_ok()) continue;
+            std::vector<uint8_t> fast(image.size(), 0);
+            runtime::pixels_to_packed(pixels.data(), true, 3, h, w, static_cast<int>(pitch), codes.value().data(),
+                                      use_rule ? &rule.value() : nullptr, fast.data());
+            runtime::flip_sign_bits(fast.data(), fast.size());
+            EXPECT_EQ(fast, image) << "trial " << trial << (use_rule ? " (rule)" : " (tables)");
+        }
     }
     // No other images are packed there: 1 or 4 channels, fp16.
     EXPECT_EQ(runtime::packed_image_row_pixels(int8_tensor(1, 4, 4, 0.1f, 0), rk356x), 0u);
