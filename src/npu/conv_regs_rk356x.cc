@@ -75,8 +75,10 @@ void emit_conv_int8_rk356x(TaskEmitter* b, const ConvGeometry& g, const ConvAddr
     b->write_fields(r::CNA_CONV_CON1, {{f::CNA_CONV_CON1_CONV_MODE, dw ? 3u : 0u},
                                        {f::CNA_CONV_CON1_ARGB_IN, image ? x::kArgbIn : 0u}});
     b->write_fields(r::CNA_CONV_CON2, {{f::CNA_CONV_CON2_FEATURE_GRAINS, feature_grains(g)}});
-    // RGB_BYTELENGTH: the vendor writes W x band rows x 9 for its ARGB tasks, 0 (unwritten) otherwise.
-    if (image) b->write(r::CNA_CONV_CON4, static_cast<uint32_t>(g.in_w * band.count * 9));
+    // RGB_BYTELENGTH: W x band rows x 9 in the vendor's ARGB tasks, 0 in the
+    // others (as iav's board-verified port writes it: registers keep their
+    // values from task to task, so an ARGB task's must not linger).
+    b->write(r::CNA_CONV_CON4, image ? static_cast<uint32_t>(g.in_w * band.count * 9) : 0u);
     b->write_fields(r::CNA_CONV_CON3, {{f::CNA_CONV_CON3_CONV_X_STRIDE, static_cast<uint32_t>(g.sx())},
                                        {f::CNA_CONV_CON3_CONV_Y_STRIDE, static_cast<uint32_t>(g.sy())}});
     b->write_fields(r::CNA_DATA_SIZE0, {{f::CNA_DATA_SIZE0_DATAIN_WIDTH, static_cast<uint32_t>(g.in_w)},

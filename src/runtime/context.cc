@@ -176,6 +176,7 @@ Status Context::build(const Context* original) {
     }
     for (int32_t id = kFirstIoBuffer; id < regcmd_buffer_; ++id) io_slots_.push_back(buffers_->slot(id));
     client_input_buffers_.assign(static_cast<size_t>(regcmd_buffer_), false);
+    client_output_buffers_.assign(static_cast<size_t>(regcmd_buffer_), false);
     if (share_weights) {
         RKNN_RETURN_IF_ERROR(buffers_->share(kWeightBuffer, *original->buffers_));
     } else if (!weights_outside()) {

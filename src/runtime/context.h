@@ -150,6 +150,10 @@ private:
     // invalidated after a segment (the NPU does not write it; invalidating
     // would drop what the client wrote and has not synced yet).
     std::vector<bool> client_input_buffers_;
+    // Per buffer id: an output the NPU writes in the client's memory under
+    // RKNN_FLAG_DISABLE_FLUSH_OUTPUT_MEM_CACHE. Not invalidated after a
+    // segment unless a CPU step reads it: the client syncs it (rknn_mem_sync).
+    std::vector<bool> client_output_buffers_;
     // Per I/O buffer id: what it is when no binding is used in place.
     std::vector<std::shared_ptr<const DeviceBuffers::Slot>> io_slots_;
     // io_staged_internally(): per input, the native bytes rknn_inputs_set
@@ -200,6 +204,7 @@ private:
     struct ByteRange {
         int32_t buffer = -1;
         uint64_t offset = 0, bytes = 0;
+        bool cpu_step = false;  // in host_reads_: a CPU step reads it (else an output)
     };
     std::vector<ByteRange> cpu_written_;
     std::vector<ByteRange> host_reads_;

@@ -181,6 +181,9 @@ Status Context::bind_output(IoBinding b, uint32_t index) {
     // The native cube, written by the NPU: it can write it there itself.
     const bool native = a.fmt == RKNN_TENSOR_NC1HWC2 && schedule_.output_on_device[index] && home.bytes == needed;
     RKNN_ASSIGN_OR_RETURN(b.in_place, try_bind_in_place(b, t, native));
+    if (home.valid())
+        client_output_buffers_[static_cast<size_t>(home.buffer)] =
+            b.in_place && (flags_ & RKNN_FLAG_DISABLE_FLUSH_OUTPUT_MEM_CACHE) != 0;
     if (index < kept_outputs_.size()) kept_outputs_[index].clear();  // the binding gives the output from now on
     output_bindings_.resize(graph_.outputs.size());
     output_bindings_[index] = std::move(b);
@@ -228,7 +231,7 @@ Status Context::read_bound_inputs() {
 Status Context::write_bound_outputs() {
     for (size_t k = 0; k < output_bindings_.size(); ++k) {
         std::optional<IoBinding>& b = output_bindings_[k];
-        if (!b || b->in_place) continue;  // in place: the NPU wrote it, and it was invalidated then
+        if (!b || b->in_place) continue;  // in place: the NPU wrote it (invalidated then, or synced by the client)
         const int32_t t = graph_.outputs[k];
         const graph::Tensor& declared = graph_.tensors[static_cast<size_t>(t)];
         RKNN_ASSIGN_OR_RETURN(cpu::HostTensor value, current_value(t));

@@ -29,16 +29,16 @@ uint64_t line_up(uint64_t v) { return (v + kLine - 1) / kLine * kLine; }
 
 void Context::plan_host_reads() {
     host_reads_.clear();
-    const auto add = [this](int32_t t) {
+    const auto add = [this](int32_t t, bool cpu_step) {
         const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
         if (!home.valid()) return;
         const uint64_t start = line_down(home.offset);
-        host_reads_.push_back({home.buffer, start, line_up(home.offset + home.bytes) - start});
+        host_reads_.push_back({home.buffer, start, line_up(home.offset + home.bytes) - start, cpu_step});
     };
     for (const CpuStep& step : schedule_.cpu_steps)
-        for (int32_t t : step.unpack_before) add(t);
+        for (int32_t t : step.unpack_before) add(t, true);
     for (int32_t t : graph_.outputs)
-        if (t >= 0) add(t);
+        if (t >= 0) add(t, false);
 }
 
 Status Context::begin_cpu_write(const DeviceHome& home) {
@@ -82,10 +82,14 @@ Status Context::sync_before_submit() {
 Status Context::sync_after_submit(bool whole_buffers) {
     // Inputs read in place are not invalidated: that would drop what the
     // client wrote and has not synced yet (the NPU does not write them).
+    // Outputs in the client's memory under DISABLE_FLUSH_OUTPUT_MEM_CACHE are
+    // the client's to invalidate, unless a CPU step of the run reads them.
     if (ranged_sync_ && !whole_buffers) {
-        for (const ByteRange& r : host_reads_)
-            if (!client_input_buffers_[static_cast<size_t>(r.buffer)])
+        for (const ByteRange& r : host_reads_) {
+            const auto id = static_cast<size_t>(r.buffer);
+            if (!client_input_buffers_[id] && (r.cpu_step || !client_output_buffers_[id]))
                 RKNN_RETURN_IF_ERROR(buffers_->invalidate(r.buffer, r.offset, r.bytes));
+        }
         return Status::ok();
     }
     for (int32_t id = kInternalBuffer; id < regcmd_buffer_; ++id)

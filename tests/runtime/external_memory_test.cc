@@ -84,6 +84,25 @@ protected:
         if (mem != nullptr) mems_.push_back({ctx, mem});
         return mem;
     }
+    // The native input (pass_through) and output bound in memory of the
+    // context's own making, which the NPU reads and writes in place.
+    struct NativeIo {
+        rknn_tensor_attr in_attr{}, out_attr{};
+        rknn_tensor_mem* in = nullptr;
+        rknn_tensor_mem* out = nullptr;
+    };
+    NativeIo bind_native_io(rknn_context ctx) {
+        NativeIo io;
+        io.in_attr = query_attr(ctx, RKNN_QUERY_NATIVE_INPUT_ATTR);
+        io.in_attr.pass_through = 1;
+        io.out_attr = query_attr(ctx, RKNN_QUERY_NATIVE_OUTPUT_ATTR);
+        io.in = keep(ctx, rknn_create_mem(ctx, io.in_attr.size_with_stride));
+        io.out = keep(ctx, rknn_create_mem(ctx, io.out_attr.size_with_stride));
+        EXPECT_EQ(rknn_set_io_mem(ctx, io.in, &io.in_attr), RKNN_SUCC);
+        EXPECT_EQ(rknn_set_io_mem(ctx, io.out, &io.out_attr), RKNN_SUCC);
+        EXPECT_EQ(in_place_bindings(ctx), 2u);
+        return io;
+    }
     void TearDown() override {
         for (auto& [ctx, mem] : mems_) EXPECT_EQ(rknn_destroy_mem(ctx, mem), RKNN_SUCC);
         for (rknn_context ctx : contexts_) EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
@@ -254,15 +273,12 @@ TEST_F(ExternalMemory, NativeBindingsAreUsedInPlace) {
     const rknn_context reference = init(g, 0);
     const rknn_context ctx = init(g, RKNN_FLAG_DISABLE_FLUSH_INPUT_MEM_CACHE);
     ASSERT_NE(ctx, 0u);
-    rknn_tensor_attr in_attr = query_attr(ctx, RKNN_QUERY_NATIVE_INPUT_ATTR);
-    in_attr.pass_through = 1;
-    rknn_tensor_attr out_attr = query_attr(ctx, RKNN_QUERY_NATIVE_OUTPUT_ATTR);
+    NativeIo io = bind_native_io(ctx);
+    rknn_tensor_attr& in_attr = io.in_attr;
+    rknn_tensor_attr& out_attr = io.out_attr;
     ASSERT_EQ(out_attr.fmt, RKNN_TENSOR_NC1HWC2);
-    rknn_tensor_mem* in_mem = keep(ctx, rknn_create_mem(ctx, in_attr.size_with_stride));
-    rknn_tensor_mem* out_mem = keep(ctx, rknn_create_mem(ctx, out_attr.size_with_stride));
-    ASSERT_EQ(rknn_set_io_mem(ctx, in_mem, &in_attr), RKNN_SUCC);
-    ASSERT_EQ(rknn_set_io_mem(ctx, out_mem, &out_attr), RKNN_SUCC);
-    EXPECT_EQ(in_place_bindings(ctx), 2u);
+    rknn_tensor_mem* in_mem = io.in;
+    rknn_tensor_mem* out_mem = io.out;
 
     // The reference binds the same layouts in memory the NPU cannot reach
     // (no fd, no physical address): copied at every run.
@@ -334,6 +350,36 @@ TEST_F(ExternalMemory, NativeBindingsAreUsedInPlace) {
             }
     EXPECT_EQ(differ, 0u);
     EXPECT_EQ(rknn_outputs_release(general, 1, &raw), RKNN_SUCC);
+}
+
+// RKNN_FLAG_DISABLE_FLUSH_OUTPUT_MEM_CACHE: an output the NPU writes in the
+// client's buffer is not invalidated; the client's rknn_mem_sync brings it in.
+TEST_F(ExternalMemory, InPlaceOutputsAreTheClientsToSync) {
+    const graph::Graph g = conv_pool_model();
+    const rknn_context reference = init(g, 0);
+    const rknn_context ctx = init(g, RKNN_FLAG_DISABLE_FLUSH_OUTPUT_MEM_CACHE);
+    ASSERT_NE(ctx, 0u);
+    std::mt19937 rng(9);
+    std::vector<uint8_t> input;
+    std::vector<std::vector<uint8_t>> outputs;
+    for (const rknn_context c : {reference, ctx}) {
+        const NativeIo io = bind_native_io(c);
+        if (input.empty()) {
+            input.resize(io.in_attr.size_with_stride);
+            for (uint8_t& v : input) v = static_cast<uint8_t>(rng());
+        }
+        std::memcpy(io.in->virt_addr, input.data(), input.size());
+        ASSERT_EQ(rknn_run(c, nullptr), RKNN_SUCC);
+        const auto* o = static_cast<const uint8_t*>(io.out->virt_addr);
+        outputs.emplace_back(o, o + io.out->size);
+        ASSERT_EQ(rknn_mem_sync(c, io.out, RKNN_MEMORY_SYNC_FROM_DEVICE), RKNN_SUCC);
+        outputs.emplace_back(o, o + io.out->size);
+    }
+    const std::vector<uint8_t> zeros(outputs[0].size(), 0);
+    ASSERT_NE(outputs[0], zeros) << "the reference's output, invalidated by the runtime";
+    EXPECT_EQ(outputs[1], outputs[0]);
+    EXPECT_EQ(outputs[2], zeros) << "not invalidated: the CPU still sees what it saw before the run";
+    EXPECT_EQ(outputs[3], outputs[0]) << "after the client's sync";
 }
 
 // RKNN_MEM_FLAG_ALLOC_NO_CONTEXT: memory made before any context, then
