@@ -82,8 +82,8 @@ Status Context::sync_before_submit() {
 Status Context::sync_after_submit(bool whole_buffers) {
     // Inputs read in place are not invalidated: that would drop what the
     // client wrote and has not synced yet (the NPU does not write them).
-    // Outputs in the client's memory under DISABLE_FLUSH_OUTPUT_MEM_CACHE are
-    // the client's to invalidate, unless a CPU step of the run reads them.
+    // Ranged: outputs in the client's memory under DISABLE_FLUSH_OUTPUT_MEM_CACHE
+    // are the client's to invalidate, unless a CPU step of the run reads them.
     if (ranged_sync_ && !whole_buffers) {
         for (const ByteRange& r : host_reads_) {
             const auto id = static_cast<size_t>(r.buffer);

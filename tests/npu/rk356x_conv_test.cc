@@ -308,6 +308,7 @@ std::vector<RecipeCase> recipe_cases() {
           {0x3014, 63, "CORE DATAOUT_SIZE_1 = announced channels - 1 (align(max(C,16),16))"},
           {0x302c, 0, "0x302C = 0 (1.2)"},
           {0x1078, 0x00171c07, "DMA_CON0 verbatim (1.3, PT 07/44)"},
+          {0x1018, 0, "CONV_CON4 RGB_BYTELENGTH 0 outside ARGB, written as iav's port does (1.3)"},
           {0x104c, 0xa, "CVT_CON0 DATA_SIGN | CVT_TYPE, bit 0 clear: the converter off (1.3)"},
           {0x1068, 0xff800011, "PAD_CON0: pad value 0xFF80 for zp 0 in [31:16], top 1, left 1 (1.2, LOG T31)"},
           {0x1010, 4u << 4, "FEATURE_GRAINS = kh + sy (output 112 wide), KERNEL_GROUP 0 (1.3)"},
@@ -384,7 +385,7 @@ TEST(Rk356xConv, RegistersFollowTheBoardVerifiedRecipe) {
         EXPECT_EQ(writes.count(0x301c), 0u) << c.name;
         for (const auto& task : run.program.tasks) EXPECT_EQ(task.enable_mask, 0x1fu) << c.name;
     }
-    EXPECT_EQ(compared, 49);
+    EXPECT_EQ(compared, 50);
 }
 
 // A 224-wide RGB first layer (mobilenet_v1's): 56 entries a row, so the

@@ -274,6 +274,7 @@ TEST_F(ExternalMemory, NativeBindingsAreUsedInPlace) {
     const rknn_context ctx = init(g, RKNN_FLAG_DISABLE_FLUSH_INPUT_MEM_CACHE);
     ASSERT_NE(ctx, 0u);
     NativeIo io = bind_native_io(ctx);
+    ASSERT_FALSE(HasFailure());
     rknn_tensor_attr& in_attr = io.in_attr;
     rknn_tensor_attr& out_attr = io.out_attr;
     ASSERT_EQ(out_attr.fmt, RKNN_TENSOR_NC1HWC2);
@@ -364,6 +365,7 @@ TEST_F(ExternalMemory, InPlaceOutputsAreTheClientsToSync) {
     std::vector<std::vector<uint8_t>> outputs;
     for (const rknn_context c : {reference, ctx}) {
         const NativeIo io = bind_native_io(c);
+        ASSERT_FALSE(HasFailure());
         if (input.empty()) {
             input.resize(io.in_attr.size_with_stride);
             for (uint8_t& v : input) v = static_cast<uint8_t>(rng());
@@ -380,6 +382,29 @@ TEST_F(ExternalMemory, InPlaceOutputsAreTheClientsToSync) {
     EXPECT_EQ(outputs[1], outputs[0]);
     EXPECT_EQ(outputs[2], zeros) << "not invalidated: the CPU still sees what it saw before the run";
     EXPECT_EQ(outputs[3], outputs[0]) << "after the client's sync";
+}
+
+// An input that is also an output would have two bindings for one buffer:
+// its name names both, and rknn_set_io_mem refuses it either way.
+TEST_F(ExternalMemory, ATensorListedTwiceIsNotBound) {
+    graph::Graph g = quantized_cnn();
+    g.outputs.push_back(g.inputs[0]);
+    const rknn_context ctx = init(g, 0);
+    ASSERT_NE(ctx, 0u);
+    rknn_tensor_attr in_attr = query_attr(ctx, RKNN_QUERY_NATIVE_INPUT_ATTR);
+    in_attr.pass_through = 1;
+    rknn_tensor_attr echo_attr = query_attr(ctx, RKNN_QUERY_NATIVE_OUTPUT_ATTR, 1);
+    ASSERT_STREQ(in_attr.name, echo_attr.name);
+    rknn_tensor_mem* mem = keep(ctx, rknn_create_mem(ctx, in_attr.size_with_stride));
+    ASSERT_NE(mem, nullptr);
+    EXPECT_EQ(rknn_set_io_mem(ctx, mem, &in_attr), RKNN_ERR_PARAM_INVALID);
+    EXPECT_EQ(rknn_set_io_mem(ctx, mem, &echo_attr), RKNN_ERR_PARAM_INVALID);
+    EXPECT_EQ(in_place_bindings(ctx), 0u);
+    // The general API still runs it.
+    std::vector<uint8_t> p = pixels(3);
+    rknn_input in = input_of(p.data(), static_cast<uint32_t>(p.size()), RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
+    ASSERT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC);
+    EXPECT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
 }
 
 // RKNN_MEM_FLAG_ALLOC_NO_CONTEXT: memory made before any context, then
