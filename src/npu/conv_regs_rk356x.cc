@@ -63,8 +63,6 @@ void emit_conv_int8_rk356x(TaskEmitter* b, const ConvGeometry& g, const ConvAddr
     const uint64_t input_surface = dw ? first_surface : 0;
 
     const bool image = g.packed_row_pixels > 0;
-    // An ARGB image row: three bytes per pixel (a whole number of 8-byte units).
-    const uint64_t image_row_bytes = static_cast<uint64_t>(g.packed_row_pixels) * 3;
 
     for (uint16_t sp : {r::CNA_S_POINTER, r::CMAC_S_POINTER, r::CORE_S_POINTER, r::DPU_S_POINTER,
                         r::DPU_RDMA_RDMA_S_POINTER})
@@ -115,7 +113,8 @@ void emit_conv_int8_rk356x(TaskEmitter* b, const ConvGeometry& g, const ConvAddr
     b->write_fields(r::CNA_PAD_CON0, {{f::CNA_PAD_CON0_PAD_TOP, static_cast<uint32_t>(band.pad_top)},
                                       {f::CNA_PAD_CON0_PAD_LEFT, static_cast<uint32_t>(g.pad_left)},
                                       {x::field::CNA_PAD_CON0_PAD_VALUE, static_cast<uint16_t>(int16_t{input_zp})}});
-    const uint64_t input_row_bytes = image ? image_row_bytes : static_cast<uint64_t>(g.in_w) * kAtomBytes;
+    // An ARGB image row holds three bytes a pixel (a whole number of 8-byte units).
+    const uint64_t input_row_bytes = static_cast<uint64_t>(image ? g.packed_row_pixels * 3 : g.in_w * kAtomBytes);
     b->address(r::CNA_FEATURE_DATA_ADDR,
                a.input.plus(input_surface * in_surf + static_cast<uint64_t>(band.first) * input_row_bytes));
     b->write(r::CNA_DMA_CON0, x::kCnaDmaCon0);

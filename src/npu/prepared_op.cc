@@ -49,10 +49,10 @@ public:
         return lower_conv_int8(layer, soc, core_mask, program);
     }
 
-    // RK356x: only with the image weights at hand (a Gemm has none).
+    // RK356x: where the image weights were packed (only for a layer that can read an image, never a Gemm).
     bool reads_packed_input() const override {
-        return can_read_packed_input(conv_->geometry, conv_->arch) &&
-               (conv_->arch != hw::NpuArch::kRk356x || image_weights_ >= 0);
+        return conv_->arch == hw::NpuArch::kRk356x ? image_weights_ >= 0
+                                                   : can_read_packed_input(conv_->geometry, conv_->arch);
     }
 
     std::string describe(const hw::SocProfile& soc, uint32_t core_mask) const override {

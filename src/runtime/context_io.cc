@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "base/log.h"
+#include "base/sign_bits.h"
 #include "runtime/context.h"
 #include "runtime/fast_io.h"
 #include "runtime/io_convert.h"
@@ -81,7 +82,7 @@ bool Context::set_pixels_fast(const rknn_input& in) {
             const std::optional<PixelRule>& rule = pixel_rules_[in.index];
             pixels_to_packed(pixels, nhwc, c, h, w, static_cast<int>(home.packed_row_pixels), codes.data(),
                              rule.has_value() ? &*rule : nullptr, dst);
-            if (packed_image_biased(memory_.form)) flip_sign_bits(dst, static_cast<size_t>(home.bytes));
+            if (packed_image_biased(memory_.form)) copy_sign_flipped(dst, dst, static_cast<size_t>(home.bytes));
         } else {
             pixels_to_cube(pixels, nhwc, c, h, w, codes.data(), dst);
         }

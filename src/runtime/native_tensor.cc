@@ -74,8 +74,6 @@ uint32_t packed_image_row_pixels(const graph::Tensor& t, const NativeForm& form)
 
 bool packed_image_biased(const NativeForm& form) { return form.rk356x; }
 
-void flip_sign_bits(uint8_t* bytes, size_t count) { copy_sign_flipped(bytes, bytes, count); }
-
 uint64_t packed_image_bytes(const graph::Tensor& t, const NativeForm& form) {
     const uint32_t pitch = packed_image_row_pixels(t, form);
     if (pitch == 0) return 0;
@@ -157,7 +155,7 @@ Status pack_native(const cpu::HostTensor& value, uint8_t* dst, uint64_t dst_byte
                                        graph::shape_to_string(value.shape()).c_str(), packed_row_pixels);
         bytes = npu::pack_nhwc_image(ordered.data(), cube.c, cube.h, cube.w, static_cast<int>(packed_row_pixels),
                                      graph::dtype_size(value.dtype()));
-        if (packed_image_biased(form)) flip_sign_bits(bytes.data(), bytes.size());
+        if (packed_image_biased(form)) copy_sign_flipped(bytes.data(), bytes.data(), bytes.size());
     } else if (form.rk356x && value.dtype() != graph::DType::kInt8) {
         return RKNN_INTERNAL_ERROR("RK356x cubes are int8 only");
     } else if (form.rk356x) {
@@ -213,7 +211,7 @@ StatusOr<cpu::HostTensor> unpack_native(const uint8_t* src, uint64_t src_bytes, 
     if (packed_row_pixels > 0) {
         ordered = npu::unpack_nhwc_image(src, cube.c, cube.h, cube.w, static_cast<int>(packed_row_pixels),
                                          graph::dtype_size(declared.dtype));
-        if (packed_image_biased(form)) flip_sign_bits(ordered.data(), ordered.size());
+        if (packed_image_biased(form)) copy_sign_flipped(ordered.data(), ordered.data(), ordered.size());
     } else if (form.rk356x) {
         const std::vector<int8_t> codes = npu::unpack_int8_cube_rk356x(src, cube.c, cube.h, cube.w);
         ordered.assign(reinterpret_cast<const uint8_t*>(codes.data()), reinterpret_cast<const uint8_t*>(codes.data()) + codes.size());

@@ -50,10 +50,9 @@ uint32_t packed_image_row_pixels(const graph::Tensor& t, const NativeForm& form)
 uint64_t packed_image_bytes(const graph::Tensor& t, const NativeForm& form);
 // Whether the form's packed images hold uint8 bytes, each the int8 value
 // + 128 (RK356x: its ARGB converter subtracts 128 from unsigned pixels). The
-// NATIVE attributes then say UINT8 with the zero point + 128.
+// NATIVE attributes then say UINT8 with the zero point + 128
+// (base/sign_bits.h converts).
 bool packed_image_biased(const NativeForm& form);
-// int8 values <-> such biased bytes, in place (x + 128 is x ^ 0x80).
-void flip_sign_bits(uint8_t* bytes, size_t count);
 
 // Host tensor (NCHW, the tensor's dtype) -> device bytes at `dst` (padding
 // lanes and pixels zeroed): the cube, or with `packed_row_pixels` > 0 the
