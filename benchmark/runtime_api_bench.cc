@@ -72,8 +72,10 @@ std::vector<uint8_t> finish(graph::Graph g, bool pixels) {
         for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = static_cast<float>(rng() % 1000) / 250.0f - 2.0f;
         samples[0].push_back(t);
     }
-    auto ranges = rknn::convert::calibrate(g, samples, rknn::convert::CalibMethod::kMinMax);
-    if (!ranges.is_ok() || !rknn::convert::quantize_int8(&g, ranges.value(), {}).is_ok()) std::abort();
+    rknn::convert::CalibrationOptions min_max;
+    min_max.progress = false;
+    auto calibration = rknn::convert::calibrate(g, samples, min_max);
+    if (!calibration.is_ok() || !rknn::convert::quantize_int8(&g, calibration.value().ranges, {}).is_ok()) std::abort();
     if (pixels) {
         graph::InputPreprocess pre;
         pre.mean = {123.675f, 116.28f, 103.53f};

@@ -33,6 +33,20 @@ bool load_image(const std::string& path, int channels, int width, int height, Im
     return true;
 }
 
+bool resize_region(const Image& src, int x0, int y0, int w, int h, int out_w, int out_h, Image* out) {
+    if (w <= 0 || h <= 0 || out_w <= 0 || out_h <= 0 || x0 < 0 || y0 < 0 || x0 + w > src.width ||
+        y0 + h > src.height || src.channels <= 0)
+        return false;
+    out->width = out_w;
+    out->height = out_h;
+    out->channels = src.channels;
+    out->pixels.resize(static_cast<size_t>(out_w) * out_h * src.channels);
+    const size_t stride = static_cast<size_t>(src.width) * src.channels;
+    const uint8_t* first = src.pixels.data() + static_cast<size_t>(y0) * stride + static_cast<size_t>(x0) * src.channels;
+    return stbir_resize_uint8(first, w, h, static_cast<int>(stride), out->pixels.data(), out_w, out_h, 0,
+                              src.channels) != 0;
+}
+
 void draw_box(Image* image, int x0, int y0, int x1, int y1, const uint8_t rgb[3], int thickness) {
     const auto plot = [image, rgb](int x, int y) {
         if (x < 0 || y < 0 || x >= image->width || y >= image->height) return;

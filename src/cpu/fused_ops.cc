@@ -30,6 +30,11 @@ Fusion fusion_of(const graph::Op& op) {
         f.activation.gamma = op.attrs.get_float("act_gamma", f.activation.gamma);
         f.activation.tanh_approximation = op.attrs.get_string("act_approximate", "none") == "tanh";
         f.activation.slopes = op.attrs.get_floats("act_slopes");
+        const std::vector<float> post = op.attrs.get_floats("act_post");
+        if (post.size() == 2) {
+            f.activation.post_scale = post[0];
+            f.activation.post_bias = post[1];
+        }
         const std::vector<float> range = op.attrs.get_floats("act_range");
         if (range.size() == 2) {
             f.has_lut_range = true;
@@ -58,6 +63,7 @@ void set_fused_activation(graph::Op* op, const kernels::Activation& act) {
     if (act.type == graph::OpType::kSelu) op->attrs.set_float("act_gamma", act.gamma);
     if (act.type == graph::OpType::kGelu && act.tanh_approximation) op->attrs.set_string("act_approximate", "tanh");
     if (act.type == graph::OpType::kPRelu) op->attrs.set_floats("act_slopes", act.slopes);
+    if (act.has_post_affine()) op->attrs.set_floats("act_post", {act.post_scale, act.post_bias});
 }
 
 void set_fused_activation_range(graph::Op* op, float min, float max) { op->attrs.set_floats("act_range", {min, max}); }

@@ -771,9 +771,11 @@ TEST(ApiModels, MultiRowGemmThroughTheApi) {
     std::mt19937 rng(23);
     HostTensor x(graph::DType::kFloat32, {5, 16});
     for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(rng() % 200) / 50.0f - 2.0f;
-    auto ranges = rknn::convert::calibrate(g, {{x}}, rknn::convert::CalibMethod::kMinMax);
-    ASSERT_TRUE(ranges.is_ok());
-    ASSERT_TRUE(rknn::convert::quantize_int8(&g, ranges.value(), {}).is_ok());
+    rknn::convert::CalibrationOptions min_max;
+    min_max.progress = false;
+    auto calibration = rknn::convert::calibrate(g, {{x}}, min_max);
+    ASSERT_TRUE(calibration.is_ok());
+    ASSERT_TRUE(rknn::convert::quantize_int8(&g, calibration.value().ranges, {}).is_ok());
     rknn_context ctx = 0;
     ASSERT_EQ(init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &ctx), RKNN_SUCC);
     rknn_input in = input_of(x.raw(), static_cast<uint32_t>(x.byte_size()), RKNN_TENSOR_FLOAT32,

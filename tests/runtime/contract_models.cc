@@ -26,9 +26,11 @@ void quantize_8x8(graph::Graph* g, uint32_t seed, int count) {
         for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(rng() % 256) / 60.0f - 2.0f;
         samples.push_back({x});
     }
-    auto ranges = convert::calibrate(*g, samples, convert::CalibMethod::kMinMax);
-    ASSERT_TRUE(ranges.is_ok());
-    ASSERT_TRUE(convert::quantize_int8(g, ranges.value(), {}).is_ok());
+    convert::CalibrationOptions min_max;
+    min_max.progress = false;
+    auto calibration = convert::calibrate(*g, samples, min_max);
+    ASSERT_TRUE(calibration.is_ok());
+    ASSERT_TRUE(convert::quantize_int8(g, calibration.value().ranges, {}).is_ok());
 }
 
 graph::Graph quantized_cnn() {

@@ -12,7 +12,9 @@
 #include "onnx_import.h"
 #include "passes/passes.h"
 #include "quant/calibrate.h"
+#include "quant/hybrid.h"
 #include "quant/quantize.h"
+#include "util/progress.h"
 
 namespace rknn::convert {
 namespace {
@@ -73,22 +75,32 @@ Status infer_shapes(graph::Graph* g, const std::vector<graph::Shape>& shapes) {
 }
 
 Status run_passes(graph::Graph* g, const std::vector<graph::Shape>& shapes, std::vector<std::string>* log) {
-    RKNN_RETURN_IF_ERROR(infer_shapes(g, shapes));
-    RKNN_ASSIGN_OR_RETURN(const int folded, fold_constants(g));
-    RKNN_RETURN_IF_ERROR(infer_shapes(g, shapes));
+    RKNN_ASSIGN_OR_RETURN(const int folded, fold_constants(g, &shapes));
     const int identities = remove_identities(g);
+    const int canonical = canonicalize_arithmetic(g);
     RKNN_ASSIGN_OR_RETURN(const int bn, fold_batch_norm(g));
+    RKNN_ASSIGN_OR_RETURN(const int bn_affine, batch_norms_to_affine(g));
+    int affine = fold_affine_into_producers(g);
+    const int hard = fuse_hard_activations(g);
     const int silu = fuse_silu(g);
     const int gelu = fuse_gelu(g);
+    const int layer_norm = fuse_layer_norms(g);
+    affine += fold_affine_into_activations(g);
+    affine += fold_affine_into_consumers(g);
+    const int depthwise = affine_to_depthwise(g);
     const int residual = fuse_residual_adds(g);
     const int activations = fuse_activations(g);
     const int dead = remove_dead_code(g);
     RKNN_RETURN_IF_ERROR(infer_shapes(g, shapes));
     log->push_back("passes: " + std::to_string(folded) + " ops folded to constants, " + std::to_string(identities) +
-                   " identities removed, " + std::to_string(bn) + " BatchNorms folded, " + std::to_string(silu) +
-                   " SiLU and " + std::to_string(gelu) + " GELU fused, " + std::to_string(residual) +
-                   " residual adds and " + std::to_string(activations) + " activations fused into convolutions, " +
-                   std::to_string(dead) + " dead ops removed");
+                   " identities removed, " + std::to_string(canonical) + " arithmetic ops made canonical, " +
+                   std::to_string(bn) + " BatchNorms folded (" + std::to_string(bn_affine) + " more made affine), " +
+                   std::to_string(affine) + " constant Mul/Add folded into neighbours, " + std::to_string(depthwise) +
+                   " made depthwise convolutions, " + std::to_string(hard) + " HardSigmoid/HardSwish, " +
+                   std::to_string(silu) + " SiLU, " + std::to_string(gelu) + " GELU and " + std::to_string(layer_norm) +
+                   " LayerNorm patterns fused, " + std::to_string(residual) + " residual adds and " +
+                   std::to_string(activations) + " activations fused into convolutions, " + std::to_string(dead) +
+                   " dead ops removed");
     return Status::ok();
 }
 
@@ -134,6 +146,69 @@ StatusOr<std::vector<std::vector<cpu::HostTensor>>> load_calibration(const graph
     return samples;
 }
 
+// Calibration, int8 quantisation, and with --hybrid auto the layers kept in float16.
+Status to_int8(const graph::Graph& float_graph, const ConvertOptions& options, ConvertResult* result) {
+    graph::Graph& g = result->graph;
+    CalibrationOptions calib;
+    RKNN_ASSIGN_OR_RETURN(calib.method, parse_calib_method(options.calib_method));
+    calib.percentile = options.calib_percentile;
+    calib.progress = options.progress;
+    const auto start = Clock::now();
+    RKNN_ASSIGN_OR_RETURN(const auto samples, load_calibration(g, options));
+    RKNN_ASSIGN_OR_RETURN(const Calibration calibration, calibrate(float_graph, samples, calib));
+    result->calibration_seconds = seconds_since(start);
+    result->calibration_samples = samples.size();
+    // Fuse non-linear activations now that their inputs' ranges are known.
+    std::map<std::string, std::pair<float, float>> by_name;
+    for (size_t t = 0; t < calibration.ranges.size(); ++t) {
+        const TensorRange& r = calibration.ranges[t];
+        if (r.valid) by_name[float_graph.tensors[t].name] = {r.min, r.max};
+    }
+    const int lut = fuse_lut_activations(&g, &by_name);
+    std::vector<TensorRange> ranges(g.tensors.size());
+    for (size_t t = 0; t < g.tensors.size(); ++t) {
+        const auto it = by_name.find(g.tensors[t].name);
+        if (it != by_name.end()) ranges[t] = {true, it->second.first, it->second.second};
+    }
+    result->log.push_back(std::to_string(lut) + " non-linear activations fused into convolutions (int8 lookup tables)");
+    QuantizeOptions quantize;
+    quantize.fp16_ops.insert(options.fp16_layers.begin(), options.fp16_layers.end());
+    for (const std::string& name : quantize.fp16_ops) {
+        bool found = false;
+        for (const graph::Op& op : g.ops) found = found || op.name == name;
+        if (!found) return Status(StatusCode::kInvalidArgument, "--fp16-layers names no op called \"" + name + "\"");
+    }
+    if (options.bias_correction) quantize.channel_means = &calibration.channel_means;
+    const graph::Graph unquantized = g;
+    RKNN_RETURN_IF_ERROR(quantize_int8(&g, ranges, quantize));
+    result->log.push_back("int8: calibrated (" + options.calib_method + ") on " + std::to_string(samples.size()) +
+                          " samples in " + std::to_string(result->calibration_seconds) + " s" +
+                          (options.bias_correction ? ", biases corrected for weight rounding" : ""));
+    if (options.hybrid_threshold <= 0.0) return Status::ok();
+
+    // --hybrid auto: measure each int8 layer alone, keep the worst in float16.
+    const std::vector<std::vector<cpu::HostTensor>> probe(samples.begin(),
+                                                          samples.begin() + static_cast<long>(std::min<size_t>(samples.size(), 4)));
+    Progress progress("hybrid analysis", probe.size(), "samples", options.progress);
+    RKNN_ASSIGN_OR_RETURN(const std::vector<LayerError> errors, single_layer_errors(float_graph, g, probe, &progress));
+    progress.finish();
+    std::vector<LayerError> kept;
+    const std::set<std::string> fp16 = choose_fp16_ops(g, errors, options.hybrid_threshold, options.hybrid_max_share, &kept);
+    std::string line = "hybrid: " + std::to_string(kept.size()) + " of " + std::to_string(errors.size()) +
+                       " int8 layers below single-layer cosine " + std::to_string(options.hybrid_threshold);
+    if (kept.empty()) {
+        result->log.push_back(line + "; all stay int8");
+        return Status::ok();
+    }
+    line += "; kept in float16 with the layers feeding them (" + std::to_string(fp16.size()) + " layers):";
+    for (const LayerError& e : kept) line += "\n  " + e.op + " (" + e.op_type + ", " + std::to_string(e.cosine) + ")";
+    result->log.push_back(line);
+    g = unquantized;
+    quantize.fp16_ops.insert(fp16.begin(), fp16.end());
+    result->hybrid_fp16_ops.assign(quantize.fp16_ops.begin(), quantize.fp16_ops.end());
+    return quantize_int8(&g, ranges, quantize);
+}
+
 }  // namespace
 
 std::string converter_version() { return std::string("rknn_convert ") + version::openrknn_version(); }
@@ -166,33 +241,7 @@ StatusOr<ConvertResult> convert_onnx(const ConvertOptions& options) {
 
     const graph::Graph float_graph = g;  // kept for calibration and the accuracy analysis
     if (options.dtype == TargetDType::kInt8) {
-        RKNN_ASSIGN_OR_RETURN(const CalibMethod method, parse_calib_method(options.calib_method));
-        const auto start = Clock::now();
-        RKNN_ASSIGN_OR_RETURN(const auto samples, load_calibration(g, options));
-        RKNN_ASSIGN_OR_RETURN(const auto float_ranges, calibrate(float_graph, samples, method));
-        result.calibration_seconds = seconds_since(start);
-        // Fuse non-linear activations now that their inputs' ranges are known.
-        std::map<std::string, std::pair<float, float>> by_name;
-        for (size_t t = 0; t < float_ranges.size(); ++t) {
-            if (float_ranges[t].valid) by_name[float_graph.tensors[t].name] = {float_ranges[t].min, float_ranges[t].max};
-        }
-        const int lut = fuse_lut_activations(&g, &by_name);
-        std::vector<TensorRange> ranges(g.tensors.size());
-        for (size_t t = 0; t < g.tensors.size(); ++t) {
-            const auto it = by_name.find(g.tensors[t].name);
-            if (it != by_name.end()) ranges[t] = {true, it->second.first, it->second.second};
-        }
-        result.log.push_back(std::to_string(lut) + " non-linear activations fused into convolutions (int8 lookup tables)");
-        result.calibration_samples = samples.size();
-        const std::set<std::string> fp16_ops(options.fp16_layers.begin(), options.fp16_layers.end());
-        for (const std::string& name : fp16_ops) {
-            bool found = false;
-            for (const graph::Op& op : g.ops) found = found || op.name == name;
-            if (!found) return Status(StatusCode::kInvalidArgument, "--fp16-layers names no op called \"" + name + "\"");
-        }
-        RKNN_RETURN_IF_ERROR(quantize_int8(&g, ranges, fp16_ops));
-        result.log.push_back("int8: calibrated (" + options.calib_method + ") on " + std::to_string(samples.size()) +
-                             " samples in " + std::to_string(result.calibration_seconds) + " s");
+        RKNN_RETURN_IF_ERROR(to_int8(float_graph, options, &result));
     } else {
         fuse_lut_activations(&g, nullptr);
     }
@@ -206,7 +255,8 @@ StatusOr<ConvertResult> convert_onnx(const ConvertOptions& options) {
         std::vector<cpu::HostTensor> inputs;
         RKNN_ASSIGN_OR_RETURN(cpu::HostTensor input, load_input(options.accuracy_input, float_graph, 0));
         inputs.push_back(std::move(input));
-        RKNN_ASSIGN_OR_RETURN(result.accuracy, compare_layers(float_graph, g, inputs));
+        Progress progress("accuracy analysis", g.ops.size(), "layers", options.progress);
+        RKNN_ASSIGN_OR_RETURN(result.accuracy, compare_layers(float_graph, g, inputs, &progress));
     }
     g.target_soc = options.target_soc;
     g.converter_version = converter_version();

@@ -20,6 +20,11 @@ struct ConvertOptions {
     std::string target_soc = "rk3588";
     std::string dataset;                          // folder or list file (int8)
     std::string calib_method = "normal";
+    double calib_percentile = 99.99;              // --calib percentile: share of values kept
+    bool bias_correction = true;                  // int8: correct biases for weight rounding
+    double hybrid_threshold = 0.0;                // --hybrid auto: single-layer cosine floor (0: off)
+    double hybrid_max_share = 0.1;                // at most this share of the int8 layers kept in float16
+    bool progress = true;                         // progress bars on stderr
     std::vector<std::vector<float>> mean;         // per image input; empty: no pre-processing
     std::vector<std::vector<float>> std;
     bool rgb2bgr = false;
@@ -37,6 +42,7 @@ struct ConvertResult {
     std::vector<LayerAccuracy> accuracy;          // when accuracy_input was given
     double calibration_seconds = 0.0;
     size_t calibration_samples = 0;
+    std::vector<std::string> hybrid_fp16_ops;     // the layers --hybrid auto kept in float16
 };
 
 // Errors: kModelInvalid listing every unsupported op/attribute (one per line),

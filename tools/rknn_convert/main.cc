@@ -34,8 +34,19 @@ options:
                            (separated by spaces). Images are resized to the
                            input size; .npy files hold exactly what the user
                            will feed (raw NHWC pixels for image inputs)
-  --calib METHOD           normal (min/max, default), kl_divergence or mmse
+  --calib METHOD           normal (min/max, default), percentile, kl_divergence
+                           or mmse
+  --calib-percentile P     percentile: keep P percent of each tensor's values
+                           inside the range (default 99.99)
   --calib-max N            use at most N calibration samples
+  --no-bias-correction     int8: leave the biases as they are (by default each
+                           output channel's bias cancels the mean shift that
+                           rounding the weights to int8 adds)
+  --hybrid auto[:COS]      int8: measure every int8 layer alone against the
+                           float model on the calibration samples, and keep
+                           in float16 those whose cosine is below COS (default
+                           0.99), worst first, at most 10% of the layers, with
+                           the layers that feed them; the kept layers are listed
   --mean a,b,c             per-channel mean of the image input(s), in pixel
                            units; with --std the model takes raw NHWC uint8
                            pixels and normalises (x - mean) / std itself.
@@ -56,7 +67,7 @@ options:
   --accuracy-analysis FILE compare every layer of the converted model with the
                            float model on FILE (image or .npy): prints cosine
                            similarity and Euclidean distance per layer
-  -q, --quiet              print only errors
+  -q, --quiet              print only errors (no progress bars either)
   -h, --help               this text
 
 exit status: 0 converted, 1 the model could not be converted (nothing is
@@ -84,6 +95,14 @@ bool parse_floats(const std::string& text, std::vector<float>* out) {
         if (item.empty() || *end != '\0') return false;
         out->push_back(v);
     }
+    return true;
+}
+
+bool parse_number(const std::string& text, double lo, double hi, double* out) {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !(v >= lo && v <= hi)) return false;
+    *out = v;
     return true;
 }
 
@@ -140,6 +159,9 @@ int main(int argc, char** argv) {
             return 0;
         } else if (arg == "-q" || arg == "--quiet") {
             quiet = true;
+            options.progress = false;
+        } else if (arg == "--no-bias-correction") {
+            options.bias_correction = false;
         } else if (arg == "--rgb2bgr") {
             options.rgb2bgr = true;
         } else if (arg[0] != '-') {
@@ -161,6 +183,18 @@ int main(int argc, char** argv) {
             options.dataset = v;
         } else if (arg == "--calib") {
             options.calib_method = v;
+        } else if (arg == "--calib-percentile") {
+            if (!parse_number(v, 50.0, 100.0, &options.calib_percentile))
+                return usage_error("--calib-percentile must be a number from 50 to 100");
+        } else if (arg == "--hybrid") {
+            const std::string h = v;
+            if (h == "off") {
+                options.hybrid_threshold = 0.0;
+            } else if (h == "auto") {
+                options.hybrid_threshold = 0.99;
+            } else if (h.rfind("auto:", 0) != 0 || !parse_number(h.substr(5), 0.0, 1.0, &options.hybrid_threshold)) {
+                return usage_error("--hybrid must be auto, auto:COS (COS from 0 to 1) or off");
+            }
         } else if (arg == "--calib-max") {
             options.max_calibration_samples = static_cast<size_t>(std::strtoul(v, nullptr, 10));
         } else if (arg == "--mean") {

@@ -45,10 +45,14 @@ Activation activation_from_attrs(OpType type, const graph::Attributes& attrs) {
         break;
     default: break;
     }
+    act.post_scale = attrs.get_float("post_scale", 1.0f);
+    act.post_bias = attrs.get_float("post_bias", 0.0f);
     return act;
 }
 
-float apply_activation(const Activation& act, float x) {
+namespace {
+
+float activation_core(const Activation& act, float x) {
     switch (act.type) {
     case OpType::kRelu: return x > 0.0f ? x : 0.0f;
     case OpType::kClip: return std::fmin(std::fmax(x, act.min), act.max);
@@ -69,6 +73,13 @@ float apply_activation(const Activation& act, float x) {
     case OpType::kSilu: return x / (1.0f + std::exp(-x));
     default: return x;
     }
+}
+
+}  // namespace
+
+float apply_activation(const Activation& act, float x) {
+    const float y = activation_core(act, x);
+    return act.has_post_affine() ? act.post_scale * y + act.post_bias : y;
 }
 
 }  // namespace rknn::cpu::kernels

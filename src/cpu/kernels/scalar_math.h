@@ -24,9 +24,18 @@ struct Activation {
     // PRelu fused into a Conv/Gemm/MatMul: one slope per output channel
     // (apply_activation does not take a channel; apply_fusion_float does).
     std::vector<float> slopes;
+    // An affine applied after the activation, y = post_scale * f(x) + post_bias:
+    // the converter folds a scalar Mul/Add that follows a lookup-table
+    // activation into it ("post_scale"/"post_bias" on the op, "act_post" when
+    // fused), so the int8 table gives the affine's result directly.
+    float post_scale = 1.0f;
+    float post_bias = 0.0f;
+
+    bool has_post_affine() const { return post_scale != 1.0f || post_bias != 0.0f; }
 };
 
-// Reads alpha/beta/gamma/approximate for `type` with the ONNX defaults.
+// Reads alpha/beta/gamma/approximate for `type` with the ONNX defaults, and
+// the converter's post_scale/post_bias.
 Activation activation_from_attrs(graph::OpType type, const graph::Attributes& attrs);
 
 // Whether `type` is an element-wise activation that Activation can describe.

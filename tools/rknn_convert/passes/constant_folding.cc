@@ -4,6 +4,7 @@
 
 #include "cpu/graph_executor.h"
 #include "graph/shape_inference.h"
+#include "graph/topology.h"
 #include "passes/graph_edit.h"
 #include "passes/passes.h"
 
@@ -83,39 +84,102 @@ bool fold_static_shape(graph::Graph* g, const graph::Op& op) {
     return true;
 }
 
+// Walks the graph in execution order. Each op's output shapes are inferred
+// from what is known by then (the input shapes, and the values of constants
+// and of everything folded so far), so a Reshape target computed from
+// Shape/Gather/Concat chains is a constant by the time the Reshape is reached.
+class Folder {
+public:
+    explicit Folder(graph::Graph* g) : g_(g), shape_known_(g->tensors.size(), false) {}
+
+    StatusOr<int> run(const std::vector<graph::Shape>* input_shapes) {
+        RKNN_ASSIGN_OR_RETURN(const std::vector<int32_t> order, graph::topological_order(*g_));
+        for (size_t t = 0; t < g_->tensors.size(); ++t) shape_known_[t] = g_->is_constant(static_cast<int32_t>(t));
+        for (size_t i = 0; i < g_->inputs.size(); ++i) {
+            const int32_t in = g_->inputs[i];
+            if (input_shapes != nullptr) g_->tensors[in].shape = (*input_shapes)[i];
+            shape_known_[in] = is_static(g_->tensors[in].shape);
+        }
+        std::set<int32_t> dead;
+        for (int32_t index : order) {
+            RKNN_ASSIGN_OR_RETURN(const bool folded, visit(index));
+            if (folded) dead.insert(index);
+        }
+        erase_ops(g_, dead);
+        return static_cast<int>(dead.size());
+    }
+
+private:
+    static bool is_static(const graph::Shape& s) {
+        for (int64_t d : s) {
+            if (d < 0) return false;
+        }
+        return true;
+    }
+
+    // Folds op `index` when it can; otherwise infers its output shapes.
+    StatusOr<bool> visit(int32_t index) {
+        const graph::Op op = g_->ops[index];
+        const auto named = [&](const Status& s) {
+            return Status(s.code(), std::string(graph::op_type_name(op.type)) + " \"" + op.name + "\": " + s.message());
+        };
+        const bool shape_of_known = op.type == graph::OpType::kShape && !op.inputs.empty() && op.inputs[0] >= 0 &&
+                                    shape_known_[op.inputs[0]];
+        if (shape_of_known && fold_static_shape(g_, op)) return mark_known(op);
+        if (all_inputs_constant(*g_, op)) {
+            std::vector<cpu::HostTensor> results;
+            auto evaluated = evaluate(*g_, op, &results);
+            if (!evaluated.is_ok()) return named(evaluated.status());
+            if (evaluated.value()) {
+                for (size_t k = 0; k < op.outputs.size(); ++k) {
+                    graph::Tensor& out = g_->tensors[op.outputs[k]];
+                    g_->buffers.push_back(graph::Buffer::copy_of(results[k].raw(), results[k].byte_size()));
+                    out.buffer = static_cast<int32_t>(g_->buffers.size() - 1);
+                    out.dtype = results[k].dtype();
+                    out.shape = results[k].shape();
+                }
+                return mark_known(op);
+            }
+        }
+        if (op.type == graph::OpType::kCustom) return false;  // keeps its declared shapes
+        std::vector<graph::ValueInfo> infos(op.inputs.size());
+        std::vector<const graph::ValueInfo*> ptrs(op.inputs.size(), nullptr);
+        for (size_t i = 0; i < op.inputs.size(); ++i) {
+            const int32_t t = op.inputs[i];
+            if (t < 0) continue;
+            if (!shape_known_[t]) return false;  // downstream of a run-time-valued shape
+            const graph::Buffer* b = g_->constant_buffer(t);
+            infos[i] = {g_->tensors[t].dtype, g_->tensors[t].shape, b != nullptr ? b->data : nullptr};
+            ptrs[i] = &infos[i];
+        }
+        std::vector<graph::ValueInfo> outs;
+        const Status inferred = graph::infer_op(op, ptrs, &outs);
+        if (inferred.code() == StatusCode::kFailedPrecondition) return false;  // needs a run-time value
+        if (!inferred.is_ok()) return named(inferred);
+        for (size_t k = 0; k < op.outputs.size(); ++k) {
+            graph::Tensor& out = g_->tensors[op.outputs[k]];
+            out.dtype = outs[k].dtype;
+            out.shape = outs[k].shape;
+            shape_known_[op.outputs[k]] = true;
+        }
+        return false;
+    }
+
+    bool mark_known(const graph::Op& op) {
+        for (int32_t t : op.outputs) shape_known_[t] = true;
+        return true;
+    }
+
+    graph::Graph* g_;
+    std::vector<bool> shape_known_;
+};
+
 }  // namespace
 
-StatusOr<int> fold_constants(graph::Graph* g) {
-    int folded = 0;
-    for (bool changed = true; changed;) {
-        changed = false;
-        std::set<int32_t> dead;
-        for (size_t i = 0; i < g->ops.size(); ++i) {
-            const graph::Op& op = g->ops[i];
-            if (fold_static_shape(g, op)) {
-                dead.insert(static_cast<int32_t>(i));
-                continue;
-            }
-            if (!all_inputs_constant(*g, op)) continue;
-            std::vector<cpu::HostTensor> results;
-            RKNN_ASSIGN_OR_RETURN(const bool evaluated, evaluate(*g, op, &results));
-            if (!evaluated) continue;
-            for (size_t k = 0; k < op.outputs.size(); ++k) {
-                graph::Tensor& out = g->tensors[op.outputs[k]];
-                g->buffers.push_back(graph::Buffer::copy_of(results[k].raw(), results[k].byte_size()));
-                out.buffer = static_cast<int32_t>(g->buffers.size() - 1);
-                out.dtype = results[k].dtype();
-                out.shape = results[k].shape();
-            }
-            dead.insert(static_cast<int32_t>(i));
-        }
-        if (!dead.empty()) {
-            folded += static_cast<int>(dead.size());
-            erase_ops(g, dead);
-            changed = true;
-        }
-    }
-    return folded;
+StatusOr<int> fold_constants(graph::Graph* g, const std::vector<graph::Shape>* input_shapes) {
+    if (input_shapes != nullptr && input_shapes->size() != g->inputs.size())
+        return Status(StatusCode::kInvalidArgument, "one shape per input is needed");
+    return Folder(g).run(input_shapes);
 }
 
 }  // namespace rknn::convert

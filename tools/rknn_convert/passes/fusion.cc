@@ -18,14 +18,6 @@ bool is_fusable_producer(const graph::Graph& g, const Op& op) {
     return op.type == OpType::kMatMul && op.inputs.size() >= 2 && g.is_constant(op.inputs[1]);
 }
 
-// A scalar float constant's value, if `tensor` is one.
-bool scalar_value(const graph::Graph& g, int32_t tensor, float* out) {
-    const std::vector<float> v = constant_floats(g, tensor);
-    if (v.size() != 1) return false;
-    *out = v[0];
-    return true;
-}
-
 // The activation an op applies, if it is one a Conv can absorb with clamps
 // (with_lut: or with a lookup table).
 bool fusable_activation(const graph::Graph& g, const Op& op, bool with_lut, cpu::kernels::Activation* act) {
@@ -80,9 +72,6 @@ bool prelu_fits(const graph::Graph& g, const Op& producer, const Op& prelu) {
     if (y.size() != 2) return false;
     return (s.size() == 1 && s[0] == y[1]) || (s.size() == 2 && s[0] == 1 && s[1] == y[1]);
 }
-
-// The other input of a binary op, given one of them.
-int32_t other_input(const Op& op, int32_t known) { return op.inputs[0] == known ? op.inputs[1] : op.inputs[0]; }
 
 bool near(float a, float b) { return std::fabs(a - b) <= 1e-4f * std::fabs(b); }
 

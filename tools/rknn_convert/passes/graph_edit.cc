@@ -108,6 +108,29 @@ std::vector<float> constant_floats(const graph::Graph& g, int32_t tensor) {
     return values;
 }
 
+bool scalar_value(const graph::Graph& g, int32_t tensor, float* out) {
+    const std::vector<float> v = constant_floats(g, tensor);
+    if (v.size() != 1) return false;
+    *out = v[0];
+    return true;
+}
+
+std::vector<float> per_channel_values(const graph::Graph& g, int32_t tensor, const graph::Shape& x, size_t axis) {
+    if (tensor < 0 || axis >= x.size() || x[axis] <= 0) return {};
+    const std::vector<float> v = constant_floats(g, tensor);
+    const graph::Shape& c = g.tensors[tensor].shape;
+    if (v.empty() || c.size() > x.size()) return {};
+    const int64_t channels = x[axis];
+    if (v.size() == 1) return std::vector<float>(static_cast<size_t>(channels), v[0]);
+    // Right-align the constant's dims with x's: only `axis` may be other than 1.
+    const size_t offset = x.size() - c.size();
+    for (size_t d = 0; d < c.size(); ++d) {
+        const bool channel_dim = d + offset == axis;
+        if (channel_dim ? c[d] != channels : c[d] != 1) return {};
+    }
+    return static_cast<int64_t>(v.size()) == channels ? v : std::vector<float>{};
+}
+
 int32_t add_float_constant(graph::Graph* g, const std::string& name, const graph::Shape& shape,
                            const std::vector<float>& values) {
     return g->add_constant(g->unique_tensor_name(name), graph::DType::kFloat32, shape,

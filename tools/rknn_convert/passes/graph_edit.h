@@ -33,6 +33,21 @@ int remove_dead_ops(graph::Graph* g);
 
 // The float32 values of a constant tensor, or empty if it is not a float32 constant.
 std::vector<float> constant_floats(const graph::Graph& g, int32_t tensor);
+// A float32 constant holding one value: that value.
+bool scalar_value(const graph::Graph& g, int32_t tensor, float* out);
+
+// When the float32 constant `tensor` broadcast against a tensor of shape `x`
+// varies at most along dimension `axis` (a scalar, or [C,1,1] / [1,C,1,1]
+// against NCHW for axis 1), its value for each of the x[axis] slices;
+// otherwise empty. The constant's rank must not exceed x's, so the broadcast
+// keeps x's shape.
+std::vector<float> per_channel_values(const graph::Graph& g, int32_t tensor, const graph::Shape& x, size_t axis);
+
+// The other input of a two-input op, given one of them.
+inline int32_t other_input(const graph::Op& op, int32_t known) {
+    return op.inputs[0] == known ? op.inputs[1] : op.inputs[0];
+}
+
 // Adds a float32 constant and returns its tensor index.
 int32_t add_float_constant(graph::Graph* g, const std::string& name, const graph::Shape& shape,
                            const std::vector<float>& values);

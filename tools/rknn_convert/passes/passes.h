@@ -5,21 +5,46 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "base/status.h"
 #include "graph/graph.h"
 
 namespace rknn::convert {
 
-// Evaluates every op whose inputs are all constants (and Shape of a static
-// shape) on the CPU reference, and replaces its outputs with constants.
-StatusOr<int> fold_constants(graph::Graph* g);
+// Specialises the graph to `input_shapes` (one per input; nullptr keeps the
+// declared ones): walks it in execution order, infers each op's output shapes,
+// and evaluates every op whose inputs are all constants (and Shape of a known
+// shape) on the CPU reference, replacing its outputs with constants. Ops
+// downstream of a run-time-valued shape keep their declared shapes.
+StatusOr<int> fold_constants(graph::Graph* g, const std::vector<graph::Shape>* input_shapes = nullptr);
 
 // Drops Identity and inference-mode Dropout.
 int remove_identities(graph::Graph* g);
 
+// x / c -> x * (1/c), x - c -> x + (-c), c + x -> x + c, c * x -> x * c; drops
+// x * 1 and x + 0 (passes below expect this form).
+int canonicalize_arithmetic(graph::Graph* g);
+
 // Folds BatchNormalization into the preceding Conv / ConvTranspose weights.
 StatusOr<int> fold_batch_norm(graph::Graph* g);
+// Any other BatchNormalization with constant parameters -> Mul + Add per channel.
+StatusOr<int> batch_norms_to_affine(graph::Graph* g);
+
+// Per-channel (or scalar) Mul/Add by constants (affine_folding.cc):
+// after a Conv / ConvTranspose / Gemm, into its weights and bias;
+int fold_affine_into_producers(graph::Graph* g);
+// scalar ones after a lookup-table activation, into the activation (post_scale/post_bias);
+int fold_affine_into_activations(graph::Graph* g);
+// before Convs without padding, into their weights and bias;
+int fold_affine_into_consumers(graph::Graph* g);
+// and what is left on NCHW tensors -> a depthwise 1x1 Conv.
+int affine_to_depthwise(graph::Graph* g);
+
+// relu6(x+3)/6 -> HardSigmoid, x*relu6(x+3)/6 and x*HardSigmoid(x) -> HardSwish.
+int fuse_hard_activations(graph::Graph* g);
+// The decomposed layer normalisation over the last axis -> LayerNormalization.
+int fuse_layer_norms(graph::Graph* g);
 
 // x * Sigmoid(x) -> Silu(x).
 int fuse_silu(graph::Graph* g);

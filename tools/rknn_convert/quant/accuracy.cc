@@ -6,6 +6,7 @@
 
 #include "cpu/convert.h"
 #include "cpu/graph_executor.h"
+#include "util/progress.h"
 
 namespace rknn::convert {
 namespace {
@@ -36,7 +37,8 @@ double euclidean_distance(const std::vector<float>& a, const std::vector<float>&
 }
 
 StatusOr<std::vector<LayerAccuracy>> compare_layers(const graph::Graph& float_graph, const graph::Graph& converted,
-                                                    const std::vector<cpu::HostTensor>& float_inputs) {
+                                                    const std::vector<cpu::HostTensor>& float_inputs,
+                                                    Progress* progress) {
     std::map<std::string, std::vector<float>> reference;
     cpu::GraphExecutor::Options float_options;
     float_options.use_int8_kernels = false;
@@ -60,7 +62,9 @@ StatusOr<std::vector<LayerAccuracy>> compare_layers(const graph::Graph& float_gr
     cpu::GraphExecutor::Options options;
     options.skip_unsupported = true;
     RKNN_ASSIGN_OR_RETURN(auto exec, cpu::GraphExecutor::create(converted, options));
+    size_t done = 0;
     RKNN_RETURN_IF_ERROR(exec->run(inputs, &ignored, [&](int32_t op, const std::vector<const cpu::HostTensor*>& outs) {
+        if (progress != nullptr) progress->update(++done);
         for (size_t k = 0; k < outs.size(); ++k) {
             const std::string& name = converted.tensors[converted.ops[op].outputs[k]].name;
             auto it = reference.find(name);

@@ -12,6 +12,8 @@
 
 namespace rknn::convert {
 
+class Progress;
+
 struct LayerAccuracy {
     std::string tensor;
     std::string op_type;
@@ -21,8 +23,10 @@ struct LayerAccuracy {
 
 // `float_inputs` feed the float graph; the converted graph gets them
 // converted to its input dtypes. Layers are listed in execution order.
+// `progress` (may be null) counts the converted graph's ops.
 StatusOr<std::vector<LayerAccuracy>> compare_layers(const graph::Graph& float_graph, const graph::Graph& converted,
-                                                    const std::vector<cpu::HostTensor>& float_inputs);
+                                                    const std::vector<cpu::HostTensor>& float_inputs,
+                                                    Progress* progress = nullptr);
 
 std::string format_accuracy_table(const std::vector<LayerAccuracy>& layers);
 

@@ -5,6 +5,7 @@
 
 #include "cpu/convert.h"
 #include "cpu/graph_executor.h"
+#include "util/progress.h"
 
 namespace rknn::convert {
 namespace {
@@ -42,7 +43,8 @@ void add_to_histogram(const cpu::HostTensor& t, const TensorRange& r, std::vecto
 
 // Runs every sample through the float graph and hands each computed tensor to `visit`.
 template <typename Visit>
-Status for_each_tensor(const graph::Graph& g, const std::vector<std::vector<cpu::HostTensor>>& samples, Visit visit) {
+Status for_each_tensor(const graph::Graph& g, const std::vector<std::vector<cpu::HostTensor>>& samples,
+                       Progress* progress, size_t* done, Visit visit) {
     cpu::GraphExecutor::Options options;
     options.use_int8_kernels = false;
     options.skip_unsupported = true;
@@ -58,8 +60,39 @@ Status for_each_tensor(const graph::Graph& g, const std::vector<std::vector<cpu:
             }
             return Status::ok();
         }));
+        progress->update(++*done);
     }
     return Status::ok();
+}
+
+// The channel axis whose means bias correction needs, for tensors read as
+// the data input of a Conv (axis 1) or a Gemm / MatMul with constant weights
+// (the last axis); -1 for other tensors.
+std::vector<int> mean_axes(const graph::Graph& g) {
+    std::vector<int> axis(g.tensors.size(), -1);
+    for (const graph::Op& op : g.ops) {
+        if (op.inputs.size() < 2 || op.inputs[0] < 0 || op.inputs[1] < 0 || !g.is_constant(op.inputs[1])) continue;
+        const size_t rank = g.tensors[op.inputs[0]].shape.size();
+        if (op.type == graph::OpType::kConv && rank >= 3) axis[op.inputs[0]] = 1;
+        const bool product = op.type == graph::OpType::kMatMul ||
+                             (op.type == graph::OpType::kGemm && op.attrs.get_int("transA", 0) == 0);
+        if (product && rank >= 1) axis[op.inputs[0]] = static_cast<int>(rank) - 1;
+    }
+    return axis;
+}
+
+// Adds each channel's sum along `axis` to `sums` (sized on first use).
+void add_channel_sums(const cpu::HostTensor& t, int axis, std::vector<double>* sums, int64_t* count) {
+    const cpu::HostTensor f = t.dtype() == graph::DType::kFloat32 ? t : cpu::to_float32(t);
+    const graph::Shape& s = f.shape();
+    const int64_t channels = s[static_cast<size_t>(axis)];
+    int64_t inner = 1;
+    for (size_t d = static_cast<size_t>(axis) + 1; d < s.size(); ++d) inner *= s[d];
+    if (sums->empty()) sums->assign(static_cast<size_t>(channels), 0.0);
+    if (static_cast<int64_t>(sums->size()) != channels) return;
+    const float* v = f.data<float>();
+    for (int64_t i = 0; i < f.numel(); ++i) (*sums)[static_cast<size_t>((i / inner) % channels)] += v[i];
+    *count += f.numel() / channels;
 }
 
 // Expected squared quantisation error of the histogram for 256 levels over [lo, hi].
@@ -96,8 +129,8 @@ int kl_threshold_bins(const std::vector<double>& hist, int levels) {
     const int n = static_cast<int>(hist.size());
     int best = n;
     double best_kl = INFINITY;
-    // Candidate thresholds every 16 bins keep the search linear in practice.
-    for (int i = levels; i <= n; i += 16) {
+    // Every threshold from `levels` bins up (TensorRT's search).
+    for (int i = levels; i <= n; ++i) {
         std::vector<double> p(hist.begin(), hist.begin() + i);
         for (int j = i; j < n; ++j) p[i - 1] += hist[j];  // clipped mass lands in the last kept bin
         // Merge the i bins into `levels` levels, then spread each back evenly over its non-empty bins.
@@ -128,7 +161,9 @@ StatusOr<CalibMethod> parse_calib_method(const std::string& name) {
     if (name == "normal" || name.empty()) return CalibMethod::kMinMax;
     if (name == "kl_divergence") return CalibMethod::kKlDivergence;
     if (name == "mmse") return CalibMethod::kMmse;
-    return Status(StatusCode::kInvalidArgument, "--calib must be normal, kl_divergence or mmse, not \"" + name + "\"");
+    if (name == "percentile") return CalibMethod::kPercentile;
+    return Status(StatusCode::kInvalidArgument,
+                  "--calib must be normal, percentile, kl_divergence or mmse, not \"" + name + "\"");
 }
 
 TensorRange kl_range(const std::vector<double>& counts, float lo, float hi) {
@@ -175,26 +210,71 @@ TensorRange mmse_range(const std::vector<double>& counts, float lo, float hi) {
     return best;
 }
 
-StatusOr<std::vector<TensorRange>> calibrate(const graph::Graph& g,
-                                             const std::vector<std::vector<cpu::HostTensor>>& samples,
-                                             CalibMethod method) {
+TensorRange percentile_range(const std::vector<double>& counts, float lo, float hi, double percentile) {
+    TensorRange r{true, lo, hi};
+    const size_t n = counts.size();
+    const double width = (static_cast<double>(hi) - lo) / static_cast<double>(n);
+    double total = 0.0;
+    for (double c : counts) total += c;
+    if (width <= 0.0 || total <= 0.0 || n == 0) return r;
+    // One-sided data loses its share at the top; signed data half at each end.
+    const double cut = total * std::clamp(100.0 - percentile, 0.0, 100.0) / 100.0;
+    const double top_cut = lo >= 0.0f ? cut : cut / 2.0;
+    double mass = 0.0;
+    size_t top = n;
+    while (top > 1 && mass + counts[top - 1] <= top_cut) mass += counts[--top];
+    r.max = std::max(0.0f, static_cast<float>(lo + width * static_cast<double>(top)));
+    if (lo < 0.0f) {
+        mass = 0.0;
+        size_t bottom = 0;
+        while (bottom + 1 < top && mass + counts[bottom] <= cut / 2.0) mass += counts[bottom++];
+        r.min = std::min(0.0f, static_cast<float>(lo + width * static_cast<double>(bottom)));
+    }
+    return r;
+}
+
+StatusOr<Calibration> calibrate(const graph::Graph& g, const std::vector<std::vector<cpu::HostTensor>>& samples,
+                                const CalibrationOptions& options) {
     if (samples.empty()) return Status(StatusCode::kInvalidArgument, "int8 calibration needs at least one sample");
-    std::vector<TensorRange> ranges(g.tensors.size());
-    RKNN_RETURN_IF_ERROR(for_each_tensor(g, samples, [&](int32_t t, const cpu::HostTensor& v) { update_minmax(v, &ranges[t]); }));
-    if (method == CalibMethod::kMinMax) return ranges;
+    const bool histogram = options.method != CalibMethod::kMinMax;
+    Progress progress("calibration", samples.size() * (histogram ? 2 : 1), "passes over samples", options.progress);
+    size_t done = 0;
+    Calibration result;
+    std::vector<TensorRange>& ranges = result.ranges;
+    ranges.assign(g.tensors.size(), TensorRange{});
+    const std::vector<int> axes = mean_axes(g);
+    std::vector<std::vector<double>> sums(g.tensors.size());
+    std::vector<int64_t> counts(g.tensors.size(), 0);
+    RKNN_RETURN_IF_ERROR(for_each_tensor(g, samples, &progress, &done, [&](int32_t t, const cpu::HostTensor& v) {
+        update_minmax(v, &ranges[t]);
+        if (axes[t] >= 0 && static_cast<size_t>(axes[t]) < v.shape().size()) add_channel_sums(v, axes[t], &sums[t], &counts[t]);
+    }));
+    for (size_t t = 0; t < g.tensors.size(); ++t) {
+        if (counts[t] == 0) continue;
+        std::vector<double> means = sums[t];
+        for (double& m : means) m /= static_cast<double>(counts[t]);
+        result.channel_means[g.tensors[t].name] = std::move(means);
+    }
+    if (!histogram) return result;
     std::vector<std::vector<double>> hist(g.tensors.size());
     for (size_t t = 0; t < ranges.size(); ++t) {
         if (ranges[t].valid) hist[t].assign(kBins, 0.0);
     }
-    RKNN_RETURN_IF_ERROR(for_each_tensor(g, samples, [&](int32_t t, const cpu::HostTensor& v) {
+    RKNN_RETURN_IF_ERROR(for_each_tensor(g, samples, &progress, &done, [&](int32_t t, const cpu::HostTensor& v) {
         if (ranges[t].valid) add_to_histogram(v, ranges[t], &hist[t]);
     }));
     for (size_t t = 0; t < ranges.size(); ++t) {
         if (!ranges[t].valid) continue;
-        ranges[t] = method == CalibMethod::kKlDivergence ? kl_range(hist[t], ranges[t].min, ranges[t].max)
-                                                         : mmse_range(hist[t], ranges[t].min, ranges[t].max);
+        switch (options.method) {
+        case CalibMethod::kKlDivergence: ranges[t] = kl_range(hist[t], ranges[t].min, ranges[t].max); break;
+        case CalibMethod::kMmse: ranges[t] = mmse_range(hist[t], ranges[t].min, ranges[t].max); break;
+        case CalibMethod::kPercentile:
+            ranges[t] = percentile_range(hist[t], ranges[t].min, ranges[t].max, options.percentile);
+            break;
+        case CalibMethod::kMinMax: break;
+        }
     }
-    return ranges;
+    return result;
 }
 
 }  // namespace rknn::convert

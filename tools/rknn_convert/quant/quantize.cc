@@ -149,8 +149,46 @@ void fold_gemm_scalars(graph::Graph* g, Op* op) {
     }
 }
 
+// Bias correction: the mean shift that rounding the weights adds to each
+// output channel, (W_q - W) . E[x], for a Conv (weights [OC, IC/groups, ...],
+// input channels on axis 1) or a Gemm (B [K, N], or [N, K] with transB).
+std::vector<double> rounding_shift(const graph::Graph& g, const Op& op, int32_t float_w, int32_t int8_w,
+                                   const std::vector<double>& means) {
+    const std::vector<float> w = constant_floats(g, float_w);
+    const graph::Tensor& q = g.tensors[int8_w];
+    const graph::Buffer* qb = g.constant_buffer(int8_w);
+    const graph::Shape& s = q.shape;
+    if (qb == nullptr || w.size() != qb->size) return {};
+    const auto* codes = reinterpret_cast<const int8_t*>(qb->data);
+    const auto error = [&](size_t i, size_t channel) { return codes[i] * double(q.quant.scale(channel)) - w[i]; };
+    std::vector<double> shift;
+    if (op.type == OpType::kConv) {
+        const int64_t oc = s[0], icg = s[1], groups = op.attrs.get_int("group", 1);
+        if (groups <= 0 || oc % groups != 0 || static_cast<int64_t>(means.size()) != icg * groups) return {};
+        const int64_t taps = static_cast<int64_t>(w.size()) / (oc * icg);
+        shift.assign(static_cast<size_t>(oc), 0.0);
+        for (int64_t o = 0; o < oc; ++o)
+            for (int64_t j = 0; j < icg; ++j)
+                for (int64_t k = 0; k < taps; ++k) {
+                    const size_t i = static_cast<size_t>((o * icg + j) * taps + k);
+                    shift[o] += error(i, static_cast<size_t>(o)) * means[static_cast<size_t>((o / (oc / groups)) * icg + j)];
+                }
+        return shift;
+    }
+    const bool trans_b = op.type == OpType::kGemm && op.attrs.get_int("transB", 0) != 0;
+    const int64_t k_dim = trans_b ? s[1] : s[0], n = trans_b ? s[0] : s[1];
+    if (static_cast<int64_t>(means.size()) != k_dim) return {};
+    shift.assign(static_cast<size_t>(n), 0.0);
+    for (int64_t kk = 0; kk < k_dim; ++kk)
+        for (int64_t c = 0; c < n; ++c) {
+            const size_t i = static_cast<size_t>(trans_b ? c * k_dim + kk : kk * n + c);
+            shift[c] += error(i, static_cast<size_t>(c)) * means[static_cast<size_t>(kk)];
+        }
+    return shift;
+}
+
 // Quantises the weights (and bias) of an int8 Conv / Gemm / MatMul.
-void quantize_layer(graph::Graph* g, Op* op) {
+void quantize_layer(graph::Graph* g, Op* op, const std::map<std::string, std::vector<double>>* channel_means) {
     const int32_t w = op->inputs[1];
     if (!g->is_constant(w) || g->tensors[w].dtype != DType::kFloat32) return;
     int axis = 0;
@@ -178,8 +216,24 @@ void quantize_layer(graph::Graph* g, Op* op) {
             return;  // a bias the int8 path cannot take: keep the layer in float
     }
     std::vector<float> w_scales;
-    op->inputs[1] = quantize_weights(g, op->inputs[1], axis, &w_scales);
-    if (has_bias) op->inputs[2] = quantize_bias(g, op->inputs[2], g->tensors[op->inputs[0]].quant.scale(), w_scales);
+    const int32_t float_w = op->inputs[1];
+    op->inputs[1] = quantize_weights(g, float_w, axis, &w_scales);
+    // Bias correction where the layer has (or can take) a bias and the input's channel means are known.
+    const bool takes_bias = op->type == OpType::kConv || op->type == OpType::kGemm;
+    const auto means = channel_means != nullptr ? channel_means->find(g->tensors[op->inputs[0]].name)
+                                                : std::map<std::string, std::vector<double>>::const_iterator();
+    if (takes_bias && channel_means != nullptr && means != channel_means->end()) {
+        const std::vector<double> shift = rounding_shift(*g, *op, float_w, op->inputs[1], means->second);
+        if (static_cast<int64_t>(shift.size()) == channels) {
+            std::vector<float> b = has_bias ? constant_floats(*g, op->inputs[2]) : std::vector<float>(shift.size(), 0.0f);
+            for (size_t c = 0; c < b.size(); ++c) b[c] = static_cast<float>(b[c] - shift[c]);
+            const std::string name = g->tensors[float_w].name + "_corrected_bias";
+            if (op->inputs.size() < 3) op->inputs.resize(3, -1);
+            op->inputs[2] = add_float_constant(g, name, {channels}, b);
+        }
+    }
+    const bool biased = takes_bias && op->inputs.size() > 2 && op->inputs[2] >= 0;
+    if (biased) op->inputs[2] = quantize_bias(g, op->inputs[2], g->tensors[op->inputs[0]].quant.scale(), w_scales);
 }
 
 bool is_binary_int8_op(OpType t) {
@@ -200,17 +254,39 @@ graph::QuantParams int8_params(float min, float max) {
     return q;
 }
 
-Status quantize_int8(graph::Graph* g, const std::vector<TensorRange>& ranges, const std::set<std::string>& fp16_ops) {
+Status quantize_int8(graph::Graph* g, const std::vector<TensorRange>& ranges, const QuantizeOptions& options) {
     if (ranges.size() != g->tensors.size()) return Status(StatusCode::kInternal, "one range per tensor is needed");
     const GraphIndex index(*g);
     enum class Precision { kKeep, kInt8, kFloat16 };
     const size_t n = g->tensors.size();
     std::vector<Precision> precision(n, Precision::kKeep);
-    for (size_t t = 0; t < n; ++t) {
-        if (g->is_constant(static_cast<int32_t>(t)) || g->tensors[t].dtype != DType::kFloat32) continue;
-        const int32_t p = index.producer[t];
-        const bool fp16_layer = p >= 0 && fp16_ops.count(g->ops[p].name) > 0;
-        precision[t] = fp16_layer || !ranges[t].valid ? Precision::kFloat16 : Precision::kInt8;
+    // The layers kept in float16, grown until value-moving ops agree with
+    // their inputs: a Reshape of a float16 tensor is float16, and a Concat's
+    // inputs are all int8 or all float16 (their producers join the set).
+    std::set<std::string> fp16_ops = options.fp16_ops;
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t t = 0; t < n; ++t) {
+            if (g->is_constant(static_cast<int32_t>(t)) || g->tensors[t].dtype != DType::kFloat32) continue;
+            const int32_t p = index.producer[t];
+            const bool fp16_layer = p >= 0 && fp16_ops.count(g->ops[p].name) > 0;
+            precision[t] = fp16_layer || !ranges[t].valid ? Precision::kFloat16 : Precision::kInt8;
+        }
+        for (const Op& op : g->ops) {
+            if (!moves_values(op) || fp16_ops.count(op.name)) continue;
+            const size_t data_inputs = op.type == OpType::kConcat ? op.inputs.size() : 1;
+            bool any_fp16 = false;
+            for (size_t i = 0; i < data_inputs && i < op.inputs.size(); ++i)
+                any_fp16 = any_fp16 || (op.inputs[i] >= 0 && precision[op.inputs[i]] == Precision::kFloat16);
+            if (!any_fp16) continue;
+            fp16_ops.insert(op.name);
+            for (size_t i = 0; i < data_inputs && i < op.inputs.size(); ++i) {
+                const int32_t in = op.inputs[i];
+                if (in >= 0 && precision[in] == Precision::kInt8 && index.producer[in] >= 0)
+                    fp16_ops.insert(g->ops[index.producer[in]].name);
+            }
+            changed = true;
+        }
     }
     // Share parameters across value-moving ops.
     UnionFind groups(n);
@@ -247,7 +323,8 @@ Status quantize_int8(graph::Graph* g, const std::vector<TensorRange>& ranges, co
                           g->tensors[op.inputs[0]].quant.is_quantized();
         const bool fp16_layer = fp16_ops.count(op.name) > 0;
         if (int8 && !fp16_layer) {
-            if (op.type == OpType::kConv || op.type == OpType::kGemm || op.type == OpType::kMatMul) quantize_layer(g, &op);
+            if (op.type == OpType::kConv || op.type == OpType::kGemm || op.type == OpType::kMatMul)
+                quantize_layer(g, &op, options.channel_means);
             if (is_binary_int8_op(op.type)) {
                 for (int32_t& in : op.inputs) {
                     if (in >= 0 && g->is_constant(in) && g->tensors[in].dtype == DType::kFloat32) in = quantize_constant(g, in);

@@ -1,0 +1,128 @@
+#include "quant/hybrid.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "cpu/convert.h"
+#include "cpu/graph_executor.h"
+#include "passes/graph_edit.h"
+#include "util/progress.h"
+
+namespace rknn::convert {
+namespace {
+
+struct Sums {
+    double dot = 0.0, a = 0.0, b = 0.0;
+    void add(const cpu::HostTensor& x, const cpu::HostTensor& y) {
+        for (int64_t i = 0; i < x.numel() && i < y.numel(); ++i) {
+            const double u = x.data<float>()[i], v = y.data<float>()[i];
+            dot += u * v;
+            a += u * u;
+            b += v * v;
+        }
+    }
+    double cosine() const {
+        if (a == 0.0 && b == 0.0) return 1.0;
+        return a == 0.0 || b == 0.0 ? 0.0 : dot / std::sqrt(a * b);
+    }
+};
+
+// The float model's value of every tensor it computes, by name.
+StatusOr<std::map<std::string, cpu::HostTensor>> float_values(const graph::Graph& g, const std::vector<cpu::HostTensor>& inputs) {
+    std::map<std::string, cpu::HostTensor> values;
+    for (size_t i = 0; i < inputs.size() && i < g.inputs.size(); ++i) values[g.tensors[g.inputs[i]].name] = cpu::to_float32(inputs[i]);
+    cpu::GraphExecutor::Options options;
+    options.use_int8_kernels = false;
+    options.skip_unsupported = true;
+    RKNN_ASSIGN_OR_RETURN(auto exec, cpu::GraphExecutor::create(g, options));
+    std::vector<cpu::HostTensor> outputs;
+    RKNN_RETURN_IF_ERROR(exec->run(inputs, &outputs, [&](int32_t op, const std::vector<const cpu::HostTensor*>& outs) {
+        for (size_t k = 0; k < outs.size(); ++k) {
+            if (outs[k] != nullptr && graph::is_float(outs[k]->dtype()))
+                values[g.tensors[g.ops[op].outputs[k]].name] = cpu::to_float32(*outs[k]);
+        }
+        return Status::ok();
+    }));
+    return values;
+}
+
+bool has_int8_output(const graph::Graph& g, const graph::Op& op) {
+    for (int32_t t : op.outputs) {
+        if (g.tensors[t].dtype == graph::DType::kInt8 && g.tensors[t].quant.is_quantized()) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+StatusOr<std::vector<LayerError>> single_layer_errors(const graph::Graph& float_graph, const graph::Graph& quantized,
+                                                      const std::vector<std::vector<cpu::HostTensor>>& samples,
+                                                      Progress* progress) {
+    RKNN_ASSIGN_OR_RETURN(auto exec, cpu::GraphExecutor::create(quantized));
+    std::vector<Sums> sums(quantized.ops.size());
+    std::vector<bool> measured(quantized.ops.size(), false);
+    size_t done = 0;
+    for (const auto& sample : samples) {
+        RKNN_ASSIGN_OR_RETURN(const auto reference, float_values(float_graph, sample));
+        for (int32_t index : exec->order()) {
+            const graph::Op& op = quantized.ops[index];
+            if (!has_int8_output(quantized, op)) continue;
+            // The op's inputs as the int8 model holds them, made from the float values.
+            std::vector<cpu::HostTensor> values(quantized.tensors.size());
+            bool complete = true;
+            for (int32_t in : op.inputs) {
+                if (in < 0 || quantized.is_constant(in)) continue;
+                const auto it = reference.find(quantized.tensors[in].name);
+                if (it == reference.end()) {
+                    complete = false;
+                    break;
+                }
+                values[in] = cpu::make_tensor_like(quantized.tensors[in], it->second.shape());
+                RKNN_RETURN_IF_ERROR(cpu::from_float32(it->second, &values[in]));
+            }
+            const auto expected = complete ? reference.find(quantized.tensors[op.outputs[0]].name) : reference.end();
+            if (expected == reference.end()) continue;
+            const Status ran = exec->run_op(index, values);
+            if (!ran.is_ok()) continue;  // e.g. an op the CPU reference skips; it keeps no score
+            sums[index].add(expected->second, cpu::to_float32(values[op.outputs[0]]));
+            measured[index] = true;
+        }
+        if (progress != nullptr) progress->update(++done);
+    }
+    std::vector<LayerError> errors;
+    for (int32_t index : exec->order()) {
+        if (!measured[index]) continue;
+        const graph::Op& op = quantized.ops[index];
+        errors.push_back({op.name, graph::op_type_name(op.type), sums[index].cosine()});
+    }
+    return errors;
+}
+
+std::set<std::string> choose_fp16_ops(const graph::Graph& quantized, const std::vector<LayerError>& errors,
+                                      double threshold, double max_share, std::vector<LayerError>* kept) {
+    std::vector<LayerError> below;
+    for (const LayerError& e : errors) {
+        if (e.cosine < threshold) below.push_back(e);
+    }
+    std::sort(below.begin(), below.end(), [](const LayerError& a, const LayerError& b) { return a.cosine < b.cosine; });
+    const size_t limit = static_cast<size_t>(std::floor(max_share * static_cast<double>(errors.size())));
+    if (below.size() > limit) below.resize(limit);
+    std::set<std::string> names;
+    for (const LayerError& e : below) names.insert(e.op);
+    // Feed the kept layers float16 too: their producers' outputs stay float16.
+    const GraphIndex index(quantized);
+    std::set<std::string> producers;
+    for (const graph::Op& op : quantized.ops) {
+        if (!names.count(op.name)) continue;
+        for (int32_t in : op.inputs) {
+            if (in < 0 || quantized.is_constant(in) || index.producer[in] < 0) continue;
+            producers.insert(quantized.ops[index.producer[in]].name);
+        }
+    }
+    if (kept != nullptr) *kept = below;
+    names.insert(producers.begin(), producers.end());
+    return names;
+}
+
+}  // namespace rknn::convert
