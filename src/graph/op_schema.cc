@@ -228,7 +228,7 @@ StatusOr<Shape> broadcast_shapes(const Shape& a, const Shape& b) {
 
 StatusOr<int64_t> normalize_axis(int64_t axis, int64_t rank, const char* op_name) {
     const int64_t normalized = axis < 0 ? axis + rank : axis;
-    if (normalized < 0 || normalized >= std::max<int64_t>(rank, 1)) {
+    if (normalized < 0 || normalized >= rank) {  // a scalar has no axis
         return make_status(StatusCode::kInvalidArgument, "%s: axis %lld is out of range for rank %lld", op_name,
                            static_cast<long long>(axis), static_cast<long long>(rank));
     }

@@ -22,8 +22,10 @@ Status need_rank(const ValueInfo* v, size_t rank, const char* what) {
 }  // namespace
 
 Status concat(const Op& op, const std::vector<const ValueInfo*>& in, std::vector<ValueInfo>& out) {
+    if (in.empty() || in[0] == nullptr) return Status(StatusCode::kInvalidArgument, "Concat needs an input");
     const Shape& first = in[0]->shape;
     const int64_t rank = static_cast<int64_t>(first.size());
+    if (rank == 0) return Status(StatusCode::kInvalidArgument, "Concat cannot join scalars");
     if (!op.attrs.has("axis")) return Status(StatusCode::kInvalidArgument, "Concat needs an axis");
     RKNN_ASSIGN_OR_RETURN(int64_t axis, normalize_axis(op.attrs.get_int("axis", 0), rank, "Concat"));
     Shape shape = first;

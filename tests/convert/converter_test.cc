@@ -269,6 +269,49 @@ TEST(OnnxImport, UnsupportedAttributeValuesAreListed) {
     EXPECT_NE(imported->problems[0].find("mode=\"XYZ\""), std::string::npos) << imported->problems[0];
 }
 
+// A node reading a value nothing provides (a renamed graph input, say), or
+// two nodes writing one value: named problems, not a malformed graph.
+TEST(OnnxImport, DanglingAndDoublyWrittenValuesAreListed) {
+    onnx::ModelProto m;
+    ASSERT_TRUE(m.ParseFromString(onnx_model("Relu")));
+    m.mutable_graph()->mutable_node(0)->set_input(0, "ghost");
+    std::string bytes = m.SerializeAsString();
+    auto dangling = rknn::convert::import_onnx_bytes(bytes.data(), bytes.size(), ".", {});
+    ASSERT_TRUE(dangling.is_ok());
+    ASSERT_EQ(dangling->problems.size(), 1u);
+    EXPECT_NE(dangling->problems[0].find("reads \"ghost\""), std::string::npos) << dangling->problems[0];
+
+    ASSERT_TRUE(m.ParseFromString(onnx_model("Relu")));
+    *m.mutable_graph()->add_node() = m.graph().node(0);
+    bytes = m.SerializeAsString();
+    auto twice = rknn::convert::import_onnx_bytes(bytes.data(), bytes.size(), ".", {});
+    ASSERT_TRUE(twice.is_ok());
+    ASSERT_EQ(twice->problems.size(), 1u);
+    EXPECT_NE(twice->problems[0].find("writes \"y\""), std::string::npos) << twice->problems[0];
+}
+
+// Every input the ONNX importer fuzzer found a crash with (tests/fuzz/onnx-corpus):
+// imported and, when accepted, through the passes, without crashing.
+TEST(OnnxImport, FuzzerFindingsImportWithoutCrashing) {
+    int files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(RKNN_ONNX_FUZZ_CORPUS)) {
+        std::ifstream in(entry.path(), std::ios::binary);
+        const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        auto imported = rknn::convert::import_onnx_bytes(bytes.data(), bytes.size(), "/nonexistent", {});
+        ++files;
+        if (!imported.is_ok() || !imported->problems.empty()) continue;
+        std::vector<rknn::graph::Shape> shapes;
+        for (int32_t t : imported->graph.inputs) {
+            rknn::graph::Shape s = imported->graph.tensors[t].shape;
+            for (int64_t& d : s) d = d < 0 ? 2 : d;
+            shapes.push_back(s);
+        }
+        std::vector<std::string> log;
+        (void)rknn::convert::run_graph_passes(&imported->graph, shapes, &log);
+    }
+    EXPECT_GE(files, 3);
+}
+
 TEST(OnnxImport, CustomOpsAreKeptWhenDeclared) {
     const std::string bytes = onnx_model("cstSigmoid");
     auto plain = rknn::convert::import_onnx_bytes(bytes.data(), bytes.size(), ".", {});

@@ -234,6 +234,25 @@ TEST(AffineFolding, ConvTransposeAndGemmTakeThemToo) {
     EXPECT_EQ(b.g.ops.size(), 2u);
 }
 
+// ConvTranspose runs on the CPU: Relu and lookup-table activations fuse into it.
+TEST(ActivationPatterns, ActivationsFuseIntoAConvTranspose) {
+    Builder b;
+    const int32_t x = b.input({1, 3, 4, 4});
+    rknn::graph::Attributes up;
+    up.set_ints("strides", {2, 2});
+    const Shape s = {1, 2, 8, 8};
+    const int32_t t = b.op(OpType::kConvTranspose, {x, b.constant({3, 2, 2, 2}, 31), b.constant({2}, 32)}, s, up);
+    const int32_t r = b.op(OpType::kRelu, {t}, s);
+    const int32_t t2 = b.op(OpType::kConvTranspose, {r, b.constant({2, 1, 2, 2}, 33)}, {1, 1, 16, 16}, up);
+    b.g.outputs = {b.op(OpType::kSigmoid, {t2}, {1, 1, 16, 16})};
+    expect_same_result(&b, [](Graph* g) {
+        EXPECT_EQ(rknn::convert::fuse_activations(g), 1);
+        EXPECT_EQ(rknn::convert::fuse_lut_activations(g, nullptr), 1);
+    }, 1e-5f);
+    ASSERT_EQ(b.g.ops.size(), 2u);
+    EXPECT_EQ(b.g.ops[1].attrs.get_string("activation", ""), "Sigmoid");
+}
+
 TEST(AffineFolding, AConvolutionWithTwoReadersOrAnActivationKeepsTheAffine) {
     Builder b;
     const int32_t x = b.input({1, 2, 4, 4});
@@ -392,6 +411,38 @@ TEST(ShapeFolding, ReshapeTargetsComputedFromShapesFoldUnderTheInputShapes) {
     EXPECT_EQ(b.g.tensors[b.g.ops[0].outputs[0]].shape, (Shape{1, 40, 3, 8, 15}));
     // Another width gives another constant.
     EXPECT_TRUE(b.g.is_constant(b.g.ops[0].inputs[1]));
+}
+
+// Found by the ONNX importer fuzzer: a Concat of scalars is refused, not indexed.
+TEST(ShapeFolding, AConcatOfScalarConstantsIsAnError) {
+    Builder b;
+    rknn::graph::Attributes axis;
+    axis.set_int("axis", 0);
+    const int32_t y = b.op(OpType::kConcat, {b.scalar(1.0f), b.scalar(2.0f)}, {2}, axis);
+    b.g.ops.back().name = "scalars";
+    b.g.outputs = {y};
+    auto folded = rknn::convert::fold_constants(&b.g, nullptr);
+    ASSERT_FALSE(folded.is_ok());
+    EXPECT_NE(folded.status().message().find("scalars"), std::string::npos) << folded.status().message();
+}
+
+// Found by the fuzzer too: an empty constant (no bytes, no address) in a folded Concat.
+TEST(ShapeFolding, AnEmptyConstantFoldsWithoutReadingAnything) {
+    Builder b;
+    const float two[2] = {1.0f, 2.0f};
+    const int32_t full = b.g.add_constant("full", DType::kFloat32, {2}, rknn::graph::Buffer::copy_of(two, 8));
+    const int32_t empty = b.g.add_constant("empty", DType::kFloat32, {0}, rknn::graph::Buffer{});
+    rknn::graph::Attributes axis;
+    axis.set_int("axis", 0);
+    const int32_t y = b.op(OpType::kConcat, {empty, full, empty}, {2}, axis);
+    b.g.outputs = {y};
+    auto folded = rknn::convert::fold_constants(&b.g, nullptr);
+    ASSERT_TRUE(folded.is_ok()) << folded.status().message();
+    EXPECT_EQ(folded.value(), 1);
+    const rknn::graph::Buffer* out = b.g.constant_buffer(b.g.outputs[0]);
+    ASSERT_NE(out, nullptr);
+    ASSERT_EQ(out->size, 8u);
+    EXPECT_EQ(reinterpret_cast<const float*>(out->data)[1], 2.0f);
 }
 
 TEST(ShapeFolding, AWrongTargetNamesTheOp) {

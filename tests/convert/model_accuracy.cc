@@ -1,5 +1,7 @@
-// Real architectures through the converter: mobilenet_v2, resnet18 and a
-// YOLOv5s-like detector (exported from PyTorch by tests/models/export_models.py)
+// Real architectures through the converter: mobilenet_v2, resnet18, a
+// YOLOv5s-like detector, mobilenet_v3 small/large, efficientnet_b0,
+// shufflenet_v2 and squeezenet1_1 (exported from PyTorch by
+// tests/models/export_models.py)
 // are converted to fp16 and int8 (calibrated on the synthetic images), written
 // to model files, loaded back, run on the CPU reference, and compared with
 // PyTorch's outputs on the same raw pixels.
@@ -34,7 +36,9 @@ struct ModelCase {
     const char* name;
     int outputs;
 };
-constexpr ModelCase kModels[] = {{"mobilenet_v2", 1}, {"resnet18", 1}, {"yolov5s_like", 3}};
+constexpr ModelCase kModels[] = {{"mobilenet_v2", 1},       {"resnet18", 1},           {"yolov5s_like", 3},
+                                 {"mobilenet_v3_small", 1}, {"mobilenet_v3_large", 1}, {"efficientnet_b0", 1},
+                                 {"shufflenet_v2_x1_0", 1}, {"squeezenet1_1", 1}};
 constexpr double kFp16Threshold = 0.999;
 constexpr double kInt8Threshold = 0.98;
 
@@ -84,7 +88,7 @@ int main(int argc, char** argv) {
     fs::path dir;
     if (const int code = rknn::testing::exported_models_dir(argc, argv, &dir); code != 0) return code;
     int failures = 0;
-    std::printf("%-14s %-6s %-8s %s\n", "model", "dtype", "cosine", "(per output, vs PyTorch)");
+    std::printf("%-18s %-6s %-8s %s\n", "model", "dtype", "cosine", "(per output, vs PyTorch)");
     for (const ModelCase& m : kModels) {
         for (const auto dtype : {rknn::convert::TargetDType::kFloat16, rknn::convert::TargetDType::kInt8}) {
             const bool int8 = dtype == rknn::convert::TargetDType::kInt8;
@@ -94,7 +98,7 @@ int main(int argc, char** argv) {
             auto result = evaluate(dir, m, dtype, &calibration);
             const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             if (!result.is_ok()) {
-                std::printf("%-14s %-6s FAILED: %s\n", m.name, int8 ? "int8" : "fp16", result.status().message().c_str());
+                std::printf("%-18s %-6s FAILED: %s\n", m.name, int8 ? "int8" : "fp16", result.status().message().c_str());
                 ++failures;
                 continue;
             }
@@ -108,7 +112,7 @@ int main(int argc, char** argv) {
             }
             const bool ok = worst >= threshold;
             failures += ok ? 0 : 1;
-            std::printf("%-14s %-6s %.5f  (%s ) %s, %.1f s", m.name, int8 ? "int8" : "fp16", worst, per_output.c_str(),
+            std::printf("%-18s %-6s %.5f  (%s ) %s, %.1f s", m.name, int8 ? "int8" : "fp16", worst, per_output.c_str(),
                         ok ? "ok" : "BELOW THRESHOLD", seconds);
             if (int8) std::printf(", calibration on 16 images %.2f s", calibration);
             std::printf("\n");

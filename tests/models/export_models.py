@@ -149,6 +149,14 @@ MODELS = {
     "mobilenet_v2": (101, torchvision.models.mobilenet_v2, 224, ["out0"]),
     "resnet18": (102, torchvision.models.resnet18, 224, ["out0"]),
     "yolov5s_like": (103, build_yolov5s_like, 320, ["out0", "out1", "out2"]),
+    # Architectures beyond the three the runtime tests use: HardSwish and
+    # squeeze-and-excitation (mobilenet_v3), SiLU with sigmoid-gated SE
+    # (efficientnet), channel shuffles (shufflenet), ceil-mode pools (squeezenet).
+    "mobilenet_v3_small": (104, torchvision.models.mobilenet_v3_small, 224, ["out0"]),
+    "mobilenet_v3_large": (105, torchvision.models.mobilenet_v3_large, 224, ["out0"]),
+    "efficientnet_b0": (106, torchvision.models.efficientnet_b0, 224, ["out0"]),
+    "shufflenet_v2_x1_0": (107, torchvision.models.shufflenet_v2_x1_0, 224, ["out0"]),
+    "squeezenet1_1": (108, torchvision.models.squeezenet1_1, 224, ["out0"]),
 }
 
 PROBE_IMAGES = 16

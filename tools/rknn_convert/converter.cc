@@ -74,7 +74,9 @@ Status infer_shapes(graph::Graph* g, const std::vector<graph::Shape>& shapes) {
     return status;
 }
 
-Status run_passes(graph::Graph* g, const std::vector<graph::Shape>& shapes, std::vector<std::string>* log) {
+}  // namespace
+
+Status run_graph_passes(graph::Graph* g, const std::vector<graph::Shape>& shapes, std::vector<std::string>* log) {
     RKNN_ASSIGN_OR_RETURN(const int folded, fold_constants(g, &shapes));
     const int identities = remove_identities(g);
     const int canonical = canonicalize_arithmetic(g);
@@ -103,6 +105,8 @@ Status run_passes(graph::Graph* g, const std::vector<graph::Shape>& shapes, std:
                    " dead ops removed");
     return Status::ok();
 }
+
+namespace {
 
 Status set_preprocess(graph::Graph* g, const ConvertOptions& options) {
     if (options.mean.empty() && options.std.empty()) return Status::ok();
@@ -236,7 +240,7 @@ StatusOr<ConvertResult> convert_onnx(const ConvertOptions& options) {
     result.log.push_back("imported " + options.onnx_path + ": opset " + std::to_string(imported.opset) + ", " +
                          std::to_string(g.ops.size()) + " ops, " + std::to_string(g.tensors.size()) + " tensors");
     RKNN_ASSIGN_OR_RETURN(const std::vector<graph::Shape> shapes, main_shapes(&g, options));
-    RKNN_RETURN_IF_ERROR(run_passes(&g, shapes, &result.log));
+    RKNN_RETURN_IF_ERROR(run_graph_passes(&g, shapes, &result.log));
     RKNN_RETURN_IF_ERROR(set_preprocess(&g, options));
 
     const graph::Graph float_graph = g;  // kept for calibration and the accuracy analysis

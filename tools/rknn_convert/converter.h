@@ -49,6 +49,11 @@ struct ConvertResult {
 // kInvalidArgument for bad options, others as they come.
 StatusOr<ConvertResult> convert_onnx(const ConvertOptions& options);
 
+// The graph passes of convert_onnx, on an imported graph specialised to
+// `input_shapes` (one per input): folding, fusions, dead code. Each pass's
+// count goes into `log`. (The ONNX importer fuzzer drives them directly.)
+Status run_graph_passes(graph::Graph* g, const std::vector<graph::Shape>& input_shapes, std::vector<std::string>* log);
+
 // "rknn_convert <version>": recorded in every model.
 std::string converter_version();
 

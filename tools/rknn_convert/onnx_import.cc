@@ -9,7 +9,6 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
 
 #include "base/log.h"
 #include "onnx_support.h"
@@ -71,6 +70,9 @@ private:
     void add_constant_node(int index, const onnx::NodeProto& n);
     void add_node(int index, const onnx::NodeProto& n);
     void read_attribute(int index, const onnx::NodeProto& n, const onnx::AttributeProto& a, graph::Op* op);
+    // Every value a node reads comes from a graph input, an initializer or
+    // exactly one node: what does not is listed as a problem.
+    void check_dataflow();
     bool is_custom(const std::string& op_type) const {
         for (const std::string& c : options_.custom_op_types)
             if (c == op_type) return true;
@@ -101,6 +103,36 @@ int32_t Importer::tensor_for(const std::string& name) {
     const int32_t index = result_.graph.add_tensor(std::move(t));
     by_name_.emplace(name, index);
     return index;
+}
+
+void Importer::check_dataflow() {
+    graph::Graph& g = result_.graph;
+    std::vector<int> writers(g.tensors.size(), 0);
+    for (const graph::Op& op : g.ops) {
+        for (int32_t t : op.outputs) ++writers[static_cast<size_t>(t)];
+    }
+    std::vector<bool> is_input(g.tensors.size(), false);
+    for (int32_t t : g.inputs) is_input[static_cast<size_t>(t)] = true;
+    std::vector<bool> reported(g.tensors.size(), false);
+    for (const graph::Op& op : g.ops) {
+        for (int32_t t : op.outputs) {
+            const size_t i = static_cast<size_t>(t);
+            if ((writers[i] > 1 || is_input[i] || g.is_constant(t)) && !reported[i]) {
+                reported[i] = true;
+                result_.problems.push_back("\"" + op.name + "\" writes \"" + g.tensors[i].name +
+                                           "\", which another node, a graph input or an initializer also provides");
+            }
+        }
+        for (int32_t t : op.inputs) {
+            if (t < 0) continue;
+            const size_t i = static_cast<size_t>(t);
+            if (writers[i] == 0 && !is_input[i] && !g.is_constant(t) && !reported[i]) {
+                reported[i] = true;
+                result_.problems.push_back("\"" + op.name + "\" reads \"" + g.tensors[i].name +
+                                           "\", which no node, graph input or initializer provides");
+            }
+        }
+    }
 }
 
 Status Importer::add_initializer(const onnx::TensorProto& proto) {
@@ -268,6 +300,7 @@ StatusOr<ImportResult> Importer::run() {
         result_.graph.inputs.push_back(tensor_for(in.name()));
     }
     for (int i = 0; i < g.node_size(); ++i) add_node(i, g.node(i));
+    check_dataflow();
     for (const auto& out : g.output()) {
         auto it = by_name_.find(out.name());
         if (it == by_name_.end()) {
@@ -298,11 +331,10 @@ StatusOr<ImportResult> import_onnx_bytes(const void* data, size_t size, const st
         if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
     }
     if (opset <= 0) return Status(StatusCode::kModelInvalid, "the ONNX model imports no default-domain opset");
-    try {
-        onnx::shape_inference::InferShapes(model);
-    } catch (const std::exception& e) {
-        RKNN_LOGW("ONNX shape inference failed (%s); continuing with the types the file declares", e.what());
-    }
+    // No onnx::shape_inference here: libonnx's (1.12) crashes on some
+    // malformed nodes (the importer fuzzer found a ConvTranspose that does),
+    // and the converter infers every shape and type it needs itself, under
+    // the given input shapes (passes/constant_folding.cc).
     Importer importer(model, base_dir, options, opset);
     auto result = importer.run();
     if (result.is_ok() && opset > kMaxOpset) {

@@ -1,11 +1,12 @@
 // ONNX (opsets up to 17) to the graph IR.
 //
-// The importer runs ONNX's own shape inference first so that every tensor has
-// an element type, then maps nodes one to one onto graph ops, turns
-// initializers and Constant nodes into constant tensors, and normalises
-// opset-specific forms (Softmax before 13, Resize 10, Cast's type codes...).
-// It never stops at the first problem: every unsupported op or attribute is
-// listed with the node's index and name.
+// The importer maps nodes one to one onto graph ops, turns initializers and
+// Constant nodes into constant tensors, and normalises opset-specific forms
+// (Softmax before 13, Resize 10, Cast's type codes...). Tensors take the types
+// and shapes the file declares; the converter's shape-folding pass infers the
+// rest. It never stops at the first problem: every unsupported op or
+// attribute, and every value no node provides (or two nodes write), is listed
+// with the node's name.
 #pragma once
 
 #include <string>

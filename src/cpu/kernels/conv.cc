@@ -154,7 +154,7 @@ Status conv_transpose(const KernelArgs& args) {
                 for (int64_t i = 0; i < g.out_size(); ++i) row[i] += bias->data<float>()[oc];
             }
     }
-    return Status::ok();
+    return apply_fusion_float(fusion_of(args.op), nullptr, y);  // an activation the converter fused
 }
 
 }  // namespace rknn::cpu::kernels

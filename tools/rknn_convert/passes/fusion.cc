@@ -14,6 +14,9 @@ using graph::OpType;
 
 bool is_fusable_producer(const graph::Graph& g, const Op& op) {
     if (op.type == OpType::kConv || op.type == OpType::kGemm) return true;
+    // ConvTranspose runs on the CPU: an activation fused there is applied in
+    // float before the output is rounded (PP-OCR det's final Sigmoid).
+    if (op.type == OpType::kConvTranspose) return true;
     // MatMul only with constant weights (it runs as a fully connected layer).
     return op.type == OpType::kMatMul && op.inputs.size() >= 2 && g.is_constant(op.inputs[1]);
 }

@@ -273,19 +273,18 @@ Status quantize_int8(graph::Graph* g, const std::vector<TensorRange>& ranges, co
             precision[t] = fp16_layer || !ranges[t].valid ? Precision::kFloat16 : Precision::kInt8;
         }
         for (const Op& op : g->ops) {
-            if (!moves_values(op) || fp16_ops.count(op.name)) continue;
+            if (!moves_values(op)) continue;
             const size_t data_inputs = op.type == OpType::kConcat ? op.inputs.size() : 1;
-            bool any_fp16 = false;
+            bool any_fp16 = fp16_ops.count(op.name) > 0;
             for (size_t i = 0; i < data_inputs && i < op.inputs.size(); ++i)
                 any_fp16 = any_fp16 || (op.inputs[i] >= 0 && precision[op.inputs[i]] == Precision::kFloat16);
             if (!any_fp16) continue;
-            fp16_ops.insert(op.name);
+            changed = fp16_ops.insert(op.name).second || changed;
             for (size_t i = 0; i < data_inputs && i < op.inputs.size(); ++i) {
                 const int32_t in = op.inputs[i];
                 if (in >= 0 && precision[in] == Precision::kInt8 && index.producer[in] >= 0)
-                    fp16_ops.insert(g->ops[index.producer[in]].name);
+                    changed = fp16_ops.insert(g->ops[index.producer[in]].name).second || changed;
             }
-            changed = true;
         }
     }
     // Share parameters across value-moving ops.
