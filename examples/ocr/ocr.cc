@@ -49,7 +49,8 @@ public:
         output_.index = 0;
         if (rknn_query(ctx_, RKNN_QUERY_INPUT_ATTR, &input_, sizeof(input_)) != RKNN_SUCC ||
             rknn_query(ctx_, RKNN_QUERY_OUTPUT_ATTR, &output_, sizeof(output_)) != RKNN_SUCC ||
-            input_.fmt != RKNN_TENSOR_NHWC || input_.n_dims != 4 || input_.dims[3] != 3) {
+            input_.fmt != RKNN_TENSOR_NHWC || input_.n_dims != 4 || input_.dims[3] != 3 || input_.dims[1] == 0 ||
+            input_.dims[2] == 0) {
             *error = std::string(path) + ": expected one NHWC 3-channel image input (convert with --mean/--std)";
             return false;
         }
@@ -175,6 +176,10 @@ int main(int argc, char** argv) {
     // Recognition: each box at the recogniser's height, its width by aspect
     // ratio (at most the input's), padded with grey (0 after normalisation).
     const rknn_tensor_attr& rec_out = rec.output_attr();
+    if (rec_out.n_dims != 3) {
+        std::fprintf(stderr, "rknn_ocr: the recogniser's output is not [1, steps, classes]\n");
+        return 1;
+    }
     const int steps = static_cast<int>(rec_out.dims[1]), classes = static_cast<int>(rec_out.dims[2]);
     double crop_ms = 0.0, rec_ms = 0.0, decode_ms = 0.0;
     std::vector<std::string> lines;

@@ -1,5 +1,11 @@
 #include "test_graphs.h"
 
+#include <cmath>
+#include <limits>
+
+#include "cpu/convert.h"
+#include "cpu/graph_executor.h"
+
 namespace rknn::testing {
 
 int32_t random_constant(graph::Graph* g, const std::string& name, const graph::Shape& shape, uint32_t seed, float lo,
@@ -79,6 +85,28 @@ graph::Graph small_cnn() {
     g.target_soc = "rk3588";
     g.custom_string = "small cnn for tests";
     return g;
+}
+
+StatusOr<std::vector<cpu::HostTensor>> run_reference(const graph::Graph& g, const std::vector<cpu::HostTensor>& inputs,
+                                                     bool int8_kernels) {
+    cpu::GraphExecutor::Options options;
+    options.use_int8_kernels = int8_kernels;
+    RKNN_ASSIGN_OR_RETURN(auto exec, cpu::GraphExecutor::create(g, options));
+    std::vector<cpu::HostTensor> outputs;
+    RKNN_RETURN_IF_ERROR(exec->run(inputs, &outputs));
+    for (cpu::HostTensor& t : outputs) t = cpu::to_float32(t);
+    return outputs;
+}
+
+float max_abs_difference(const cpu::HostTensor& a, const cpu::HostTensor& b) {
+    if (a.shape() != b.shape()) return std::numeric_limits<float>::infinity();
+    float worst = 0.0f;
+    for (int64_t i = 0; i < a.numel(); ++i) {
+        const float d = std::fabs(a.data<float>()[i] - b.data<float>()[i]);
+        if (std::isnan(d)) return std::numeric_limits<float>::infinity();  // a NaN on either side never passes
+        worst = std::max(worst, d);
+    }
+    return worst;
 }
 
 }  // namespace rknn::testing

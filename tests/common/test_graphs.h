@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "cpu/host_tensor.h"
 #include "graph/graph.h"
 
@@ -22,6 +23,13 @@ int32_t add_tensor(graph::Graph* g, const std::string& name, graph::DType dtype,
                    const graph::QuantParams& q = {});
 // Uniformly random int8 codes from a fixed seed.
 cpu::HostTensor random_int8(const graph::Shape& shape, const graph::QuantParams& q, uint32_t seed);
+
+// Runs `g` on the CPU reference (int8 kernels where the tensors are
+// quantised, unless `int8_kernels` is false); the outputs as float32.
+StatusOr<std::vector<cpu::HostTensor>> run_reference(const graph::Graph& g, const std::vector<cpu::HostTensor>& inputs,
+                                                     bool int8_kernels = true);
+// The largest |a - b| over two float32 tensors; infinity when their shapes differ.
+float max_abs_difference(const cpu::HostTensor& a, const cpu::HostTensor& b);
 
 // input [1,3,8,8] -> Conv 3x3 (8 ch, pad 1) -> Relu -> MaxPool 2x2 -> Reshape [1, 128]
 // -> Gemm (10 outputs) -> output.

@@ -42,21 +42,12 @@ HostTensor random_input(const Shape& shape, uint32_t seed) {
 }
 
 std::vector<HostTensor> run(const Graph& g, const std::vector<HostTensor>& inputs) {
-    auto exec = rknn::cpu::GraphExecutor::create(g);
-    EXPECT_TRUE(exec.is_ok()) << exec.status().message();
-    std::vector<HostTensor> out;
-    const rknn::Status s = exec.value()->run(inputs, &out);
-    EXPECT_TRUE(s.is_ok()) << s.message();
-    return out;
+    auto out = rknn::testing::run_reference(g, inputs);
+    EXPECT_TRUE(out.is_ok()) << out.status().message();
+    return out.is_ok() ? out.value() : std::vector<HostTensor>{};
 }
 
-float max_difference(const HostTensor& a, const HostTensor& b) {
-    EXPECT_EQ(a.shape(), b.shape());
-    float worst = 0.0f;
-    for (int64_t i = 0; i < a.numel() && i < b.numel(); ++i)
-        worst = std::max(worst, std::fabs(a.data<float>()[i] - b.data<float>()[i]));
-    return worst;
-}
+float max_difference(const HostTensor& a, const HostTensor& b) { return rknn::testing::max_abs_difference(a, b); }
 
 int count(const Graph& g, OpType type) {
     int n = 0;
@@ -280,6 +271,17 @@ TEST(OnnxImport, DanglingAndDoublyWrittenValuesAreListed) {
     ASSERT_TRUE(dangling.is_ok());
     ASSERT_EQ(dangling->problems.size(), 1u);
     EXPECT_NE(dangling->problems[0].find("reads \"ghost\""), std::string::npos) << dangling->problems[0];
+
+    // A rejected node's readers are not reported again.
+    ASSERT_TRUE(m.ParseFromString(onnx_model("NonMaxSuppression")));
+    onnx::NodeProto* reader = m.mutable_graph()->add_node();
+    reader->set_op_type("Relu");
+    reader->add_input("y");
+    reader->add_output("z");
+    bytes = m.SerializeAsString();
+    auto after_rejected = rknn::convert::import_onnx_bytes(bytes.data(), bytes.size(), ".", {});
+    ASSERT_TRUE(after_rejected.is_ok());
+    EXPECT_EQ(after_rejected->problems.size(), 1u);
 
     ASSERT_TRUE(m.ParseFromString(onnx_model("Relu")));
     *m.mutable_graph()->add_node() = m.graph().node(0);

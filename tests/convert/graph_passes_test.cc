@@ -70,22 +70,12 @@ HostTensor random_input(const Shape& shape, uint32_t seed, float range = 4.0f) {
 }
 
 std::vector<HostTensor> run(const Graph& g, const std::vector<HostTensor>& inputs) {
-    auto exec = rknn::cpu::GraphExecutor::create(g);
-    EXPECT_TRUE(exec.is_ok()) << exec.status().message();
-    std::vector<HostTensor> out;
-    if (!exec.is_ok()) return out;
-    const rknn::Status s = exec.value()->run(inputs, &out);
-    EXPECT_TRUE(s.is_ok()) << s.message();
-    return out;
+    auto out = rknn::testing::run_reference(g, inputs);
+    EXPECT_TRUE(out.is_ok()) << out.status().message();
+    return out.is_ok() ? out.value() : std::vector<HostTensor>{};
 }
 
-float max_difference(const HostTensor& a, const HostTensor& b) {
-    EXPECT_EQ(a.shape(), b.shape());
-    float worst = 0.0f;
-    for (int64_t i = 0; i < a.numel() && i < b.numel(); ++i)
-        worst = std::max(worst, std::fabs(a.data<float>()[i] - b.data<float>()[i]));
-    return worst;
-}
+float max_difference(const HostTensor& a, const HostTensor& b) { return rknn::testing::max_abs_difference(a, b); }
 
 int count(const Graph& g, OpType type) {
     int n = 0;
@@ -130,6 +120,14 @@ TEST(ArithmeticPass, DivisionSubtractionAndConstantFirstOperandsBecomeCanonical)
     const std::vector<HostTensor> after = run(b.g, in);
     for (int64_t i = 0; i < before[0].numel(); ++i)
         EXPECT_EQ(std::signbit(before[0].data<float>()[i]), std::signbit(after[0].data<float>()[i]));
+}
+
+TEST(ArithmeticPass, ADivisorWhoseReciprocalOverflowsStays) {
+    Builder b;
+    const int32_t x = b.input({4});
+    b.g.outputs = {b.op(OpType::kDiv, {x, b.scalar(1e-39f)}, {4})};
+    EXPECT_EQ(rknn::convert::canonicalize_arithmetic(&b.g), 0);
+    EXPECT_EQ(b.g.ops[0].type, OpType::kDiv);
 }
 
 TEST(ArithmeticPass, TheRewrittenConstantsGiveTheSameResult) {
@@ -185,6 +183,19 @@ TEST(ActivationPatterns, Relu6OfXPlus3OverSixIsHardSigmoid) {
     });
     ASSERT_EQ(b.g.ops.size(), 1u);
     EXPECT_EQ(b.g.ops[0].type, OpType::kHardSigmoid);
+}
+
+// A constant of higher rank raises the result's rank: the pattern keeps it.
+TEST(ActivationPatterns, ABroadcastThatRaisesTheRankIsNoHardSigmoid) {
+    Builder b;
+    const Shape s = {2, 8};
+    const int32_t x = b.input(s);
+    const float three = 3.0f;
+    const int32_t c3 = b.g.add_constant("three_3d", DType::kFloat32, {1, 1, 1}, rknn::graph::Buffer::copy_of(&three, 4));
+    const int32_t r6 = b.clip(b.op(OpType::kAdd, {x, c3}, {1, 2, 8}), 0.0f, 6.0f, {1, 2, 8});
+    b.g.outputs = {b.op(OpType::kMul, {r6, b.scalar(1.0f / 6.0f)}, {1, 2, 8})};
+    EXPECT_EQ(rknn::convert::fuse_hard_activations(&b.g), 0);
+    EXPECT_EQ(b.g.tensors[b.g.outputs[0]].shape, (Shape{1, 2, 8}));
 }
 
 TEST(ActivationPatterns, NearMissesAreLeftAlone) {
@@ -253,16 +264,32 @@ TEST(ActivationPatterns, ActivationsFuseIntoAConvTranspose) {
     EXPECT_EQ(b.g.ops[1].attrs.get_string("activation", ""), "Sigmoid");
 }
 
+// Each reason a producer keeps the Mul after it: its output has a second
+// reader, it already applies an activation, or the constant varies along H.
 TEST(AffineFolding, AConvolutionWithTwoReadersOrAnActivationKeepsTheAffine) {
     Builder b;
     const int32_t x = b.input({1, 2, 4, 4});
     const Shape s = {1, 2, 4, 4};
-    const int32_t c = b.conv(x, b.constant({2, 2, 1, 1}, 16), -1, s);
-    const int32_t m = b.op(OpType::kMul, {c, b.scalar(2.0f)}, s);
-    const int32_t varying = b.op(OpType::kMul, {m, b.constant({1, 1, 4, 1}, 17)}, s);  // varies along H
-    b.g.outputs = {m, varying, c};
-    EXPECT_EQ(rknn::convert::fold_affine_into_producers(&b.g), 0);
-    EXPECT_EQ(b.g.ops.size(), 3u);
+    const int32_t c1 = b.conv(x, b.constant({2, 2, 1, 1}, 16), -1, s);
+    const int32_t m1 = b.op(OpType::kMul, {c1, b.scalar(2.0f)}, s);
+    const int32_t other = b.op(OpType::kRelu, {c1}, s);  // the second reader
+    const int32_t c2 = b.conv(x, b.constant({2, 2, 1, 1}, 17), -1, s);
+    b.g.ops.back().attrs.set_string("activation", "Relu");
+    const int32_t m2 = b.op(OpType::kMul, {c2, b.scalar(2.0f)}, s);
+    const int32_t c3 = b.conv(x, b.constant({2, 2, 1, 1}, 18), -1, s);
+    const int32_t m3 = b.op(OpType::kMul, {c3, b.constant({1, 1, 4, 1}, 19)}, s);  // varies along H
+    b.g.outputs = {m1, other, m2, m3};
+    expect_same_result(&b, [](Graph* g) { EXPECT_EQ(rknn::convert::fold_affine_into_producers(g), 0); });
+    EXPECT_EQ(count(b.g, OpType::kMul), 3);
+}
+
+// A Gemm whose C holds one value per row ([M, 1]) cannot take a per-column scale.
+TEST(AffineFolding, AGemmWithARowBiasKeepsAColumnScale) {
+    Builder b;
+    const int32_t v = b.input({4, 3});
+    const int32_t gemm = b.op(OpType::kGemm, {v, b.constant({3, 4}, 20), b.constant({4, 1}, 21)}, {4, 4});
+    b.g.outputs = {b.op(OpType::kMul, {gemm, b.constant({1, 4}, 22)}, {4, 4})};
+    expect_same_result(&b, [](Graph* g) { EXPECT_EQ(rknn::convert::fold_affine_into_producers(g), 0); });
 }
 
 TEST(AffineFolding, ScalarAffineAfterALookupTableActivationBecomesPartOfIt) {
@@ -285,7 +312,9 @@ TEST(AffineFolding, AnAffineBeforeUnpaddedConvolutionsGoesIntoThem) {
     const int32_t x = b.input(s);
     const int32_t a = b.op(OpType::kAdd, {b.op(OpType::kMul, {x, b.constant({1, 4, 1, 1}, 19)}, s), b.scalar(0.3f)}, s);
     const int32_t pointwise = b.conv(a, b.constant({6, 4, 1, 1}, 20), b.constant({6}, 21), {1, 6, 5, 5});
-    const int32_t grouped = b.conv(a, b.constant({4, 2, 3, 3}, 22), -1, {1, 4, 3, 3}, 2);
+    // Three output channels per group of two input channels: the group's input
+    // channel is (o / 3) * 2 + j, not (o / 2) * 2 + j.
+    const int32_t grouped = b.conv(a, b.constant({6, 2, 3, 3}, 22), -1, {1, 6, 3, 3}, 2);
     b.g.outputs = {pointwise, grouped};
     expect_same_result(&b, [](Graph* g) { EXPECT_EQ(rknn::convert::fold_affine_into_consumers(g), 2); });
     EXPECT_EQ(b.g.ops.size(), 2u);
@@ -443,6 +472,22 @@ TEST(ShapeFolding, AnEmptyConstantFoldsWithoutReadingAnything) {
     ASSERT_NE(out, nullptr);
     ASSERT_EQ(out->size, 8u);
     EXPECT_EQ(reinterpret_cast<const float*>(out->data)[1], 2.0f);
+}
+
+// A user op's declared static output shape is known: a Shape of it folds.
+TEST(ShapeFolding, ShapesAfterACustomOpFoldFromItsDeclaredShapes) {
+    Builder b;
+    const int32_t x = b.input({1, 16, 8, 8});
+    const int32_t c = b.value({1, 16, 8, 8});
+    b.g.add_op({OpType::kCustom, "cst", "cstOp", {x}, {c}, {}});
+    const int32_t sh = b.op(OpType::kShape, {c}, {4});
+    b.g.tensors[sh].dtype = DType::kInt64;
+    b.g.outputs = {sh};
+    const std::vector<Shape> shapes = {{1, 16, 8, 8}};
+    auto folded = rknn::convert::fold_constants(&b.g, &shapes);
+    ASSERT_TRUE(folded.is_ok()) << folded.status().message();
+    EXPECT_EQ(folded.value(), 1);
+    EXPECT_TRUE(b.g.is_constant(b.g.outputs[0]));
 }
 
 TEST(ShapeFolding, AWrongTargetNamesTheOp) {

@@ -48,16 +48,9 @@ HostTensor channel_data(const Shape& shape, const std::vector<float>& offset, fl
 }
 
 std::vector<HostTensor> run(const Graph& g, const std::vector<HostTensor>& inputs, bool int8 = true) {
-    rknn::cpu::GraphExecutor::Options options;
-    options.use_int8_kernels = int8;
-    auto exec = rknn::cpu::GraphExecutor::create(g, options);
-    EXPECT_TRUE(exec.is_ok()) << exec.status().message();
-    std::vector<HostTensor> out;
-    if (!exec.is_ok()) return out;
-    const rknn::Status s = exec.value()->run(inputs, &out);
-    EXPECT_TRUE(s.is_ok()) << s.message();
-    for (HostTensor& t : out) t = rknn::cpu::to_float32(t);
-    return out;
+    auto out = rknn::testing::run_reference(g, inputs, int8);
+    EXPECT_TRUE(out.is_ok()) << out.status().message();
+    return out.is_ok() ? out.value() : std::vector<HostTensor>{HostTensor(DType::kFloat32, {1})};
 }
 
 convert::CalibrationOptions quiet(convert::CalibMethod method = convert::CalibMethod::kMinMax) {

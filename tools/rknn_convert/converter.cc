@@ -82,11 +82,12 @@ Status run_graph_passes(graph::Graph* g, const std::vector<graph::Shape>& shapes
     const int canonical = canonicalize_arithmetic(g);
     RKNN_ASSIGN_OR_RETURN(const int bn, fold_batch_norm(g));
     RKNN_ASSIGN_OR_RETURN(const int bn_affine, batch_norms_to_affine(g));
-    int affine = fold_affine_into_producers(g);
+    // Patterns first: a Conv's bias must not swallow the "+ 3" of a HardSigmoid.
     const int hard = fuse_hard_activations(g);
     const int silu = fuse_silu(g);
     const int gelu = fuse_gelu(g);
     const int layer_norm = fuse_layer_norms(g);
+    int affine = fold_affine_into_producers(g);
     affine += fold_affine_into_activations(g);
     affine += fold_affine_into_consumers(g);
     const int depthwise = affine_to_depthwise(g);
@@ -198,13 +199,16 @@ Status to_int8(const graph::Graph& float_graph, const ConvertOptions& options, C
     progress.finish();
     std::vector<LayerError> kept;
     const std::set<std::string> fp16 = choose_fp16_ops(g, errors, options.hybrid_threshold, options.hybrid_max_share, &kept);
-    std::string line = "hybrid: " + std::to_string(kept.size()) + " of " + std::to_string(errors.size()) +
+    size_t below = 0;
+    for (const LayerError& e : errors) below += e.cosine < options.hybrid_threshold ? 1 : 0;
+    std::string line = "hybrid: " + std::to_string(below) + " of " + std::to_string(errors.size()) +
                        " int8 layers below single-layer cosine " + std::to_string(options.hybrid_threshold);
     if (kept.empty()) {
         result->log.push_back(line + "; all stay int8");
         return Status::ok();
     }
-    line += "; kept in float16 with the layers feeding them (" + std::to_string(fp16.size()) + " layers):";
+    line += "; kept in float16, worst first (at most " + std::to_string(kept.size()) +
+            "), with the layers feeding them (" + std::to_string(fp16.size()) + " layers):";
     for (const LayerError& e : kept) line += "\n  " + e.op + " (" + e.op_type + ", " + std::to_string(e.cosine) + ")";
     result->log.push_back(line);
     g = unquantized;

@@ -4,6 +4,7 @@
 #include <climits>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <unordered_map>
 
 #include <google/protobuf/io/coded_stream.h>
@@ -64,6 +65,8 @@ private:
     void problem(int node, const onnx::NodeProto& n, const std::string& what) {
         result_.problems.push_back("node " + std::to_string(node) + " \"" + n.name() + "\" (" + n.op_type() +
                                    "): " + what);
+        // Its readers are not reported again as reading nothing.
+        for (const std::string& out : n.output()) rejected_outputs_.insert(out);
     }
     int32_t tensor_for(const std::string& name);
     Status add_initializer(const onnx::TensorProto& t);
@@ -79,6 +82,7 @@ private:
         return false;
     }
 
+    std::set<std::string> rejected_outputs_;  // outputs of nodes already listed as problems
     const onnx::ModelProto& model_;
     std::string base_dir_;
     const ImportOptions& options_;
@@ -126,7 +130,8 @@ void Importer::check_dataflow() {
         for (int32_t t : op.inputs) {
             if (t < 0) continue;
             const size_t i = static_cast<size_t>(t);
-            if (writers[i] == 0 && !is_input[i] && !g.is_constant(t) && !reported[i]) {
+            if (writers[i] == 0 && !is_input[i] && !g.is_constant(t) && !reported[i] &&
+                !rejected_outputs_.count(g.tensors[i].name)) {
                 reported[i] = true;
                 result_.problems.push_back("\"" + op.name + "\" reads \"" + g.tensors[i].name +
                                            "\", which no node, graph input or initializer provides");

@@ -33,13 +33,22 @@ bool clip_bounds(const graph::Graph& g, const Op& clip, float* lo, float* hi) {
     return true;
 }
 
+// Whether `op`'s output has the shape of its first input: a constant operand
+// of higher rank would broadcast the result up, which the fused op would not.
+bool keeps_shape(const graph::Graph& g, const Op& op) {
+    return !op.inputs.empty() && op.inputs[0] >= 0 && g.tensors[op.outputs[0]].shape == g.tensors[op.inputs[0]].shape;
+}
+
 // When `r` is relu6(x + 3) read only once: x, and the two ops it took.
 int32_t relu6_of_x_plus_3(const graph::Graph& g, const GraphIndex& index, int32_t r, std::set<int32_t>* ops) {
     const int32_t clip = sole_producer(g, index, r, OpType::kClip);
     float lo = 0.0f, hi = 0.0f, three = 0.0f;
-    if (clip < 0 || !clip_bounds(g, g.ops[clip], &lo, &hi) || lo != 0.0f || !near(hi, 6.0f)) return -1;
+    if (clip < 0 || !clip_bounds(g, g.ops[clip], &lo, &hi) || lo != 0.0f || !near(hi, 6.0f) ||
+        !keeps_shape(g, g.ops[clip]))
+        return -1;
     const int32_t add = sole_producer(g, index, g.ops[clip].inputs[0], OpType::kAdd);
-    if (add < 0 || !scalar_value(g, g.ops[add].inputs[1], &three) || !near(three, 3.0f)) return -1;
+    if (add < 0 || !scalar_value(g, g.ops[add].inputs[1], &three) || !near(three, 3.0f) || !keeps_shape(g, g.ops[add]))
+        return -1;
     ops->insert({clip, add});
     return g.ops[add].inputs[0];
 }
@@ -47,7 +56,8 @@ int32_t relu6_of_x_plus_3(const graph::Graph& g, const GraphIndex& index, int32_
 // Mul by one sixth (canonical: the constant second): the other operand.
 int32_t times_one_sixth(const graph::Graph& g, const Op& op) {
     float c = 0.0f;
-    if (op.type != OpType::kMul || op.inputs.size() != 2 || !scalar_value(g, op.inputs[1], &c) || !near(c, 1.0f / 6.0f))
+    if (op.type != OpType::kMul || op.inputs.size() != 2 || !scalar_value(g, op.inputs[1], &c) || !near(c, 1.0f / 6.0f) ||
+        !keeps_shape(g, op))
         return -1;
     return op.inputs[0];
 }
@@ -102,7 +112,7 @@ bool match_hard_swish_product(graph::Graph* g, const GraphIndex& index, int32_t 
     for (int side = 0; side < 2; ++side) {
         std::set<int32_t> ops = {product};
         const int32_t x = relu6_of_x_plus_3(*g, index, g->ops[product].inputs[side], &ops);
-        if (x < 0 || g->ops[product].inputs[1 - side] != x) continue;
+        if (x < 0 || g->ops[product].inputs[1 - side] != x || !keeps_shape(*g, g->ops[product])) continue;
         consumed->insert(ops.begin(), ops.end());
         become(&op, OpType::kHardSwish, x);
         return true;
@@ -190,7 +200,9 @@ bool match_layer_norm(graph::Graph* g, const GraphIndex& index, int32_t i, std::
     if (mean < 0 || g->ops[mean].inputs[0] != x || !mean_over_last_axis(*g, g->ops[mean])) return false;
     // gamma and beta must vary along the normalised (last) axis only.
     const graph::Shape xs = g->tensors[x].shape;
-    if (xs.empty() || xs.back() <= 0 || g->tensors[x].dtype != graph::DType::kFloat32) return false;
+    if (xs.empty() || xs.back() <= 0 || g->tensors[x].dtype != graph::DType::kFloat32 ||
+        g->tensors[g->ops[i].outputs[0]].shape != xs)  // eps, the exponent or gamma/beta broadcast no higher
+        return false;
     const size_t width = static_cast<size_t>(xs.back());
     const std::vector<float> g_values =
         gamma >= 0 ? per_channel_values(*g, gamma, xs, xs.size() - 1) : std::vector<float>(width, 1.0f);

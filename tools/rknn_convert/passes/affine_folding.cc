@@ -88,6 +88,11 @@ bool fold_into_producer(graph::Graph* g, const GraphIndex& index, int32_t step_i
     if (static_cast<size_t>(axis) >= w_shape.size() || w_shape[axis] != channels) return false;
     std::vector<float> bias = bias_or_zeros(*g, producer, channels);
     if (bias.empty()) return false;
+    if (producer.type == OpType::kGemm && producer.inputs.size() > 2 && producer.inputs[2] >= 0) {
+        // Gemm's C broadcasts over [M, N]: only a C of [N] or [1, N] is one value per output column.
+        const graph::Shape& c_shape = g->tensors[producer.inputs[2]].shape;
+        if (!(c_shape.size() == 1 || (c_shape.size() == 2 && c_shape[0] == 1))) return false;
+    }
     const std::string base = g->tensors[producer.inputs[1]].name;
     if (step.type == OpType::kMul) {
         std::vector<float> w = constant_floats(*g, producer.inputs[1]);

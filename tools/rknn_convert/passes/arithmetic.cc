@@ -35,7 +35,8 @@ bool canonicalize(graph::Graph* g, Op* op) {
     if (c.empty()) return false;
     if (op->type == OpType::kDiv) {
         for (float& v : c) {
-            if (v == 0.0f || !std::isfinite(v)) return false;  // keep x / 0 as the model wrote it
+            // Keep x / 0 as the model wrote it, and a divisor whose reciprocal overflows.
+            if (v == 0.0f || !std::isfinite(v) || !std::isfinite(1.0f / v)) return false;
             v = 1.0f / v;
         }
         op->type = OpType::kMul;

@@ -141,20 +141,24 @@ private:
                 return mark_known(op);
             }
         }
-        if (op.type == graph::OpType::kCustom) return false;  // keeps its declared shapes
+        if (op.type == graph::OpType::kCustom) {
+            // A user op keeps the shapes the file declares; static ones are known.
+            for (int32_t t : op.outputs) shape_known_[t] = is_static(g_->tensors[t].shape);
+            return false;
+        }
         std::vector<graph::ValueInfo> infos(op.inputs.size());
         std::vector<const graph::ValueInfo*> ptrs(op.inputs.size(), nullptr);
         for (size_t i = 0; i < op.inputs.size(); ++i) {
             const int32_t t = op.inputs[i];
             if (t < 0) continue;
-            if (!shape_known_[t]) return false;  // downstream of a run-time-valued shape
+            if (!shape_known_[t]) return keep_declared_shapes(op);  // downstream of a run-time-valued shape
             const graph::Buffer* b = g_->constant_buffer(t);
             infos[i] = {g_->tensors[t].dtype, g_->tensors[t].shape, b != nullptr ? b->data : nullptr};
             ptrs[i] = &infos[i];
         }
         std::vector<graph::ValueInfo> outs;
         const Status inferred = graph::infer_op(op, ptrs, &outs);
-        if (inferred.code() == StatusCode::kFailedPrecondition) return false;  // needs a run-time value
+        if (inferred.code() == StatusCode::kFailedPrecondition) return keep_declared_shapes(op);  // a run-time value
         if (!inferred.is_ok()) return named(inferred);
         for (size_t k = 0; k < op.outputs.size(); ++k) {
             graph::Tensor& out = g_->tensors[op.outputs[k]];
@@ -163,6 +167,36 @@ private:
             shape_known_[op.outputs[k]] = true;
         }
         return false;
+    }
+
+    // An op whose output shapes are known only at run time: its outputs keep
+    // the shapes the file declares, and take the element type the op gives
+    // (the file may declare none for them).
+    bool keep_declared_shapes(const graph::Op& op) {
+        const graph::DType type = output_dtype(op);
+        if (type == graph::DType::kUndefined) return false;
+        for (int32_t t : op.outputs) g_->tensors[t].dtype = type;
+        return false;
+    }
+
+    graph::DType output_dtype(const graph::Op& op) const {
+        switch (op.type) {
+        case graph::OpType::kCast: return graph::dtype_from_name(op.attrs.get_string("to", ""));
+        case graph::OpType::kShape:
+        case graph::OpType::kArgMax:
+        case graph::OpType::kArgMin: return graph::DType::kInt64;
+        case graph::OpType::kEqual:
+        case graph::OpType::kGreater:
+        case graph::OpType::kLess: return graph::DType::kBool;
+        case graph::OpType::kWhere: return op.inputs.size() > 1 && op.inputs[1] >= 0 ? g_->tensors[op.inputs[1]].dtype
+                                                                                     : graph::DType::kUndefined;
+        case graph::OpType::kConstantOfShape: return graph::DType::kUndefined;  // the value attribute decides
+        default:
+            for (int32_t in : op.inputs) {
+                if (in >= 0) return g_->tensors[in].dtype;
+            }
+            return graph::DType::kUndefined;
+        }
     }
 
     bool mark_known(const graph::Op& op) {

@@ -73,11 +73,16 @@ std::vector<int> mean_axes(const graph::Graph& g) {
     for (const graph::Op& op : g.ops) {
         if (op.inputs.size() < 2 || op.inputs[0] < 0 || op.inputs[1] < 0 || !g.is_constant(op.inputs[1])) continue;
         const size_t rank = g.tensors[op.inputs[0]].shape.size();
-        if (op.type == graph::OpType::kConv && rank >= 3) axis[op.inputs[0]] = 1;
+        int wanted = -1;
+        if (op.type == graph::OpType::kConv && rank >= 3) wanted = 1;
         const bool product = op.type == graph::OpType::kMatMul ||
                              (op.type == graph::OpType::kGemm && op.attrs.get_int("transA", 0) == 0);
-        if (product && rank >= 1) axis[op.inputs[0]] = static_cast<int>(rank) - 1;
+        if (product && rank >= 1) wanted = static_cast<int>(rank) - 1;
+        if (wanted < 0) continue;
+        int& a = axis[op.inputs[0]];
+        a = a == -1 || a == wanted ? wanted : -2;  // read along two axes: no means (no correction)
     }
+    for (int& a : axis) a = a < 0 ? -1 : a;
     return axis;
 }
 
@@ -86,6 +91,7 @@ void add_channel_sums(const cpu::HostTensor& t, int axis, std::vector<double>* s
     const cpu::HostTensor f = t.dtype() == graph::DType::kFloat32 ? t : cpu::to_float32(t);
     const graph::Shape& s = f.shape();
     const int64_t channels = s[static_cast<size_t>(axis)];
+    if (channels <= 0) return;
     int64_t inner = 1;
     for (size_t d = static_cast<size_t>(axis) + 1; d < s.size(); ++d) inner *= s[d];
     if (sums->empty()) sums->assign(static_cast<size_t>(channels), 0.0);

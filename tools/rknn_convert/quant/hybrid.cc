@@ -106,7 +106,10 @@ std::set<std::string> choose_fp16_ops(const graph::Graph& quantized, const std::
         if (e.cosine < threshold) below.push_back(e);
     }
     std::sort(below.begin(), below.end(), [](const LayerError& a, const LayerError& b) { return a.cosine < b.cosine; });
-    const size_t limit = static_cast<size_t>(std::floor(max_share * static_cast<double>(errors.size())));
+    // At least one layer when any is below, however small the model.
+    const size_t limit = max_share <= 0.0 ? 0
+                                          : std::max<size_t>(1, static_cast<size_t>(std::ceil(
+                                                                    max_share * static_cast<double>(errors.size()))));
     if (below.size() > limit) below.resize(limit);
     std::set<std::string> names;
     for (const LayerError& e : below) names.insert(e.op);

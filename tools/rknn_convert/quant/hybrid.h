@@ -31,7 +31,8 @@ StatusOr<std::vector<LayerError>> single_layer_errors(const graph::Graph& float_
                                                       Progress* progress);
 
 // The ops to keep in float16: those below `threshold`, worst first, at most
-// `max_share` of `errors`, plus the producers of their non-constant inputs.
+// `max_share` of `errors` (rounded up: one at least, unless max_share is 0),
+// plus the producers of their non-constant inputs.
 std::set<std::string> choose_fp16_ops(const graph::Graph& quantized, const std::vector<LayerError>& errors,
                                       double threshold, double max_share, std::vector<LayerError>* kept);
 
