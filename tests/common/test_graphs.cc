@@ -87,6 +87,20 @@ graph::Graph small_cnn() {
     return g;
 }
 
+cpu::HostTensor random_floats(const graph::Shape& shape, uint32_t seed, float lo, float hi) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> d(lo, hi);
+    cpu::HostTensor t(graph::DType::kFloat32, shape);
+    for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = d(rng);
+    return t;
+}
+
+int count_ops(const graph::Graph& g, graph::OpType type) {
+    int n = 0;
+    for (const graph::Op& op : g.ops) n += op.type == type ? 1 : 0;
+    return n;
+}
+
 StatusOr<std::vector<cpu::HostTensor>> run_reference(const graph::Graph& g, const std::vector<cpu::HostTensor>& inputs,
                                                      bool int8_kernels) {
     cpu::GraphExecutor::Options options;

@@ -24,6 +24,11 @@ int32_t add_tensor(graph::Graph* g, const std::string& name, graph::DType dtype,
 // Uniformly random int8 codes from a fixed seed.
 cpu::HostTensor random_int8(const graph::Shape& shape, const graph::QuantParams& q, uint32_t seed);
 
+// Float32 values uniform in [lo, hi) from a fixed seed.
+cpu::HostTensor random_floats(const graph::Shape& shape, uint32_t seed, float lo, float hi);
+// How many ops of `type` the graph holds.
+int count_ops(const graph::Graph& g, graph::OpType type);
+
 // Runs `g` on the CPU reference (int8 kernels where the tensors are
 // quantised, unless `int8_kernels` is false); the outputs as float32.
 StatusOr<std::vector<cpu::HostTensor>> run_reference(const graph::Graph& g, const std::vector<cpu::HostTensor>& inputs,

@@ -33,13 +33,7 @@ int32_t tensor(Graph* g, const std::string& name, const Shape& shape) {
     return g->add_tensor(t);
 }
 
-HostTensor random_input(const Shape& shape, uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> d(-2.0f, 2.0f);
-    HostTensor t(DType::kFloat32, shape);
-    for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = d(rng);
-    return t;
-}
+HostTensor random_input(const Shape& shape, uint32_t seed) { return rknn::testing::random_floats(shape, seed, -2.0f, 2.0f); }
 
 std::vector<HostTensor> run(const Graph& g, const std::vector<HostTensor>& inputs) {
     auto out = rknn::testing::run_reference(g, inputs);
@@ -49,11 +43,7 @@ std::vector<HostTensor> run(const Graph& g, const std::vector<HostTensor>& input
 
 float max_difference(const HostTensor& a, const HostTensor& b) { return rknn::testing::max_abs_difference(a, b); }
 
-int count(const Graph& g, OpType type) {
-    int n = 0;
-    for (const Op& op : g.ops) n += op.type == type;
-    return n;
-}
+int count(const Graph& g, OpType type) { return rknn::testing::count_ops(g, type); }
 
 TEST(Passes, BatchNormFoldsIntoTheConvolution) {
     Graph g;

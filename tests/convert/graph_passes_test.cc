@@ -61,13 +61,7 @@ struct Builder {
     }
 };
 
-HostTensor random_input(const Shape& shape, uint32_t seed, float range = 4.0f) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> d(-range, range);
-    HostTensor t(DType::kFloat32, shape);
-    for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = d(rng);
-    return t;
-}
+HostTensor random_input(const Shape& shape, uint32_t seed) { return rknn::testing::random_floats(shape, seed, -4.0f, 4.0f); }
 
 std::vector<HostTensor> run(const Graph& g, const std::vector<HostTensor>& inputs) {
     auto out = rknn::testing::run_reference(g, inputs);
@@ -77,11 +71,7 @@ std::vector<HostTensor> run(const Graph& g, const std::vector<HostTensor>& input
 
 float max_difference(const HostTensor& a, const HostTensor& b) { return rknn::testing::max_abs_difference(a, b); }
 
-int count(const Graph& g, OpType type) {
-    int n = 0;
-    for (const Op& op : g.ops) n += op.type == type;
-    return n;
-}
+int count(const Graph& g, OpType type) { return rknn::testing::count_ops(g, type); }
 
 // Runs `pass` on b.g and checks the outputs stay within `tolerance`.
 template <typename Pass>
