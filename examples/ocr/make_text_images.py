@@ -5,7 +5,10 @@
       the demo's page: a few known lines on a light background; OUT.txt holds
       the lines, top to bottom, as the OCR example must read them
   make_text_images.py calib DIR COUNT [--size 480] [--seed S]
-      COUNT random pages for int8 calibration of the detector (DIR/page_NNN.png)
+      COUNT random pages for int8 calibration of the detector (DIR/page_NNN.png):
+      lines of 12 to 56 pixels, so headline-sized text is in the calibrated
+      ranges too (with 12-40 the demo page's larger lines saturated the
+      detector's neck)
   make_text_images.py lines DIR COUNT [--height 48] [--width 320] [--seed S]
       COUNT single-line crops for int8 calibration of the recogniser, laid
       out as the OCR example feeds them: the line scaled to the height, at
@@ -81,7 +84,7 @@ def calib_pages(out_dir, count, size, seed):
         draw = ImageDraw.Draw(img)
         y = rng.randint(4, 30)
         while y < size - 20:
-            px = rng.randint(12, 40)
+            px = rng.randint(12, 56)
             f = font(rng.choice(FONTS), px)
             draw.text((rng.randint(4, size // 3), y), random_text(rng, rng.randint(1, 5)), fill=fg, font=f)
             y += px + rng.randint(8, 60)

@@ -9,7 +9,8 @@ rm -rf "$scratch" && mkdir -p "$scratch"
 fail=0
 
 help=$("$convert" --help)
-for option in -o --dtype --target --dataset --calib --calib-max --calib-percentile --no-bias-correction --hybrid \
+for option in -o --dtype --target --dataset --calib --calib-max --calib-percentile --no-bias-correction \
+              --no-empirical-bias-correction --hybrid \
               --mean --std --rgb2bgr --input-shapes --custom-string --custom-op --fp16-layers --accuracy-analysis \
               --quiet --help; do
   if ! grep -q -- "$option" <<< "$help"; then echo "FAIL: --help does not document $option"; fail=1; fi
@@ -30,10 +31,12 @@ fi
 set +e
 "$convert" > /dev/null 2>&1; [ $? = 2 ] || { echo "FAIL: no arguments should exit 2"; fail=1; }
 "$convert" x.onnx -o y.rknn --dtype int4 > /dev/null 2>&1; [ $? = 2 ] || { echo "FAIL: bad --dtype should exit 2"; fail=1; }
-for bad in "--hybrid sometimes" "--hybrid auto:2" "--calib-percentile 20" "--calib-percentile x"; do
+for bad in "--hybrid sometimes" "--hybrid auto:2" "--hybrid auto:0.99:2" "--hybrid auto:0.99:" "--hybrid auto::0.2" \
+           "--calib-percentile 20" "--calib-percentile x"; do
   # shellcheck disable=SC2086
   "$convert" x.onnx -o y.rknn $bad > /dev/null 2>&1; [ $? = 2 ] || { echo "FAIL: $bad should exit 2"; fail=1; }
 done
+"$convert" x.onnx -o y.rknn --hybrid auto:0.99:0.2 > /dev/null 2>&1; [ $? = 1 ] || { echo "FAIL: --hybrid auto:0.99:0.2 should parse (then fail on the missing file)"; fail=1; }
 set -e
 
 good=$suite/test_conv_with_strides_padding/model.onnx

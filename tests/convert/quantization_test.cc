@@ -1,14 +1,17 @@
-// int8 quantisation quality: percentile clipping, bias correction, the
+// int8 quantisation quality: percentile clipping, bias correction (for
+// weight rounding, and empirical, for what a layer reads in the int8 model), the
 // automatic hybrid choice of float16 layers, the precision rules at
 // Concats, and the progress line the long stages print.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
 #include "common/test_graphs.h"
 #include "cpu/convert.h"
 #include "cpu/graph_executor.h"
+#include "quant/bias_correction.h"
 #include "quant/calibrate.h"
 #include "quant/hybrid.h"
 #include "quant/quantize.h"
@@ -51,6 +54,23 @@ std::vector<HostTensor> run(const Graph& g, const std::vector<HostTensor>& input
     auto out = rknn::testing::run_reference(g, inputs, int8);
     EXPECT_TRUE(out.is_ok()) << out.status().message();
     return out.is_ok() ? out.value() : std::vector<HostTensor>{HostTensor(DType::kFloat32, {1})};
+}
+
+// Runs the int8 graph `g` on `probe` and returns the mean, over the output's
+// channels (axis 1), of |mean of the channel - mean of `expected`'s|.
+double channel_mean_shift(const Graph& g, const HostTensor& probe, const HostTensor& expected) {
+    HostTensor in = rknn::cpu::make_tensor_like(g.tensors[g.inputs[0]], probe.shape());
+    EXPECT_TRUE(rknn::cpu::from_float32(probe, &in).is_ok());
+    const HostTensor actual = run(g, {in})[0];
+    if (actual.shape() != expected.shape()) return INFINITY;
+    const int64_t channels = expected.shape()[1], inner = expected.numel() / channels;
+    double shift = 0.0;
+    for (int64_t k = 0; k < channels; ++k) {
+        double diff = 0.0;
+        for (int64_t i = 0; i < inner; ++i) diff += actual.data<float>()[k * inner + i] - expected.data<float>()[k * inner + i];
+        shift += std::fabs(diff / static_cast<double>(inner)) / static_cast<double>(channels);
+    }
+    return shift;
 }
 
 convert::CalibrationOptions quiet(convert::CalibMethod method = convert::CalibMethod::kMinMax) {
@@ -129,17 +149,84 @@ TEST(Quantization, BiasCorrectionRemovesTheMeanShiftOfRoundedWeights) {
         convert::QuantizeOptions options;
         if (corrected) options.channel_means = &calibration.value().channel_means;
         ASSERT_TRUE(convert::quantize_int8(&g, calibration.value().ranges, options).is_ok());
-        HostTensor in = rknn::cpu::make_tensor_like(g.tensors[g.inputs[0]], probe.shape());
-        ASSERT_TRUE(rknn::cpu::from_float32(probe, &in).is_ok());
-        const HostTensor actual = run(g, {in})[0];
-        // Mean absolute shift of each channel's mean.
-        for (int64_t k = 0; k < c; ++k) {
-            double diff = 0.0;
-            for (int64_t i = 0; i < 100; ++i) diff += actual.data<float>()[k * 100 + i] - expected.data<float>()[k * 100 + i];
-            shift[corrected] += std::fabs(diff / 100.0) / static_cast<double>(c);
-        }
+        shift[corrected] = channel_mean_shift(g, probe, expected);
     }
     EXPECT_LT(shift[1], 0.5 * shift[0]) << "without " << shift[0] << ", with " << shift[1];
+}
+
+// x -> depthwise 1x1 "a" -> t -> depthwise 3x3 "b" -> y, with t's int8 range
+// cut to 60% of what it holds: t's big channels saturate, so "b" reads a
+// smaller mean than the float model's. Weight-rounding correction cannot see
+// that; the empirical pass measures it in the int8 model and cancels it.
+TEST(Quantization, EmpiricalBiasCorrectionCancelsTheShiftOfWhatALayerReads) {
+    const int64_t c = 6;
+    std::vector<float> offsets(static_cast<size_t>(c)), ones(static_cast<size_t>(c), 1.0f), dw(static_cast<size_t>(c * 9));
+    for (int64_t k = 0; k < c; ++k) offsets[static_cast<size_t>(k)] = 1.0f + 1.5f * static_cast<float>(k);
+    for (size_t i = 0; i < dw.size(); ++i) dw[i] = 0.05f + 0.01f * static_cast<float>(i % 7);
+    const auto build = [&]() {
+        Graph g;
+        const int32_t x = value(&g, "x", {1, c, 12, 12});
+        const int32_t t = value(&g, "t", {1, c, 12, 12});
+        const int32_t y = value(&g, "y", {1, c, 10, 10});
+        rknn::graph::Attributes a;
+        a.set_int("group", c);
+        g.add_op({OpType::kConv, "a", "", {x, constant(&g, "wa", {c, 1, 1, 1}, ones)}, {t}, a});
+        g.add_op({OpType::kConv, "b", "", {t, constant(&g, "wb", {c, 1, 3, 3}, dw)}, {y}, a});
+        g.inputs = {x};
+        g.outputs = {y};
+        return g;
+    };
+    std::vector<std::vector<HostTensor>> samples;
+    for (uint32_t s = 0; s < 4; ++s) samples.push_back({channel_data({1, c, 12, 12}, offsets, 0.5f, 20 + s)});
+    const Graph float_graph = build();
+    auto calibration = convert::calibrate(float_graph, samples, quiet());
+    ASSERT_TRUE(calibration.is_ok());
+    std::vector<convert::TensorRange> ranges = calibration.value().ranges;
+    const int32_t t = float_graph.find_tensor("t");
+    ranges[static_cast<size_t>(t)].max *= 0.6f;
+    const HostTensor probe = channel_data({1, c, 12, 12}, offsets, 0.5f, 77);
+    const HostTensor expected = run(float_graph, {probe}, false)[0];
+    double shift[2] = {0.0, 0.0};
+    for (int corrected = 0; corrected < 2; ++corrected) {
+        Graph g = build();
+        convert::QuantizeOptions options;
+        options.channel_means = &calibration.value().channel_means;
+        ASSERT_TRUE(convert::quantize_int8(&g, ranges, options).is_ok());
+        if (corrected) {
+            auto result = convert::correct_biases_empirically(&g, calibration.value().channel_means, samples, nullptr);
+            ASSERT_TRUE(result.is_ok()) << result.status().message();
+            EXPECT_EQ(result.value().layers_corrected, 2);
+        }
+        shift[corrected] = channel_mean_shift(g, probe, expected);
+    }
+    EXPECT_LT(shift[1], 0.25 * shift[0]) << "weight rounding only " << shift[0] << ", empirical " << shift[1];
+}
+
+// A bias that two layers read is left alone: rewriting it for one would move the other.
+TEST(Quantization, EmpiricalBiasCorrectionLeavesSharedBiasesAlone) {
+    Graph g;
+    const int32_t x = value(&g, "x", {1, 2, 4, 4});
+    const int32_t y1 = value(&g, "y1", {1, 2, 4, 4});
+    const int32_t y2 = value(&g, "y2", {1, 2, 4, 4});
+    const int32_t w = constant(&g, "w", {2, 2, 1, 1}, {1.0f, 0.5f, -0.5f, 1.0f});
+    const int32_t b = constant(&g, "b", {2}, {0.25f, -0.25f});
+    g.add_op({OpType::kConv, "c1", "", {x, w, b}, {y1}, {}});
+    g.add_op({OpType::kConv, "c2", "", {x, w, b}, {y2}, {}});
+    g.inputs = {x};
+    g.outputs = {y1, y2};
+    std::vector<std::vector<HostTensor>> samples = {{channel_data({1, 2, 4, 4}, {3.0f, -1.0f}, 1.0f, 3)}};
+    auto calibration = convert::calibrate(g, samples, quiet());
+    ASSERT_TRUE(calibration.is_ok());
+    ASSERT_TRUE(convert::quantize_int8(&g, calibration.value().ranges, {}).is_ok());
+    // Same input, same weights: the same int32 bias. Let both read one tensor.
+    g.ops[1].inputs[2] = g.ops[0].inputs[2];
+    const std::vector<uint8_t> before(g.constant_buffer(g.ops[0].inputs[2])->data,
+                                      g.constant_buffer(g.ops[0].inputs[2])->data + 8);
+    auto result = convert::correct_biases_empirically(&g, calibration.value().channel_means, samples, nullptr);
+    ASSERT_TRUE(result.is_ok()) << result.status().message();
+    EXPECT_EQ(result.value().layers_corrected, 0);
+    const uint8_t* after = g.constant_buffer(g.ops[0].inputs[2])->data;
+    EXPECT_TRUE(std::equal(before.begin(), before.end(), after));
 }
 
 // x -> pointwise conv (one channel 40x the others) -> depthwise 3x3 -> y.
@@ -207,6 +294,34 @@ TEST(Hybrid, TheLayerHurtByItsInputsScaleIsKeptInFloat16WithItsProducer) {
 
 // A Concat of a float16 layer's output and an int8 one: its inputs end up in
 // one precision (float16), whichever layer --fp16-layers named.
+// A Resize kept in float16 (--fp16-layers, --hybrid) still reads its scales
+// as float32: they are shape parameters, and float16 scales are refused.
+TEST(Quantization, AFloat16ResizeKeepsItsScalesFloat32) {
+    Graph g;
+    const int32_t x = value(&g, "x", {1, 2, 4, 4});
+    const int32_t t = value(&g, "t", {1, 2, 4, 4});
+    const int32_t y = value(&g, "y", {1, 2, 8, 8});
+    g.add_op({OpType::kConv, "conv", "", {x, constant(&g, "w", {2, 2, 1, 1}, {1.0f, 0.5f, -0.5f, 1.0f})}, {t}, {}});
+    rknn::graph::Attributes nearest;
+    nearest.set_string("mode", "nearest");
+    g.add_op({OpType::kResize, "resize", "", {t, -1, constant(&g, "scales", {4}, {1.0f, 1.0f, 2.0f, 2.0f})}, {y}, nearest});
+    g.inputs = {x};
+    g.outputs = {y};
+    const std::vector<std::vector<HostTensor>> samples = {{channel_data({1, 2, 4, 4}, {1.0f, -1.0f}, 1.0f, 8)}};
+    auto calibration = convert::calibrate(g, samples, quiet());
+    ASSERT_TRUE(calibration.is_ok());
+    convert::QuantizeOptions options;
+    options.fp16_ops = {"resize"};
+    ASSERT_TRUE(convert::quantize_int8(&g, calibration.value().ranges, options).is_ok());
+    const Op& resize = g.ops[1];
+    ASSERT_EQ(resize.type, OpType::kResize);
+    EXPECT_EQ(g.tensors[resize.inputs[0]].dtype, DType::kFloat16);
+    EXPECT_EQ(g.tensors[resize.inputs[2]].dtype, DType::kFloat32);
+    HostTensor in = rknn::cpu::make_tensor_like(g.tensors[g.inputs[0]], {1, 2, 4, 4});
+    ASSERT_TRUE(rknn::cpu::from_float32(samples[0][0], &in).is_ok());
+    EXPECT_EQ(run(g, {in})[0].shape(), (Shape{1, 2, 8, 8}));
+}
+
 TEST(Quantization, AConcatsInputsShareOnePrecision) {
     for (const char* named : {"left", "cat"}) {
         SCOPED_TRACE(named);

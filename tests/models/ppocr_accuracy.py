@@ -2,7 +2,8 @@
 """PP-OCRv4 through OpenRKNN against ONNX Runtime (float32) on the same inputs.
 
 Converts the pretrained detector (480x480) and recogniser (48x320) to fp16 and
-int8 (calibrated on generated text, --hybrid auto), then:
+int8 as the demo does (calibrated on generated text with --calib mmse and the
+default bias correction, --hybrid auto:0.999:0.2), then:
   - det: runs each model on held-out pages of printed text with rknn_benchmark
     and ONNX Runtime on the same pixels; cosine of the probability maps, and
     the share of pixels the 0.3 threshold classifies differently;
@@ -10,14 +11,16 @@ int8 (calibrated on generated text, --hybrid auto), then:
     page and the held-out pages, feeds every crop it made to ONNX Runtime,
     and compares the outputs (cosine) and the CTC-decoded text.
 Prints a table; fails when
-  - fp16 det cosine < 0.999, fp16 rec cosine < 0.99 on a crop or its median
-    over the crops < 0.999 (a character placed one CTC step earlier or later
-    costs a crop a few thousandths), an fp16 crop reads other text than ONNX
-    Runtime's, or the demo page is misread with the fp16 recogniser;
-  - int8 det cosine < 0.95 or more than 1% of the pixels classified
-    differently (the issue's target is 0.99: the table shows the gap);
-  - the int8 recogniser reads other text than ONNX Runtime's on more than a
-    fifth of the crops.
+  - fp16 det cosine < 0.999; rec cosine on a crop < 0.99 (fp16) or < 0.96
+    (int8); the fp16 rec median over the crops < 0.999 (a character placed
+    one CTC step earlier or later costs a crop a few thousandths); an fp16
+    crop reads other text than ONNX Runtime's, or the demo page is misread
+    with the fp16 recogniser;
+  - int8 det cosine < 0.975 or more than 1% of the pixels classified
+    differently (the issue asks for 0.99; the table marks the pages and
+    crops under it);
+  - the int8 recogniser reads a crop of the demo page otherwise than ONNX
+    Runtime, or more than 15% of all crops.
 
 usage: ppocr_accuracy.py --bin BUILD_DIR --work DIR
 Exit 77 (skipped) when the models or ONNX Runtime cannot be fetched (offline)
@@ -37,9 +40,18 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 DET_MEAN, DET_STD = [123.675, 116.28, 103.53], [58.395, 57.12, 57.375]
 REC_MEAN, REC_STD = [127.5] * 3, [127.5] * 3
 DET_SIZE = 480
-THRESHOLDS = {"fp16": 0.999, "int8": 0.95}
-MAX_PIXELS_DIFFERING = 1.0  # percent, at the 0.3 threshold
-MAX_INT8_TEXT_MISMATCH = 0.2
+# The detector as fp16, and as int8 the way the demo converts it: the layers
+# int8 hurts most (single-layer cosine < 0.999, up to a fifth of them) stay fp16.
+DET_FORMS = {
+    "fp16": ["--dtype", "fp16"],
+    "int8": ["--dtype", "int8", "--calib", "mmse", "--hybrid", "auto:0.999:0.2"],
+}
+DET_THRESHOLDS = {"fp16": 0.999, "int8": 0.975}
+MAX_PIXELS_DIFFERING = {"fp16": 0.5, "int8": 1.0}  # percent, at the 0.3 threshold
+REC_FP16_MEDIAN_FLOOR = 0.999
+TARGET_INT8 = 0.99
+MAX_INT8_TEXT_MISMATCH = 0.15
+REC_CROP_FLOOR = {"fp16": 0.99, "int8": 0.96}
 
 
 def run(cmd, **kw):
@@ -118,38 +130,42 @@ def main():
     demo_page = os.path.join(ROOT, "examples/data/ocr_page.png")
 
     det, rec = {}, {}
+    for form, options in DET_FORMS.items():
+        det[form] = os.path.join(work, "det_%s.rknn" % form)
+        calibration = ["--dataset", os.path.join(work, "calib")] if "int8" in options else []
+        run([convert, det_onnx, "-o", det[form], "--input-shapes", "1,3,%d,%d" % (DET_SIZE, DET_SIZE), "-q",
+             "--mean", ",".join(map(str, DET_MEAN)), "--std", ",".join(map(str, DET_STD))] + options + calibration)
     for dtype in ("fp16", "int8"):
-        det[dtype] = os.path.join(work, "det_%s.rknn" % dtype)
         rec[dtype] = os.path.join(work, "rec_%s.rknn" % dtype)
         extra = ["--dtype", dtype, "-q"]
-        det_extra = extra + (["--dataset", os.path.join(work, "calib"), "--hybrid", "auto"] if dtype == "int8" else [])
-        rec_extra = extra + (["--dataset", os.path.join(work, "lines"), "--hybrid", "auto:0.998"]
+        rec_extra = extra + (["--dataset", os.path.join(work, "lines"), "--calib", "mmse", "--hybrid", "auto:0.999:0.2"]
                              if dtype == "int8" else [])
-        run([convert, det_onnx, "-o", det[dtype], "--input-shapes", "1,3,%d,%d" % (DET_SIZE, DET_SIZE),
-             "--mean", ",".join(map(str, DET_MEAN)), "--std", ",".join(map(str, DET_STD))] + det_extra)
         run([convert, rec_onnx, "-o", rec[dtype], "--input-shapes", "1,3,48,320",
              "--mean", ",".join(map(str, REC_MEAN)), "--std", ",".join(map(str, REC_STD))] + rec_extra)
 
     failures = []
     print("\nPP-OCRv4 det %dx%d, cosine against ONNX Runtime fp32 (same pixels)" % (DET_SIZE, DET_SIZE))
-    print("%-14s %-6s %-9s %s" % ("page", "dtype", "cosine", "pixels classified differently at 0.3"))
+    print("%-14s %-9s %-9s %s" % ("page", "form", "cosine", "pixels classified differently at 0.3"))
     for i, page in enumerate([demo_page] + pages):
         img = Image.open(page).convert("RGB").resize((DET_SIZE, DET_SIZE), Image.BILINEAR)
         pixels = np.asarray(img, dtype=np.uint8)[None]
         pixels_npy = os.path.join(work, "det_pixels_%d.npy" % i)
         np.save(pixels_npy, pixels)
         expected = ort(det_onnx, normalise(pixels, DET_MEAN, DET_STD), work, ort_dir, "det_%d" % i)
-        for dtype in ("fp16", "int8"):
-            out_dir = os.path.join(work, "det_run_%d_%s" % (i, dtype))
+        for form in DET_FORMS:
+            out_dir = os.path.join(work, "det_run_%d_%s" % (i, form))
             os.makedirs(out_dir)
-            run([benchmark, det[dtype], pixels_npy, "1", "1"], cwd=out_dir)
+            run([benchmark, det[form], pixels_npy, "1", "1"], cwd=out_dir)
             actual = np.load(os.path.join(out_dir, "rt_output0.npy")).astype(np.float32)
             c = cosine(actual, expected)
             differ = float(np.mean((actual > 0.3) != (expected > 0.3))) * 100
-            ok = c >= THRESHOLDS[dtype] and differ <= MAX_PIXELS_DIFFERING
-            print("%-14s %-6s %.6f  %.3f%%%s" % (os.path.basename(page), dtype, c, differ, "" if ok else "  BELOW"))
+            ok = c >= DET_THRESHOLDS[form] and differ <= MAX_PIXELS_DIFFERING[form]
+            note = "" if ok else "  BELOW"
+            if ok and form.startswith("int8") and c < TARGET_INT8:
+                note = "  (under the issue's %.2f)" % TARGET_INT8
+            print("%-14s %-9s %.6f  %.3f%%%s" % (os.path.basename(page), form, c, differ, note))
             if not ok:
-                failures.append("det %s %s cosine %.6f, %.3f%% pixels differ" % (dtype, os.path.basename(page), c, differ))
+                failures.append("det %s %s cosine %.6f, %.3f%% pixels differ" % (form, os.path.basename(page), c, differ))
 
     print("\nPP-OCRv4 rec 48x320 on every crop the OCR example makes (int8 detector)")
     print("%-14s %-6s %-5s %-9s %-6s %s" % ("page", "dtype", "crop", "cosine", "text", "ours / ONNX Runtime"))
@@ -174,19 +190,22 @@ def main():
                 ours, theirs = ctc_text(actual, keys), ctc_text(expected, keys)
                 same = ours == theirs
                 rec_cos[dtype].append(c)
-                print("%-14s %-6s %-5s %.6f  %-6s %r / %r" % (os.path.basename(page), dtype, k, c,
-                                                           "same" if same else "DIFFER", ours, theirs))
+                under = "  (under the issue's %.2f)" % TARGET_INT8 if dtype == "int8" and c < TARGET_INT8 else ""
+                print("%-14s %-6s %-5s %.6f  %-6s %r / %r%s" % (os.path.basename(page), dtype, k, c,
+                                                             "same" if same else "DIFFER", ours, theirs, under))
                 if not same and dtype == "fp16":
                     failures.append("rec fp16 %s crop %s reads %r, ONNX Runtime %r" % (page, k, ours, theirs))
                 int8_mismatches += 0 if same or dtype == "fp16" else 1
-                if dtype == "fp16" and c < 0.99:
-                    failures.append("rec fp16 %s crop %s cosine %.6f" % (page, k, c))
+                if not same and dtype == "int8" and page == demo_page:
+                    failures.append("rec int8 demo page crop %s reads %r, ONNX Runtime %r" % (k, ours, theirs))
+                if c < REC_CROP_FLOOR[dtype]:
+                    failures.append("rec %s %s crop %s cosine %.6f" % (dtype, page, k, c))
     for dtype, values in rec_cos.items():
         if values:
             print("rec %s over %d crops: cosine min %.6f, median %.6f" % (dtype, len(values), min(values),
                                                                         float(np.median(values))))
-    if not rec_cos["fp16"] or float(np.median(rec_cos["fp16"])) < THRESHOLDS["fp16"]:
-        failures.append("rec fp16 median cosine below %.3f" % THRESHOLDS["fp16"])
+    if not rec_cos["fp16"] or float(np.median(rec_cos["fp16"])) < REC_FP16_MEDIAN_FLOOR:
+        failures.append("rec fp16 median cosine below %.3f" % REC_FP16_MEDIAN_FLOOR)
     crops = len(rec_cos["int8"])
     print("rec int8: %d of %d crops read as ONNX Runtime reads them" % (crops - int8_mismatches, crops))
     if crops == 0 or int8_mismatches > MAX_INT8_TEXT_MISMATCH * crops:

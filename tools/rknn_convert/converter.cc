@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -11,6 +12,7 @@
 #include "graph/topology.h"
 #include "onnx_import.h"
 #include "passes/passes.h"
+#include "quant/bias_correction.h"
 #include "quant/calibrate.h"
 #include "quant/hybrid.h"
 #include "quant/quantize.h"
@@ -151,6 +153,24 @@ StatusOr<std::vector<std::vector<cpu::HostTensor>>> load_calibration(const graph
     return samples;
 }
 
+// Empirical bias correction on the final int8 graph (quant/bias_correction.h).
+Status correct_biases(const Calibration& calibration, const std::vector<std::vector<cpu::HostTensor>>& samples,
+                      const ConvertOptions& options, ConvertResult* result) {
+    if (!options.bias_correction || !options.empirical_bias_correction) return Status::ok();
+    const auto start = Clock::now();
+    Progress progress("bias correction", result->graph.ops.size(), "ops", options.progress);
+    RKNN_ASSIGN_OR_RETURN(const BiasCorrectionResult corrected,
+                          correct_biases_empirically(&result->graph, calibration.channel_means, samples, &progress));
+    progress.finish();
+    char line[200];
+    std::snprintf(line, sizeof(line),
+                  "int8: %d biases corrected for the mean shift of what their layers read in the int8 model "
+                  "(largest %.2f output steps; %.1f s)",
+                  corrected.layers_corrected, corrected.largest_shift, seconds_since(start));
+    result->log.push_back(line);
+    return Status::ok();
+}
+
 // Calibration, int8 quantisation, and with --hybrid auto the layers kept in float16.
 Status to_int8(const graph::Graph& float_graph, const ConvertOptions& options, ConvertResult* result) {
     graph::Graph& g = result->graph;
@@ -189,7 +209,7 @@ Status to_int8(const graph::Graph& float_graph, const ConvertOptions& options, C
     result->log.push_back("int8: calibrated (" + options.calib_method + ") on " + std::to_string(samples.size()) +
                           " samples in " + std::to_string(result->calibration_seconds) + " s" +
                           (options.bias_correction ? ", biases corrected for weight rounding" : ""));
-    if (options.hybrid_threshold <= 0.0) return Status::ok();
+    if (options.hybrid_threshold <= 0.0) return correct_biases(calibration, samples, options, result);
 
     // --hybrid auto: measure each int8 layer alone, keep the worst in float16.
     const std::vector<std::vector<cpu::HostTensor>> probe(samples.begin(),
@@ -214,7 +234,8 @@ Status to_int8(const graph::Graph& float_graph, const ConvertOptions& options, C
     g = unquantized;
     quantize.fp16_ops.insert(fp16.begin(), fp16.end());
     result->hybrid_fp16_ops.assign(quantize.fp16_ops.begin(), quantize.fp16_ops.end());
-    return quantize_int8(&g, ranges, quantize);
+    RKNN_RETURN_IF_ERROR(quantize_int8(&g, ranges, quantize));
+    return correct_biases(calibration, samples, options, result);
 }
 
 }  // namespace

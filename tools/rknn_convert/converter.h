@@ -22,6 +22,7 @@ struct ConvertOptions {
     std::string calib_method = "normal";
     double calib_percentile = 99.99;              // --calib percentile: share of values kept
     bool bias_correction = true;                  // int8: correct biases for weight rounding
+    bool empirical_bias_correction = true;        // then for what each layer reads in the int8 model
     double hybrid_threshold = 0.0;                // --hybrid auto: single-layer cosine floor (0: off)
     double hybrid_max_share = 0.1;                // at most this share of the int8 layers kept in float16
     bool progress = true;                         // progress bars on stderr

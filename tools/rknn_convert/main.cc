@@ -41,12 +41,20 @@ options:
   --calib-max N            use at most N calibration samples
   --no-bias-correction     int8: leave the biases as they are (by default each
                            output channel's bias cancels the mean shift that
-                           rounding the weights to int8 adds)
-  --hybrid auto[:COS]      int8: measure every int8 layer alone against the
+                           rounding the weights to int8 adds, then the shift
+                           the int8 model's inputs to the layer add as well)
+  --no-empirical-bias-correction
+                           int8: correct for weight rounding only (by default
+                           the int8 model then runs over the calibration
+                           samples layer by layer and each bias also cancels
+                           the mean shift of what its layer reads there)
+  --hybrid auto[:COS[:SHARE]]
+                           int8: measure every int8 layer alone against the
                            float model on the calibration samples, and keep
                            in float16 those whose cosine is below COS (default
-                           0.99), worst first, at most 10% of the layers, with
-                           the layers that feed them; the kept layers are listed
+                           0.99), worst first, at most SHARE of the layers
+                           (default 0.1), with the layers that feed them; the
+                           kept layers are listed
   --mean a,b,c             per-channel mean of the image input(s), in pixel
                            units; with --std the model takes raw NHWC uint8
                            pixels and normalises (x - mean) / std itself.
@@ -162,6 +170,8 @@ int main(int argc, char** argv) {
             options.progress = false;
         } else if (arg == "--no-bias-correction") {
             options.bias_correction = false;
+        } else if (arg == "--no-empirical-bias-correction") {
+            options.empirical_bias_correction = false;
         } else if (arg == "--rgb2bgr") {
             options.rgb2bgr = true;
         } else if (arg[0] != '-') {
@@ -192,8 +202,15 @@ int main(int argc, char** argv) {
                 options.hybrid_threshold = 0.0;
             } else if (h == "auto") {
                 options.hybrid_threshold = 0.99;
-            } else if (h.rfind("auto:", 0) != 0 || !parse_number(h.substr(5), 0.0, 1.0, &options.hybrid_threshold)) {
-                return usage_error("--hybrid must be auto, auto:COS (COS from 0 to 1) or off");
+            } else {
+                // auto:COS or auto:COS:SHARE
+                const size_t second = h.find(':', 5);
+                const std::string cos = h.substr(5, second == std::string::npos ? std::string::npos : second - 5);
+                const bool good = h.rfind("auto:", 0) == 0 && parse_number(cos, 0.0, 1.0, &options.hybrid_threshold) &&
+                                  (second == std::string::npos ||
+                                   parse_number(h.substr(second + 1), 0.0, 1.0, &options.hybrid_max_share));
+                if (!good)
+                    return usage_error("--hybrid must be auto, auto:COS, auto:COS:SHARE (COS and SHARE from 0 to 1) or off");
             }
         } else if (arg == "--calib-max") {
             options.max_calibration_samples = static_cast<size_t>(std::strtoul(v, nullptr, 10));

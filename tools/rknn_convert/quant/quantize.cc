@@ -240,6 +240,15 @@ bool is_binary_int8_op(OpType t) {
     return t == OpType::kAdd || t == OpType::kSub || t == OpType::kMul || t == OpType::kMax || t == OpType::kMin;
 }
 
+// Float constants a float16 op still reads as float32: biases accumulate in
+// float32 on the NPU, and Resize's roi/scales are shape parameters.
+bool stays_float32(const Op& op, size_t input) {
+    const bool bias = input == 2 && (op.type == OpType::kConv || op.type == OpType::kConvTranspose ||
+                                     op.type == OpType::kGemm);
+    const bool shape_param = input >= 1 && (op.type == OpType::kResize || op.type == OpType::kUpsample);
+    return bias || shape_param;
+}
+
 }  // namespace
 
 graph::QuantParams int8_params(float min, float max) {
@@ -332,8 +341,7 @@ Status quantize_int8(graph::Graph* g, const std::vector<TensorRange>& ranges, co
         } else if (fp16_layer) {
             for (size_t i = 0; i < op.inputs.size(); ++i) {
                 const int32_t in = op.inputs[i];
-                const bool bias = i == 2 && (op.type == OpType::kConv || op.type == OpType::kGemm);
-                if (in >= 0 && !bias && g->is_constant(in) && g->tensors[in].dtype == DType::kFloat32)
+                if (in >= 0 && !stays_float32(op, i) && g->is_constant(in) && g->tensors[in].dtype == DType::kFloat32)
                     op.inputs[i] = to_fp16_constant(g, in);
             }
         }
@@ -351,12 +359,8 @@ Status convert_to_fp16(graph::Graph* g) {
     for (Op& op : g->ops) {
         for (size_t i = 0; i < op.inputs.size(); ++i) {
             const int32_t in = op.inputs[i];
-            if (in < 0 || !g->is_constant(in) || g->tensors[in].dtype != DType::kFloat32) continue;
-            // Biases accumulate in float32 on the NPU; Resize's roi/scales are shape parameters.
-            const bool bias = i == 2 && (op.type == OpType::kConv || op.type == OpType::kConvTranspose ||
-                                         op.type == OpType::kGemm);
-            const bool shape_param = i >= 1 && (op.type == OpType::kResize || op.type == OpType::kUpsample);
-            if (bias || shape_param) continue;
+            if (in < 0 || !g->is_constant(in) || g->tensors[in].dtype != DType::kFloat32 || stays_float32(op, i))
+                continue;
             auto it = converted.find(in);
             if (it == converted.end()) it = converted.emplace(in, to_fp16_constant(g, in)).first;
             op.inputs[i] = it->second;
