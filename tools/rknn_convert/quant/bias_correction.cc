@@ -67,8 +67,14 @@ bool correctable(const graph::Graph& g, const Op& op, Layer* layer) {
         layer->out_channels = layer->trans_b ? ws[0] : ws[1];
         if (xs[1] != layer->in_channels) return false;
     }
-    int64_t bias_count = 0;
-    return graph::checked_num_elements(bt.shape, &bias_count) && bias_count == layer->out_channels &&
+    // The weights must hold exactly what the loops below read.
+    int64_t bias_count = 0, weight_count = 0;
+    const graph::Buffer* wb = g.constant_buffer(w);
+    return layer->out_channels > 0 && layer->group_in > 0 && graph::checked_num_elements(bt.shape, &bias_count) &&
+           bias_count == layer->out_channels && graph::checked_num_elements(ws, &weight_count) &&
+           weight_count == layer->out_channels * layer->group_in * layer->taps && wb != nullptr &&
+           wb->size == static_cast<size_t>(weight_count) && g.constant_buffer(b) != nullptr &&
+           g.constant_buffer(b)->size == static_cast<size_t>(bias_count) * sizeof(int32_t) &&
            wt.quant.scales.size() == static_cast<size_t>(layer->out_channels);
 }
 
