@@ -106,7 +106,12 @@ StatusOr<std::unique_ptr<GraphExecutor>> GraphExecutor::create(const graph::Grap
 
 Status GraphExecutor::run_op(int32_t op_index, std::vector<HostTensor>& values, RunStats* stats) const {
     const graph::Op& op = graph_.ops[op_index];
-    const KernelEntry& entry = *find_kernel(op.type);
+    const KernelEntry* kernel = find_kernel(op.type);
+    if (kernel == nullptr) {
+        return Status(StatusCode::kUnimplemented, "op " + op.name + " (" + graph::op_type_name(op.type) +
+                                                      ") has no CPU kernel");
+    }
+    const KernelEntry& entry = *kernel;
     std::vector<const HostTensor*> in(op.inputs.size(), nullptr);
     for (size_t i = 0; i < op.inputs.size(); ++i) {
         const int32_t t = op.inputs[i];

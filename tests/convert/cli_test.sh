@@ -31,7 +31,7 @@ fi
 set +e
 "$convert" > /dev/null 2>&1; [ $? = 2 ] || { echo "FAIL: no arguments should exit 2"; fail=1; }
 "$convert" x.onnx -o y.rknn --dtype int4 > /dev/null 2>&1; [ $? = 2 ] || { echo "FAIL: bad --dtype should exit 2"; fail=1; }
-for bad in "--hybrid sometimes" "--hybrid auto:2" "--hybrid auto:0.99:2" "--hybrid auto:0.99:" "--hybrid auto::0.2" \
+for bad in "--hybrid sometimes" "--hybrid on" "--hybrid 0.9" "--hybrid auto:2" "--hybrid auto:0.99:2" "--hybrid auto:0.99:" "--hybrid auto::0.2" \
            "--calib-percentile 20" "--calib-percentile x"; do
   # shellcheck disable=SC2086
   "$convert" x.onnx -o y.rknn $bad > /dev/null 2>&1; [ $? = 2 ] || { echo "FAIL: $bad should exit 2"; fail=1; }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
 
@@ -56,28 +57,63 @@ std::vector<HostTensor> run(const Graph& g, const std::vector<HostTensor>& input
     return out.is_ok() ? out.value() : std::vector<HostTensor>{HostTensor(DType::kFloat32, {1})};
 }
 
-// Runs the int8 graph `g` on `probe` and returns the mean, over the output's
-// channels (axis 1), of |mean of the channel - mean of `expected`'s|.
-double channel_mean_shift(const Graph& g, const HostTensor& probe, const HostTensor& expected) {
-    HostTensor in = rknn::cpu::make_tensor_like(g.tensors[g.inputs[0]], probe.shape());
-    EXPECT_TRUE(rknn::cpu::from_float32(probe, &in).is_ok());
-    const HostTensor actual = run(g, {in})[0];
-    if (actual.shape() != expected.shape()) return INFINITY;
-    const int64_t channels = expected.shape()[1], inner = expected.numel() / channels;
-    double shift = 0.0;
-    for (int64_t k = 0; k < channels; ++k) {
-        double diff = 0.0;
-        for (int64_t i = 0; i < inner; ++i) diff += actual.data<float>()[k * inner + i] - expected.data<float>()[k * inner + i];
-        shift += std::fabs(diff / static_cast<double>(inner)) / static_cast<double>(channels);
-    }
-    return shift;
-}
-
 convert::CalibrationOptions quiet(convert::CalibMethod method = convert::CalibMethod::kMinMax) {
     convert::CalibrationOptions o;
     o.method = method;
     o.progress = false;
     return o;
+}
+
+// Runs the int8 graph `g` on `probe` and returns the mean, over the output's
+// channels (axis 1: NCHW, or the columns of a matrix), of
+// |mean of the channel - mean of `expected`'s|.
+double channel_mean_shift(const Graph& g, const HostTensor& probe, const HostTensor& expected) {
+    HostTensor in = rknn::cpu::make_tensor_like(g.tensors[g.inputs[0]], probe.shape());
+    EXPECT_TRUE(rknn::cpu::from_float32(probe, &in).is_ok());
+    const HostTensor actual = rknn::cpu::to_float32(run(g, {in})[0]);
+    if (actual.shape() != expected.shape()) return INFINITY;
+    const int64_t channels = expected.shape()[1];
+    int64_t inner = 1;
+    for (size_t d = 2; d < expected.shape().size(); ++d) inner *= expected.shape()[d];
+    std::vector<double> diff(static_cast<size_t>(channels), 0.0);
+    for (int64_t i = 0; i < expected.numel(); ++i)
+        diff[static_cast<size_t>((i / inner) % channels)] += actual.data<float>()[i] - expected.data<float>()[i];
+    double shift = 0.0;
+    for (double d : diff) shift += std::fabs(d / static_cast<double>(expected.numel() / channels)) / static_cast<double>(channels);
+    return shift;
+}
+
+// Quantises `build()` with t's int8 range cut to 60% of what it holds (so what
+// reads t sees a smaller mean than the float model), then returns the output's
+// channel mean shift on a probe with weight-rounding correction only [0] and
+// with the empirical pass [1]; `corrected` gets the pass's layer count.
+template <typename Build>
+std::array<double, 2> shift_with_and_without_empirical_correction(const Build& build, const Shape& input,
+                                                                   const std::vector<float>& offsets, int* corrected) {
+    std::vector<std::vector<HostTensor>> samples;
+    for (uint32_t s = 0; s < 4; ++s) samples.push_back({channel_data(input, offsets, 0.5f, 20 + s)});
+    const Graph float_graph = build();
+    auto calibration = convert::calibrate(float_graph, samples, quiet());
+    EXPECT_TRUE(calibration.is_ok());
+    if (!calibration.is_ok()) return {0.0, INFINITY};
+    std::vector<convert::TensorRange> ranges = calibration.value().ranges;
+    ranges[static_cast<size_t>(float_graph.find_tensor("t"))].max *= 0.6f;
+    const HostTensor probe = channel_data(input, offsets, 0.5f, 77);
+    const HostTensor expected = run(float_graph, {probe}, false)[0];
+    std::array<double, 2> shift = {0.0, 0.0};
+    for (int pass = 0; pass < 2; ++pass) {
+        Graph g = build();
+        convert::QuantizeOptions options;
+        options.channel_means = &calibration.value().channel_means;
+        EXPECT_TRUE(convert::quantize_int8(&g, ranges, options).is_ok());
+        if (pass == 1) {
+            auto result = convert::correct_biases_empirically(&g, calibration.value().channel_means, samples, nullptr);
+            EXPECT_TRUE(result.is_ok()) << result.status().message();
+            *corrected = result.is_ok() ? result.value().layers_corrected : -1;
+        }
+        shift[static_cast<size_t>(pass)] = channel_mean_shift(g, probe, expected);
+    }
+    return shift;
 }
 
 TEST(Calibration, PercentileCutsTheTailsItIsAskedTo) {
@@ -154,52 +190,65 @@ TEST(Quantization, BiasCorrectionRemovesTheMeanShiftOfRoundedWeights) {
     EXPECT_LT(shift[1], 0.5 * shift[0]) << "without " << shift[0] << ", with " << shift[1];
 }
 
-// x -> depthwise 1x1 "a" -> t -> depthwise 3x3 "b" -> y, with t's int8 range
-// cut to 60% of what it holds: t's big channels saturate, so "b" reads a
-// smaller mean than the float model's. Weight-rounding correction cannot see
-// that; the empirical pass measures it in the int8 model and cancels it.
+// x -> "a" -> t -> "b" -> y, with t's int8 range cut to 60% of what it holds:
+// t's big channels saturate, so "b" reads a smaller mean than the float
+// model's. Weight-rounding correction cannot see that; the empirical pass
+// measures it in the int8 model and cancels it. Depthwise, grouped and dense
+// convolutions, and Gemm with B as [K, N] and as [N, K], index their weights
+// differently: each is checked.
 TEST(Quantization, EmpiricalBiasCorrectionCancelsTheShiftOfWhatALayerReads) {
-    const int64_t c = 6;
-    std::vector<float> offsets(static_cast<size_t>(c)), ones(static_cast<size_t>(c), 1.0f), dw(static_cast<size_t>(c * 9));
-    for (int64_t k = 0; k < c; ++k) offsets[static_cast<size_t>(k)] = 1.0f + 1.5f * static_cast<float>(k);
-    for (size_t i = 0; i < dw.size(); ++i) dw[i] = 0.05f + 0.01f * static_cast<float>(i % 7);
-    const auto build = [&]() {
-        Graph g;
-        const int32_t x = value(&g, "x", {1, c, 12, 12});
-        const int32_t t = value(&g, "t", {1, c, 12, 12});
-        const int32_t y = value(&g, "y", {1, c, 10, 10});
-        rknn::graph::Attributes a;
-        a.set_int("group", c);
-        g.add_op({OpType::kConv, "a", "", {x, constant(&g, "wa", {c, 1, 1, 1}, ones)}, {t}, a});
-        g.add_op({OpType::kConv, "b", "", {t, constant(&g, "wb", {c, 1, 3, 3}, dw)}, {y}, a});
-        g.inputs = {x};
-        g.outputs = {y};
-        return g;
+    struct Case {
+        const char* name;
+        int64_t groups_b;  // 0: Gemm layers
+        int64_t out_b;
+        int trans_b;
     };
-    std::vector<std::vector<HostTensor>> samples;
-    for (uint32_t s = 0; s < 4; ++s) samples.push_back({channel_data({1, c, 12, 12}, offsets, 0.5f, 20 + s)});
-    const Graph float_graph = build();
-    auto calibration = convert::calibrate(float_graph, samples, quiet());
-    ASSERT_TRUE(calibration.is_ok());
-    std::vector<convert::TensorRange> ranges = calibration.value().ranges;
-    const int32_t t = float_graph.find_tensor("t");
-    ranges[static_cast<size_t>(t)].max *= 0.6f;
-    const HostTensor probe = channel_data({1, c, 12, 12}, offsets, 0.5f, 77);
-    const HostTensor expected = run(float_graph, {probe}, false)[0];
-    double shift[2] = {0.0, 0.0};
-    for (int corrected = 0; corrected < 2; ++corrected) {
-        Graph g = build();
-        convert::QuantizeOptions options;
-        options.channel_means = &calibration.value().channel_means;
-        ASSERT_TRUE(convert::quantize_int8(&g, ranges, options).is_ok());
-        if (corrected) {
-            auto result = convert::correct_biases_empirically(&g, calibration.value().channel_means, samples, nullptr);
-            ASSERT_TRUE(result.is_ok()) << result.status().message();
-            EXPECT_EQ(result.value().layers_corrected, 2);
-        }
-        shift[corrected] = channel_mean_shift(g, probe, expected);
+    for (const Case& k : {Case{"depthwise", 6, 6, 0}, Case{"grouped", 2, 4, 0}, Case{"dense", 1, 5, 0},
+                          Case{"gemm", 0, 5, 0}, Case{"gemm transB", 0, 5, 1}}) {
+        SCOPED_TRACE(k.name);
+        const int64_t c = 6;
+        std::vector<float> offsets(static_cast<size_t>(c));
+        for (int64_t i = 0; i < c; ++i) offsets[static_cast<size_t>(i)] = 1.0f + 1.5f * static_cast<float>(i);
+        const bool gemm = k.groups_b == 0;
+        const Shape input = gemm ? Shape{8, c} : Shape{1, c, 12, 12};
+        const int64_t in_per_group = gemm ? c : c / k.groups_b;
+        const int64_t taps = gemm ? 1 : 9;
+        std::vector<float> wb(static_cast<size_t>(k.out_b * in_per_group * taps));
+        // Weights that differ a lot from one (input, output) pair to the next, so
+        // reading the wrong one shows.
+        std::mt19937 rng(11);
+        std::uniform_real_distribution<float> w_dist(-0.3f, 0.3f);
+        for (float& w : wb) w = w_dist(rng);
+        const auto build = [&]() {
+            Graph g;
+            const int32_t x = value(&g, "x", input);
+            const int32_t t = value(&g, "t", input);
+            const int32_t y = value(&g, "y", gemm ? Shape{8, k.out_b} : Shape{1, k.out_b, 10, 10});
+            if (gemm) {
+                std::vector<float> eye(static_cast<size_t>(c * c), 0.0f);
+                for (int64_t i = 0; i < c; ++i) eye[static_cast<size_t>(i * c + i)] = 1.0f;
+                g.add_op({OpType::kGemm, "a", "", {x, constant(&g, "wa", {c, c}, eye)}, {t}, {}});
+                rknn::graph::Attributes a;
+                a.set_int("transB", k.trans_b);
+                const Shape w_shape = k.trans_b ? Shape{k.out_b, c} : Shape{c, k.out_b};
+                g.add_op({OpType::kGemm, "b", "", {t, constant(&g, "wb", w_shape, wb)}, {y}, a});
+            } else {
+                rknn::graph::Attributes depthwise, grouped;
+                depthwise.set_int("group", c);
+                grouped.set_int("group", k.groups_b);
+                g.add_op({OpType::kConv, "a", "", {x, constant(&g, "wa", {c, 1, 1, 1}, std::vector<float>(c, 1.0f))}, {t},
+                          depthwise});
+                g.add_op({OpType::kConv, "b", "", {t, constant(&g, "wb", {k.out_b, in_per_group, 3, 3}, wb)}, {y}, grouped});
+            }
+            g.inputs = {x};
+            g.outputs = {y};
+            return g;
+        };
+        int corrected = 0;
+        const std::array<double, 2> shift = shift_with_and_without_empirical_correction(build, input, offsets, &corrected);
+        EXPECT_EQ(corrected, 2);
+        EXPECT_LT(shift[1], 0.25 * shift[0]) << "weight rounding only " << shift[0] << ", empirical " << shift[1];
     }
-    EXPECT_LT(shift[1], 0.25 * shift[0]) << "weight rounding only " << shift[0] << ", empirical " << shift[1];
 }
 
 // A bias that two layers read is left alone: rewriting it for one would move the other.
@@ -218,6 +267,12 @@ TEST(Quantization, EmpiricalBiasCorrectionLeavesSharedBiasesAlone) {
     auto calibration = convert::calibrate(g, samples, quiet());
     ASSERT_TRUE(calibration.is_ok());
     ASSERT_TRUE(convert::quantize_int8(&g, calibration.value().ranges, {}).is_ok());
+    {
+        Graph separate = g;  // control: with a bias each, both are corrected
+        auto result = convert::correct_biases_empirically(&separate, calibration.value().channel_means, samples, nullptr);
+        ASSERT_TRUE(result.is_ok()) << result.status().message();
+        EXPECT_EQ(result.value().layers_corrected, 2);
+    }
     // Same input, same weights: the same int32 bias. Let both read one tensor.
     g.ops[1].inputs[2] = g.ops[0].inputs[2];
     const std::vector<uint8_t> before(g.constant_buffer(g.ops[0].inputs[2])->data,
@@ -292,8 +347,31 @@ TEST(Hybrid, TheLayerHurtByItsInputsScaleIsKeptInFloat16WithItsProducer) {
     EXPECT_LT(error[1], 0.2 * error[0]);
 }
 
-// A Concat of a float16 layer's output and an int8 one: its inputs end up in
-// one precision (float16), whichever layer --fp16-layers named.
+// A user op (no CPU kernel) in the int8 graph: the pass runs what it can,
+// names the op it could not run, and does not fall over.
+TEST(Quantization, EmpiricalBiasCorrectionNamesTheOpsItCannotRun) {
+    Graph g;
+    const int32_t x = value(&g, "x", {1, 2, 4, 4});
+    const int32_t t = value(&g, "t", {1, 2, 4, 4});
+    const int32_t u = value(&g, "u", {1, 2, 4, 4});
+    g.add_op({OpType::kConv, "a", "",
+              {x, constant(&g, "w", {2, 2, 1, 1}, {1.0f, 0.5f, -0.5f, 1.0f}), constant(&g, "b", {2}, {0.1f, 0.2f})},
+              {t}, {}});
+    Op custom{OpType::kCustom, "mystery", "Mystery", {t}, {u}, {}};
+    g.add_op(custom);
+    g.inputs = {x};
+    g.outputs = {u};
+    const std::vector<std::vector<HostTensor>> samples = {{channel_data({1, 2, 4, 4}, {1.0f, 2.0f}, 0.5f, 4)}};
+    auto calibration = convert::calibrate(g, samples, quiet());
+    ASSERT_TRUE(calibration.is_ok());
+    ASSERT_TRUE(convert::quantize_int8(&g, calibration.value().ranges, {}).is_ok());
+    auto result = convert::correct_biases_empirically(&g, calibration.value().channel_means, samples, nullptr);
+    ASSERT_TRUE(result.is_ok()) << result.status().message();
+    EXPECT_EQ(result.value().layers_corrected, 1);
+    ASSERT_EQ(result.value().failed_ops.size(), 1u);
+    EXPECT_NE(result.value().failed_ops[0].find("mystery"), std::string::npos) << result.value().failed_ops[0];
+}
+
 // A Resize kept in float16 (--fp16-layers, --hybrid) still reads its scales
 // as float32: they are shape parameters, and float16 scales are refused.
 TEST(Quantization, AFloat16ResizeKeepsItsScalesFloat32) {
@@ -322,6 +400,8 @@ TEST(Quantization, AFloat16ResizeKeepsItsScalesFloat32) {
     EXPECT_EQ(run(g, {in})[0].shape(), (Shape{1, 2, 8, 8}));
 }
 
+// A Concat of a float16 layer's output and an int8 one: its inputs end up in
+// one precision (float16), whichever layer --fp16-layers named.
 TEST(Quantization, AConcatsInputsShareOnePrecision) {
     for (const char* named : {"left", "cat"}) {
         SCOPED_TRACE(named);

@@ -158,16 +158,26 @@ Status correct_biases(const Calibration& calibration, const std::vector<std::vec
                       const ConvertOptions& options, ConvertResult* result) {
     if (!options.bias_correction || !options.empirical_bias_correction) return Status::ok();
     const auto start = Clock::now();
+    // Every sample's live tensors are held at once: a bounded share of them.
+    // (The means it compares with come from all samples; 64 estimate them well.)
+    constexpr size_t kMaxSamples = 64;
+    const std::vector<std::vector<cpu::HostTensor>> used(samples.begin(),
+                                                         samples.begin() + static_cast<long>(std::min(samples.size(), kMaxSamples)));
     Progress progress("bias correction", result->graph.ops.size(), "ops", options.progress);
     RKNN_ASSIGN_OR_RETURN(const BiasCorrectionResult corrected,
-                          correct_biases_empirically(&result->graph, calibration.channel_means, samples, &progress));
+                          correct_biases_empirically(&result->graph, calibration.channel_means, used, &progress));
     progress.finish();
-    char line[200];
+    char line[300];
     std::snprintf(line, sizeof(line),
                   "int8: %d biases corrected for the mean shift of what their layers read in the int8 model "
-                  "(largest %.2f output steps; %.1f s)",
-                  corrected.layers_corrected, corrected.largest_shift, seconds_since(start));
+                  "(%zu samples, largest %.2f output steps; %.1f s)",
+                  corrected.layers_corrected, used.size(), corrected.largest_shift, seconds_since(start));
     result->log.push_back(line);
+    if (!corrected.failed_ops.empty()) {
+        result->log.push_back("int8: bias correction could not run " + std::to_string(corrected.failed_ops.size()) +
+                              " op(s) on the CPU, so the layers after them keep the weight-rounding correction: " +
+                              corrected.failed_ops.front());
+    }
     return Status::ok();
 }
 
@@ -225,7 +235,7 @@ Status to_int8(const graph::Graph& float_graph, const ConvertOptions& options, C
                        " int8 layers below single-layer cosine " + std::to_string(options.hybrid_threshold);
     if (kept.empty()) {
         result->log.push_back(line + "; all stay int8");
-        return Status::ok();
+        return correct_biases(calibration, samples, options, result);
     }
     line += "; kept in float16, worst first (at most " + std::to_string(kept.size()) +
             "), with the layers feeding them (" + std::to_string(fp16.size()) + " layers):";

@@ -46,15 +46,16 @@ options:
   --no-empirical-bias-correction
                            int8: correct for weight rounding only (by default
                            the int8 model then runs over the calibration
-                           samples layer by layer and each bias also cancels
-                           the mean shift of what its layer reads there)
+                           samples (at most 64) layer by layer and each bias
+                           also cancels the mean shift of what its layer reads
+                           there)
   --hybrid auto[:COS[:SHARE]]
                            int8: measure every int8 layer alone against the
                            float model on the calibration samples, and keep
                            in float16 those whose cosine is below COS (default
                            0.99), worst first, at most SHARE of the layers
-                           (default 0.1), with the layers that feed them; the
-                           kept layers are listed
+                           (default 0.1; at least one unless SHARE is 0), with
+                           the layers that feed them; the kept layers are listed
   --mean a,b,c             per-channel mean of the image input(s), in pixel
                            units; with --std the model takes raw NHWC uint8
                            pixels and normalises (x - mean) / std itself.
@@ -204,9 +205,10 @@ int main(int argc, char** argv) {
                 options.hybrid_threshold = 0.99;
             } else {
                 // auto:COS or auto:COS:SHARE
-                const size_t second = h.find(':', 5);
-                const std::string cos = h.substr(5, second == std::string::npos ? std::string::npos : second - 5);
-                const bool good = h.rfind("auto:", 0) == 0 && parse_number(cos, 0.0, 1.0, &options.hybrid_threshold) &&
+                const bool prefixed = h.rfind("auto:", 0) == 0;
+                const size_t second = prefixed ? h.find(':', 5) : std::string::npos;
+                const std::string cos = prefixed ? h.substr(5, second == std::string::npos ? std::string::npos : second - 5) : "";
+                const bool good = prefixed && parse_number(cos, 0.0, 1.0, &options.hybrid_threshold) &&
                                   (second == std::string::npos ||
                                    parse_number(h.substr(second + 1), 0.0, 1.0, &options.hybrid_max_share));
                 if (!good)

@@ -75,7 +75,8 @@ bool correctable(const graph::Graph& g, const Op& op, Layer* layer) {
            weight_count == layer->out_channels * layer->group_in * layer->taps && wb != nullptr &&
            wb->size == static_cast<size_t>(weight_count) && g.constant_buffer(b) != nullptr &&
            g.constant_buffer(b)->size == static_cast<size_t>(bias_count) * sizeof(int32_t) &&
-           wt.quant.scales.size() == static_cast<size_t>(layer->out_channels);
+           wt.quant.scales.size() == static_cast<size_t>(layer->out_channels) &&
+           bt.quant.scales.size() == static_cast<size_t>(layer->out_channels);
 }
 
 // Adds each channel's sum along `axis` of the dequantised tensor.
@@ -91,12 +92,13 @@ void add_channel_sums(const cpu::HostTensor& t, int axis, std::vector<double>* s
     *count += f.numel() / channels;
 }
 
-// The bias change, in the bias's own integer units: -W_int8 . delta / s_in
-// (the bias scale is s_in * s_w[c], the weights' W_int8 * s_w[c]).
+// The bias change, in the bias's own integer units: -W . delta with
+// W = W_int8 * s_w[c], divided by the bias scale of the channel.
 std::vector<double> bias_shift(const graph::Graph& g, const Op& op, const Layer& layer, const std::vector<double>& delta) {
     const graph::Buffer* wb = g.constant_buffer(op.inputs[1]);
     const auto* codes = reinterpret_cast<const int8_t*>(wb->data);
-    const double in_scale = g.tensors[op.inputs[0]].quant.scale();
+    const graph::QuantParams& w_quant = g.tensors[op.inputs[1]].quant;
+    const graph::QuantParams& b_quant = g.tensors[op.inputs[2]].quant;
     std::vector<double> shift(static_cast<size_t>(layer.out_channels), 0.0);
     if (op.type == OpType::kConv) {
         const int64_t per_group = layer.out_channels / (layer.in_channels / layer.group_in);
@@ -116,7 +118,7 @@ std::vector<double> bias_shift(const graph::Graph& g, const Op& op, const Layer&
                 shift[static_cast<size_t>(c)] -= codes[i] * delta[static_cast<size_t>(k)];
             }
     }
-    for (double& s : shift) s /= in_scale;
+    for (size_t c = 0; c < shift.size(); ++c) shift[c] *= w_quant.scale(c) / b_quant.scale(c);
     return shift;
 }
 
@@ -166,6 +168,7 @@ StatusOr<BiasCorrectionResult> correct_biases_empirically(graph::Graph* quantize
                 std::vector<int32_t> bias(shift.size());
                 std::copy_n(reinterpret_cast<const int32_t*>(old->data), bias.size(), bias.data());
                 for (size_t c = 0; c < bias.size(); ++c) {
+                    if (!std::isfinite(shift[c])) continue;  // e.g. a float mean of inf: leave the channel
                     const double moved = std::nearbyint(static_cast<double>(bias[c]) + shift[c]);
                     bias[c] = static_cast<int32_t>(std::clamp(moved, -2147483648.0, 2147483647.0));
                     // In output-scale units, for the log.
@@ -183,8 +186,11 @@ StatusOr<BiasCorrectionResult> correct_biases_empirically(graph::Graph* quantize
         for (auto& v : values) {
             bool ready = true;
             for (int32_t in : op.inputs) ready = ready && (in < 0 || g.is_constant(in) || v[in].dtype() != DType::kUndefined);
-            if (ready && !exec->run_op(order[p], v).is_ok()) {
+            const Status ran = ready ? exec->run_op(order[p], v) : Status::ok();
+            if (!ran.is_ok()) {
                 for (int32_t out : op.outputs) v[out] = cpu::HostTensor();  // like skip_unsupported: no value
+                if (result.failed_ops.empty() || result.failed_ops.back().rfind(op.name + ":", 0) != 0)
+                    result.failed_ops.push_back(op.name + ": " + ran.message());
             }
             for (int32_t in : op.inputs)
                 if (in >= 0 && !g.is_constant(in) && last_use[in] == p) v[in] = cpu::HostTensor();

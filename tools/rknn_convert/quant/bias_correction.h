@@ -27,6 +27,9 @@ namespace rknn::convert {
 struct BiasCorrectionResult {
     int layers_corrected = 0;
     double largest_shift = 0.0;  // the largest change of a bias, in units of its output's scale
+    // Ops the CPU could not run ("name: reason"); what depends on them keeps
+    // its weight-rounding correction.
+    std::vector<std::string> failed_ops;
 };
 
 // `float_means`: the float model's input channel means by tensor name
