@@ -82,6 +82,15 @@ HostTensor to_float32(const HostTensor& src) {
     HostTensor out(graph::DType::kFloat32, src.shape());
     float* dst = out.data<float>();
     const int64_t n = src.numel();
+    if (src.dtype() == graph::DType::kInt8 && src.quant.is_quantized() && !src.quant.per_channel()) {
+        // One scale: a table of the 256 codes' values, the same arithmetic as below.
+        float table[256];
+        for (int code = -128; code < 128; ++code)
+            table[code + 128] = static_cast<float>((static_cast<double>(code) - src.quant.zero_point(0)) * src.quant.scale(0));
+        const int8_t* codes = src.data<int8_t>();
+        for (int64_t i = 0; i < n; ++i) dst[i] = table[codes[i] + 128];
+        return out;
+    }
     if (src.quant.is_quantized() && graph::is_integer(src.dtype())) {
         const int64_t inner = src.quant.axis >= 0 ? inner_size(src.shape(), src.quant.axis) : 1;
         for (int64_t i = 0; i < n; ++i) {
@@ -94,6 +103,11 @@ HostTensor to_float32(const HostTensor& src) {
         std::memcpy(dst, src.raw(), src.byte_size());
         return out;
     }
+    if (src.dtype() == graph::DType::kFloat16) {
+        const uint16_t* halves = src.data<uint16_t>();
+        for (int64_t i = 0; i < n; ++i) dst[i] = half_to_float(halves[i]);
+        return out;
+    }
     for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<float>(element_as_double(src, i));
     return out;
 }
@@ -104,6 +118,17 @@ Status from_float32(const HostTensor& src, HostTensor* dst) {
     }
     const float* values = src.data<float>();
     const int64_t n = src.numel();
+    if (dst->dtype() == graph::DType::kInt8 && dst->quant.is_quantized() && !dst->quant.per_channel()) {
+        // One scale: the loop below without the per-element dispatch.
+        const double scale = dst->quant.scale(0);
+        const double zp = dst->quant.zero_point(0);
+        int8_t* codes = dst->data<int8_t>();
+        for (int64_t i = 0; i < n; ++i) {
+            const double q = scale > 0 ? static_cast<double>(values[i]) / scale : 0.0;
+            codes[i] = saturate_round<int8_t>(std::nearbyint(q) + zp);
+        }
+        return Status::ok();
+    }
     if (dst->quant.is_quantized() && graph::is_integer(dst->dtype())) {
         const int64_t inner = dst->quant.axis >= 0 ? inner_size(dst->shape(), dst->quant.axis) : 1;
         for (int64_t i = 0; i < n; ++i) {
@@ -112,6 +137,11 @@ Status from_float32(const HostTensor& src, HostTensor* dst) {
             const double q = scale > 0 ? static_cast<double>(values[i]) / scale : 0.0;
             store_double(dst, i, std::nearbyint(q) + dst->quant.zero_point(c));
         }
+        return Status::ok();
+    }
+    if (dst->dtype() == graph::DType::kFloat16) {
+        uint16_t* halves = dst->data<uint16_t>();
+        for (int64_t i = 0; i < n; ++i) halves[i] = float_to_half(values[i]);
         return Status::ok();
     }
     for (int64_t i = 0; i < n; ++i) store_double(dst, i, values[i]);

@@ -53,6 +53,12 @@ bool can_move_quantized(const graph::Graph& g, const graph::Op& op, const std::v
     return true;
 }
 
+// QuantizeLinear and DequantizeLinear read and write codes: their scale and
+// zero point are the quantised tensor's own, so its codes pass unconverted.
+bool converts_codes(const graph::Op& op) {
+    return op.type == graph::OpType::kQuantizeLinear || op.type == graph::OpType::kDequantizeLinear;
+}
+
 // Whether input `t` must be widened to float32 before the reference kernel runs.
 bool needs_float(const KernelEntry& entry, const HostTensor& t, bool quantized_passthrough) {
     if (is_quantized_int(t)) return !quantized_passthrough;
@@ -135,7 +141,7 @@ Status GraphExecutor::run_op(int32_t op_index, std::vector<HostTensor>& values, 
 
 Status GraphExecutor::run_kernel(const graph::Op& op, const KernelEntry& entry, bool int8,
                                  const std::vector<const HostTensor*>& in, std::vector<HostTensor>& values) const {
-    const bool passthrough = !int8 && entry.moves_data && can_move_quantized(graph_, op, in);
+    const bool passthrough = !int8 && ((entry.moves_data && can_move_quantized(graph_, op, in)) || converts_codes(op));
     // Widen what the kernel cannot take directly.
     std::vector<HostTensor> widened(in.size());
     std::vector<const HostTensor*> args_in = in;
@@ -199,7 +205,7 @@ StatusOr<GraphExecutor::PreparedCall> GraphExecutor::prepare_call(int32_t op_ind
         if (in[i]->dtype() == DType::kUndefined) return Status(StatusCode::kUnimplemented, "an input has no value yet");
     }
     const bool int8 = options_.use_int8_kernels && wants_int8(*entry, graph_, op, in);
-    const bool passthrough = !int8 && entry->moves_data && can_move_quantized(graph_, op, in);
+    const bool passthrough = !int8 && ((entry->moves_data && can_move_quantized(graph_, op, in)) || converts_codes(op));
     if (!int8) {
         for (const HostTensor* t : in)
             if (t != nullptr && needs_float(*entry, *t, passthrough))

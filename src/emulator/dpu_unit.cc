@@ -525,10 +525,11 @@ float run_stage_float(const Stage& s, bool alu_first, int c, float x) {
     return x;
 }
 
-float run_ew_float(const Ew& e, int c, int y, int x, float v) {
+// `operand`: the ERDMA element for this output (null unless the operand is a tensor).
+float run_ew_float(const Ew& e, const uint8_t* operand, float v) {
     if (e.bypass) return v;
     if (!e.op_bypass) {
-        const float op = e.from_tensor ? read_float(ew_operand(e, c, y, x), e.esize) : as_float(e.value_reg);
+        const float op = e.from_tensor ? read_float(operand, e.esize) : as_float(e.value_reg);
         if (e.mul) {
             v *= op;
         } else {
@@ -643,21 +644,52 @@ bool dpu_wants_window_sum(const RegisterFile& regs) {
 
 namespace {
 
-void run_float_pipeline(const Dpu& d, const Source& src, const ConvOutput* conv) {
-    for (int y = 0; y < d.height; ++y) {
+// Byte offset of each channel in an atom-packed pixel (its surface and lane):
+// offset(c, y, x) = offset(c, 0, 0) + y * row_stride + x * atom_bytes.
+std::vector<uint64_t> channel_offsets(const CubeLayout& cube, int channels) {
+    std::vector<uint64_t> offsets(static_cast<size_t>(channels));
+    for (int c = 0; c < channels; ++c) offsets[static_cast<size_t>(c)] = cube.offset(c, 0, 0);
+    return offsets;
+}
+
+// The float pipeline over output rows [y0, y1).
+void run_float_rows(const Dpu& d, const Source& src, const ConvOutput* conv, const std::vector<uint64_t>& src_c,
+                    const std::vector<uint64_t>& dst_c, const std::vector<uint64_t>& ew_c, int y0, int y1) {
+    const bool ew_tensor = !d.ew.bypass && !d.ew.op_bypass && d.ew.from_tensor;
+    for (int y = y0; y < y1; ++y) {
         for (int x = 0; x < d.width; ++x) {
             const size_t pixel = static_cast<size_t>(y) * d.width + x;
+            const uint64_t src_at = static_cast<uint64_t>(y) * src.cube.row_stride + static_cast<uint64_t>(x) * src.cube.atom_bytes;
+            const uint64_t dst_at = static_cast<uint64_t>(y) * d.dst.row_stride + static_cast<uint64_t>(x) * d.dst.atom_bytes;
+            const uint64_t ew_at = static_cast<uint64_t>(y) * d.ew.cube.row_stride + static_cast<uint64_t>(x) * d.ew.cube.atom_bytes;
             for (int c = 0; c < d.channels; ++c) {
+                const auto uc = static_cast<size_t>(c);
                 float v = conv ? conv->facc[pixel * conv->channels + c]
-                               : read_float(src.data + src.cube.offset(c, y, x), src.cube.elem_bytes);
+                               : read_float(src.data + src_c[uc] + src_at, src.cube.elem_bytes);
                 v = run_stage_float(d.bs, true, c, v);
                 v = run_stage_float(d.bn, false, c, v);
-                v = run_ew_float(d.ew, c, y, x, v);
+                const uint8_t* operand = !ew_tensor      ? nullptr
+                                         : d.ew.per_channel ? d.ew.data + uc * static_cast<size_t>(d.ew.esize)
+                                                            : d.ew.data + ew_c[uc] + ew_at;
+                v = run_ew_float(d.ew, operand, v);
                 v = std::ldexp(v * static_cast<float>(d.out_scale), -d.out_shift) + static_cast<float>(d.out_offset);
-                store_float(d, d.dst_bytes + d.dst.offset(c, y, x), c < d.real_channels ? v : 0.0f);
+                store_float(d, d.dst_bytes + dst_c[uc] + dst_at, c < d.real_channels ? v : 0.0f);
             }
         }
     }
+}
+
+// Rows are independent: large cubes share them out over the host's threads,
+// as in the integer pipeline.
+void run_float_pipeline(const Dpu& d, const Source& src, const ConvOutput* conv) {
+    const std::vector<uint64_t> src_c = conv ? std::vector<uint64_t>() : channel_offsets(src.cube, d.channels);
+    const std::vector<uint64_t> dst_c = channel_offsets(d.dst, d.channels);
+    const bool ew_tensor = !d.ew.bypass && !d.ew.op_bypass && d.ew.from_tensor && !d.ew.per_channel;
+    const std::vector<uint64_t> ew_c = ew_tensor ? channel_offsets(d.ew.cube, d.channels) : std::vector<uint64_t>();
+    const int64_t elements = static_cast<int64_t>(d.width) * d.height * d.channels;
+    parallel_for(d.height, elements >= kParallelElements ? 1 : d.height, [&](int64_t y0, int64_t y1) {
+        run_float_rows(d, src, conv, src_c, dst_c, ew_c, static_cast<int>(y0), static_cast<int>(y1));
+    });
 }
 
 // The integer pipeline over output rows [y0, y1), one pixel's channels at a time.

@@ -57,6 +57,13 @@ std::vector<HostTensor> run(const Graph& g, const std::vector<HostTensor>& input
     return out.is_ok() ? out.value() : std::vector<HostTensor>{HostTensor(DType::kFloat32, {1})};
 }
 
+const Op& op_named(const Graph& g, const std::string& name) {
+    for (const Op& op : g.ops)
+        if (op.name == name) return op;
+    ADD_FAILURE() << "no op " << name;
+    return g.ops.front();
+}
+
 convert::CalibrationOptions quiet(convert::CalibMethod method = convert::CalibMethod::kMinMax) {
     convert::CalibrationOptions o;
     o.method = method;
@@ -391,7 +398,7 @@ TEST(Quantization, AFloat16ResizeKeepsItsScalesFloat32) {
     convert::QuantizeOptions options;
     options.fp16_ops = {"resize"};
     ASSERT_TRUE(convert::quantize_int8(&g, calibration.value().ranges, options).is_ok());
-    const Op& resize = g.ops[1];
+    const Op& resize = op_named(g, "resize");
     ASSERT_EQ(resize.type, OpType::kResize);
     EXPECT_EQ(g.tensors[resize.inputs[0]].dtype, DType::kFloat16);
     EXPECT_EQ(g.tensors[resize.inputs[2]].dtype, DType::kFloat32);
@@ -423,11 +430,58 @@ TEST(Quantization, AConcatsInputsShareOnePrecision) {
         convert::QuantizeOptions options;
         options.fp16_ops = {named};
         ASSERT_TRUE(convert::quantize_int8(&g, calibration.value().ranges, options).is_ok());
-        const DType left = g.tensors[g.ops[0].outputs[0]].dtype;
+        const DType left = g.tensors[op_named(g, "left").outputs[0]].dtype;
         EXPECT_EQ(left, DType::kFloat16);
-        EXPECT_EQ(g.tensors[g.ops[1].outputs[0]].dtype, left);
-        EXPECT_EQ(g.tensors[g.ops[2].outputs[0]].dtype, left);
+        EXPECT_EQ(g.tensors[op_named(g, "right").outputs[0]].dtype, left);
+        EXPECT_EQ(g.tensors[op_named(g, "cat").outputs[0]].dtype, left);
     }
+}
+
+// x -> a -> b (float16) -> c -> y: b reads a DequantizeLinear copy of a's
+// output, and c, which reads float16, becomes a float16 layer whose output a
+// QuantizeLinear writes. No layer mixes int8 and float16 (those ran on the
+// CPU), and the result stays as close to the float model.
+TEST(Quantization, EveryLayerIsWhollyInt8OrFloat16) {
+    Graph g;
+    const int32_t x = value(&g, "x", {1, 2, 4, 4});
+    const int32_t ta = value(&g, "ta", {1, 2, 4, 4});
+    const int32_t tb = value(&g, "tb", {1, 2, 4, 4});
+    const int32_t y = value(&g, "y", {1, 2, 4, 4});
+    const std::vector<float> w = {1.0f, 0.5f, -0.5f, 1.0f};
+    g.add_op({OpType::kConv, "a", "", {x, constant(&g, "wa", {2, 2, 1, 1}, w)}, {ta}, {}});
+    g.add_op({OpType::kConv, "b", "", {ta, constant(&g, "wb", {2, 2, 1, 1}, w)}, {tb}, {}});
+    g.add_op({OpType::kConv, "c", "", {tb, constant(&g, "wc", {2, 2, 1, 1}, w), constant(&g, "bc", {2}, {0.1f, -0.1f})},
+              {y}, {}});
+    g.inputs = {x};
+    g.outputs = {y};
+    const Graph float_graph = g;
+    const std::vector<std::vector<HostTensor>> samples = {{channel_data({1, 2, 4, 4}, {1.0f, -1.0f}, 1.0f, 5)}};
+    auto calibration = convert::calibrate(g, samples, quiet());
+    ASSERT_TRUE(calibration.is_ok());
+    convert::QuantizeOptions options;
+    options.fp16_ops = {"b"};
+    ASSERT_TRUE(convert::quantize_int8(&g, calibration.value().ranges, options).is_ok());
+    const auto dtype = [&g](int32_t t) { return g.tensors[t].dtype; };
+    for (const Op& op : g.ops) {
+        if (op.type != OpType::kConv) continue;
+        SCOPED_TRACE(op.name);
+        EXPECT_EQ(dtype(op.inputs[0]), dtype(op.outputs[0]));
+        EXPECT_EQ(dtype(op.inputs[1]), dtype(op.outputs[0]));
+    }
+    EXPECT_EQ(dtype(op_named(g, "a").outputs[0]), DType::kInt8);
+    EXPECT_EQ(dtype(op_named(g, "b").inputs[0]), DType::kFloat16);
+    EXPECT_EQ(dtype(op_named(g, "c").outputs[0]), DType::kFloat16);
+    EXPECT_EQ(rknn::testing::count_ops(g, OpType::kDequantizeLinear), 1);
+    EXPECT_EQ(rknn::testing::count_ops(g, OpType::kQuantizeLinear), 1);
+    // The graph output is still int8, written by the QuantizeLinear after c.
+    EXPECT_EQ(dtype(g.outputs[0]), DType::kInt8);
+    EXPECT_TRUE(g.tensors[g.outputs[0]].quant.is_quantized());
+    HostTensor in = rknn::cpu::make_tensor_like(g.tensors[g.inputs[0]], {1, 2, 4, 4});
+    ASSERT_TRUE(rknn::cpu::from_float32(samples[0][0], &in).is_ok());
+    const HostTensor actual = run(g, {in})[0];
+    const HostTensor expected = run(float_graph, samples[0], false)[0];
+    const float step = g.tensors[g.outputs[0]].quant.scale();
+    EXPECT_LE(rknn::testing::max_abs_difference(actual, expected), 2.0f * step);
 }
 
 TEST(Progress, TheLineCountsElapsedTimeAndWhatIsLeft) {

@@ -72,6 +72,16 @@ Status quantize_linear(const KernelArgs& args) {
     RKNN_ASSIGN_OR_RETURN(const AxisParam p, axis_param(args, scale));
     const double lo = y->dtype() == DType::kInt8 ? -128.0 : 0.0;
     const double hi = y->dtype() == DType::kInt8 ? 127.0 : 255.0;
+    if (x.dtype() == DType::kFloat32 && y->dtype() == DType::kInt8 && scale.numel() == 1 && (!zp || zp->numel() == 1)) {
+        // One scale (the converter's precision boundaries): the same arithmetic without per-element lookups.
+        const double s = element_as_double(scale, 0);
+        const double z = zp ? element_as_double(*zp, 0) : 0.0;
+        const float* in = x.data<float>();
+        int8_t* out = y->data<int8_t>();
+        for (int64_t i = 0; i < x.numel(); ++i)
+            out[i] = static_cast<int8_t>(std::fmin(std::fmax(std::nearbyint(in[i] / s) + z, lo), hi));
+        return Status::ok();
+    }
     for (int64_t i = 0; i < x.numel(); ++i) {
         const int64_t c = p.index_of(i);
         const double s = element_as_double(scale, c);
@@ -90,6 +100,16 @@ Status dequantize_linear(const KernelArgs& args) {
     const HostTensor* zp = args.inputs.size() > 2 ? args.inputs[2] : nullptr;
     RKNN_ASSIGN_OR_RETURN(const AxisParam p, axis_param(args, scale));
     float* y = args.outputs[0]->data<float>();
+    if (x.dtype() == DType::kInt8 && scale.numel() == 1 && (!zp || zp->numel() == 1)) {
+        // One scale: int8 has 256 codes, so a table gives every value.
+        const double s = element_as_double(scale, 0);
+        const double z = zp ? element_as_double(*zp, 0) : 0.0;
+        float table[256];
+        for (int code = -128; code < 128; ++code) table[code + 128] = static_cast<float>((code - z) * s);
+        const int8_t* in = x.data<int8_t>();
+        for (int64_t i = 0; i < x.numel(); ++i) y[i] = table[in[i] + 128];
+        return Status::ok();
+    }
     for (int64_t i = 0; i < x.numel(); ++i) {
         const int64_t c = p.index_of(i);
         const double z = zp ? element_as_double(*zp, c) : 0.0;

@@ -1,0 +1,86 @@
+// QuantizeLinear / DequantizeLinear between int8 and float16 tensors, as the
+// converter inserts them where an int8 layer meets a float16 one: exact codes
+// and values through the CPU executor.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "base/half.h"
+#include "common/test_graphs.h"
+#include "cpu/convert.h"
+#include "cpu/graph_executor.h"
+
+namespace {
+
+using rknn::cpu::HostTensor;
+using rknn::graph::DType;
+using rknn::graph::Graph;
+using rknn::graph::Op;
+using rknn::graph::OpType;
+using rknn::testing::add_tensor;
+using rknn::testing::per_tensor;
+
+constexpr float kScale = 0.0095f;
+constexpr int8_t kZeroPoint = -11;
+
+// x -> (De)QuantizeLinear(scale, zero point) -> y, with y declared `out_dtype`.
+Graph conversion_graph(OpType type, DType in_dtype, DType out_dtype) {
+    Graph g;
+    const auto q = per_tensor(kScale, kZeroPoint);
+    const int32_t x = add_tensor(&g, "x", in_dtype, {1, 4, 8, 8}, in_dtype == DType::kInt8 ? q : rknn::graph::QuantParams());
+    const int32_t y = add_tensor(&g, "y", out_dtype, {1, 4, 8, 8}, out_dtype == DType::kInt8 ? q : rknn::graph::QuantParams());
+    const float scale = kScale;
+    const int8_t zp = kZeroPoint;
+    const int32_t s = g.add_constant("scale", DType::kFloat32, {}, rknn::graph::Buffer::copy_of(&scale, sizeof(scale)));
+    const int32_t z = g.add_constant("zero_point", DType::kInt8, {}, rknn::graph::Buffer::copy_of(&zp, sizeof(zp)));
+    Op op;
+    op.type = type;
+    op.name = "convert";
+    op.inputs = {x, s, z};
+    op.outputs = {y};
+    g.add_op(op);
+    g.inputs = {x};
+    g.outputs = {y};
+    return g;
+}
+
+// The executor's outputs as it declares them (not widened to float32).
+HostTensor run(const Graph& g, const HostTensor& x) {
+    auto exec = rknn::cpu::GraphExecutor::create(g, rknn::cpu::GraphExecutor::Options());
+    EXPECT_TRUE(exec.is_ok());
+    if (!exec.is_ok()) return HostTensor();
+    std::vector<HostTensor> outputs;
+    const auto status = exec.value()->run({x}, &outputs);
+    EXPECT_TRUE(status.is_ok()) << status.message();
+    return outputs.empty() ? HostTensor() : outputs[0];
+}
+
+TEST(PrecisionConversion, DequantizeGivesEveryCodesValueInFloat16) {
+    const Graph g = conversion_graph(OpType::kDequantizeLinear, DType::kInt8, DType::kFloat16);
+    HostTensor x(DType::kInt8, {1, 4, 8, 8});
+    x.quant = per_tensor(kScale, kZeroPoint);
+    for (int64_t i = 0; i < x.numel(); ++i) x.data<int8_t>()[i] = static_cast<int8_t>((i * 37) % 256 - 128);
+    const HostTensor y = run(g, x);
+    ASSERT_EQ(y.dtype(), DType::kFloat16);
+    for (int64_t i = 0; i < x.numel(); ++i) {
+        const float expected = rknn::half_to_float(rknn::float_to_half((x.data<int8_t>()[i] - kZeroPoint) * kScale));
+        ASSERT_EQ(rknn::half_to_float(y.data<uint16_t>()[i]), expected) << "code " << int(x.data<int8_t>()[i]);
+    }
+}
+
+TEST(PrecisionConversion, QuantizeRoundsFloat16ToTheDeclaredCodes) {
+    const Graph g = conversion_graph(OpType::kQuantizeLinear, DType::kFloat16, DType::kInt8);
+    HostTensor x(DType::kFloat16, {1, 4, 8, 8});
+    for (int64_t i = 0; i < x.numel(); ++i) x.data<uint16_t>()[i] = rknn::float_to_half(-1.5f + 0.0123f * i);
+    const HostTensor y = run(g, x);
+    ASSERT_EQ(y.dtype(), DType::kInt8);
+    EXPECT_FLOAT_EQ(y.quant.scale(), kScale);
+    for (int64_t i = 0; i < x.numel(); ++i) {
+        const double v = rknn::half_to_float(x.data<uint16_t>()[i]);
+        const double code = std::fmin(std::fmax(std::nearbyint(v / kScale) + kZeroPoint, -128.0), 127.0);
+        ASSERT_EQ(y.data<int8_t>()[i], static_cast<int8_t>(code)) << "value " << v;
+    }
+}
+
+}  // namespace
