@@ -484,6 +484,39 @@ TEST(Quantization, EveryLayerIsWhollyInt8OrFloat16) {
     EXPECT_LE(rknn::testing::max_abs_difference(actual, expected), 2.0f * step);
 }
 
+// a -> b (float16) -> c (promoted to float16) -> d: d reads the tensor c's
+// QuantizeLinear writes, under its float model name. The empirical bias
+// correction corrects a and leaves d alone on purpose (bias_correction.cc
+// gives the measurements).
+TEST(Quantization, ALayerAfterAQuantizeLinearKeepsItsBias) {
+    Graph g;
+    const int32_t x = value(&g, "x", {1, 2, 4, 4});
+    const int32_t ta = value(&g, "ta", {1, 2, 4, 4});
+    const int32_t tb = value(&g, "tb", {1, 2, 4, 4});
+    const int32_t tc = value(&g, "tc", {1, 2, 4, 4});
+    const int32_t y = value(&g, "y", {1, 2, 4, 4});
+    const std::vector<float> w = {1.0f, 0.5f, -0.5f, 1.0f};
+    const std::vector<float> b = {0.1f, -0.1f};
+    g.add_op({OpType::kConv, "a", "", {x, constant(&g, "wa", {2, 2, 1, 1}, w), constant(&g, "ba", {2}, b)}, {ta}, {}});
+    g.add_op({OpType::kConv, "b", "", {ta, constant(&g, "wb", {2, 2, 1, 1}, w)}, {tb}, {}});
+    g.add_op({OpType::kConv, "c", "", {tb, constant(&g, "wc", {2, 2, 1, 1}, w)}, {tc}, {}});
+    g.add_op({OpType::kConv, "d", "", {tc, constant(&g, "wd", {2, 2, 1, 1}, w), constant(&g, "bd", {2}, b)}, {y}, {}});
+    g.inputs = {x};
+    g.outputs = {y};
+    const std::vector<std::vector<HostTensor>> samples = {{channel_data({1, 2, 4, 4}, {1.0f, -1.0f}, 1.0f, 6)}};
+    auto calibration = convert::calibrate(g, samples, quiet());
+    ASSERT_TRUE(calibration.is_ok());
+    convert::QuantizeOptions options;
+    options.fp16_ops = {"b"};
+    ASSERT_TRUE(convert::quantize_int8(&g, calibration.value().ranges, options).is_ok());
+    ASSERT_EQ(g.tensors[op_named(g, "d").inputs[0]].dtype, DType::kInt8);
+    auto result = convert::correct_biases_empirically(&g, calibration.value().channel_means, samples, nullptr);
+    ASSERT_TRUE(result.is_ok()) << result.status().message();
+    EXPECT_EQ(result.value().layers_corrected, 1);
+    // d is skipped by the rule, not because its means went missing.
+    EXPECT_TRUE(calibration.value().channel_means.count(g.tensors[op_named(g, "d").inputs[0]].name));
+}
+
 TEST(Progress, TheLineCountsElapsedTimeAndWhatIsLeft) {
     EXPECT_EQ(convert::Progress::format("calibration", 4, 16, "samples", 2.0, false),
               "calibration 4/16 samples, 2.0 s, about 6.0 s left");

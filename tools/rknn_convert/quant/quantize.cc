@@ -188,9 +188,7 @@ std::vector<double> rounding_shift(const graph::Graph& g, const Op& op, int32_t 
 }
 
 // Quantises the weights (and bias) of an int8 Conv / Gemm / MatMul.
-// `input_name`: the float model's name of what the layer reads (for its channel means).
-void quantize_layer(graph::Graph* g, Op* op, const std::map<std::string, std::vector<double>>* channel_means,
-                    const std::string& input_name) {
+void quantize_layer(graph::Graph* g, Op* op, const std::map<std::string, std::vector<double>>* channel_means) {
     const int32_t w = op->inputs[1];
     if (!g->is_constant(w) || g->tensors[w].dtype != DType::kFloat32) return;
     int axis = 0;
@@ -222,7 +220,7 @@ void quantize_layer(graph::Graph* g, Op* op, const std::map<std::string, std::ve
     op->inputs[1] = quantize_weights(g, float_w, axis, &w_scales);
     // Bias correction where the layer has (or can take) a bias and the input's channel means are known.
     const bool takes_bias = op->type == OpType::kConv || op->type == OpType::kGemm;
-    const auto means = channel_means != nullptr ? channel_means->find(input_name)
+    const auto means = channel_means != nullptr ? channel_means->find(g->tensors[op->inputs[0]].name)
                                                 : std::map<std::string, std::vector<double>>::const_iterator();
     if (takes_bias && channel_means != nullptr && means != channel_means->end()) {
         const std::vector<double> shift = rounding_shift(*g, *op, float_w, op->inputs[1], means->second);
@@ -260,9 +258,9 @@ bool stays_float32(const Op& op, size_t input) {
 //   int8 outputs a QuantizeLinear writes. Quantising its input instead would
 //   bring back the error the float16 producer was kept for; this way the
 //   numbers are those of the mixed layer it replaces.
-// Adds the promoted layers to `fp16_ops`. Returns, for each DequantizeLinear
-// copy, the tensor it was converted from.
-std::map<int32_t, int32_t> insert_precision_boundaries(graph::Graph* g, std::set<std::string>* fp16_ops) {
+// Int8 layers keep reading tensors under their float model names (channel
+// means, bias correction). Adds the promoted layers to `fp16_ops`.
+void insert_precision_boundaries(graph::Graph* g, std::set<std::string>* fp16_ops) {
     const auto is_int8 = [g](int32_t t) {
         return g->tensors[t].dtype == DType::kInt8 && g->tensors[t].quant.is_quantized() &&
                g->tensors[t].quant.scales.size() == 1;
@@ -334,9 +332,6 @@ std::map<int32_t, int32_t> insert_precision_boundaries(graph::Graph* g, std::set
         for (Op& q : after) ops.push_back(std::move(q));
     }
     g->ops = std::move(ops);
-    std::map<int32_t, int32_t> sources;
-    for (const auto& [from, to] : dequantized) sources[to] = from;
-    return sources;
 }
 
 }  // namespace
@@ -415,19 +410,15 @@ Status quantize_int8(graph::Graph* g, const std::vector<TensorRange>& ranges, co
             g->tensors[t].dtype = DType::kFloat16;
         }
     }
-    const std::map<int32_t, int32_t> converted_from = insert_precision_boundaries(g, &fp16_ops);
+    insert_precision_boundaries(g, &fp16_ops);
     // Constants, op by op.
     for (Op& op : g->ops) {
         const bool int8 = !op.inputs.empty() && op.inputs[0] >= 0 && g->tensors[op.inputs[0]].dtype == DType::kInt8 &&
                           g->tensors[op.inputs[0]].quant.is_quantized();
         const bool fp16_layer = fp16_ops.count(op.name) > 0;
         if (int8 && !fp16_layer) {
-            if (op.type == OpType::kConv || op.type == OpType::kGemm || op.type == OpType::kMatMul) {
-                const auto source = converted_from.find(op.inputs[0]);
-                // A copy: quantize_layer adds tensors.
-                const std::string read = g->tensors[source == converted_from.end() ? op.inputs[0] : source->second].name;
-                quantize_layer(g, &op, options.channel_means, read);
-            }
+            if (op.type == OpType::kConv || op.type == OpType::kGemm || op.type == OpType::kMatMul)
+                quantize_layer(g, &op, options.channel_means);
             if (is_binary_int8_op(op.type)) {
                 for (int32_t& in : op.inputs) {
                     if (in >= 0 && g->is_constant(in) && g->tensors[in].dtype == DType::kFloat32) in = quantize_constant(g, in);
