@@ -1,5 +1,8 @@
-// IEEE binary16 and bfloat16 conversions (round to nearest even), as plain
-// functions: the reference path needs exactness, not speed.
+// IEEE binary16 and bfloat16 conversions (round to nearest even). Inline
+// and nearly branch-free: the emulator's float pipeline and the CPU steps of
+// float16 models convert every element. Exact for every input, NaN and
+// subnormals included (tests/base/half_test.cc checks them against a plain
+// bit-by-bit version), under the default rounding mode.
 #pragma once
 
 #include <cstdint>
@@ -19,8 +22,34 @@ inline float bits_float(uint32_t u) {
     return f;
 }
 
-uint16_t float_to_half(float value);
-float half_to_float(uint16_t half);
+inline uint16_t float_to_half(float value) {
+    const uint32_t bits = float_bits(value);
+    const auto sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
+    const uint32_t abs = bits & 0x7fffffffu;
+    if (abs >= 0x477ff000u)  // NaN (kept quiet), or rounds to infinity (>= 65520)
+        return static_cast<uint16_t>(sign | (abs > 0x7f800000u ? 0x7e00u : 0x7c00u));
+    if (abs < 0x38800000u) {
+        // Subnormal half or zero: in [0.5, 1) a float's last mantissa bit is
+        // 2^-24, the half subnormal step, so adding 0.5 lets the FPU round
+        // the value to that step (to even), and the low bits are the half.
+        const float aligned = bits_float(abs) + 0.5f;
+        return static_cast<uint16_t>(sign | (float_bits(aligned) - 0x3f000000u));
+    }
+    // Normal: round the 13 dropped mantissa bits to even (a carry moves into
+    // the exponent, as it should), then rebias the exponent from 127 to 15.
+    const uint32_t rounded = abs + 0x0fffu + ((abs >> 13) & 1u);
+    return static_cast<uint16_t>(sign | ((rounded - (112u << 23)) >> 13));
+}
+
+inline float half_to_float(uint16_t half) {
+    const uint32_t sign = (static_cast<uint32_t>(half) & 0x8000u) << 16;
+    const uint32_t magnitude = (static_cast<uint32_t>(half) & 0x7fffu) << 13;
+    // Read with the float's exponent bias, then scaled by 2^(127 - 15):
+    // exact for normals, and subnormal halves become normal floats.
+    float value = bits_float(magnitude) * 0x1p112f;
+    if (magnitude >= (0x7c00u << 13)) value = bits_float(magnitude | 0x7f800000u);  // infinity, NaN payload kept
+    return bits_float(float_bits(value) | sign);
+}
 
 inline uint16_t float_to_bfloat16(float value) {
     uint32_t u = float_bits(value);

@@ -672,7 +672,9 @@ void run_float_rows(const Dpu& d, const Source& src, const ConvOutput* conv, con
                                          : d.ew.per_channel ? d.ew.data + uc * static_cast<size_t>(d.ew.esize)
                                                             : d.ew.data + ew_c[uc] + ew_at;
                 v = run_ew_float(d.ew, operand, v);
-                v = std::ldexp(v * static_cast<float>(d.out_scale), -d.out_shift) + static_cast<float>(d.out_offset);
+                v *= static_cast<float>(d.out_scale);
+                if (d.out_shift != 0) v = std::ldexp(v, -d.out_shift);  // a library call: skipped when it is x1
+                v += static_cast<float>(d.out_offset);
                 store_float(d, d.dst_bytes + dst_c[uc] + dst_at, c < d.real_channels ? v : 0.0f);
             }
         }

@@ -296,6 +296,11 @@ size_t Context::npu_task_op_count() const {
     }));
 }
 
+size_t Context::cube_requant_count() const {
+    return static_cast<size_t>(std::count_if(cube_requants_.begin(), cube_requants_.end(),
+                                             [](const std::optional<CubeRequant>& r) { return r.has_value(); }));
+}
+
 void Context::prepare_cpu_calls() {
     const graph::Graph& g = graph_;
     cpu_calls_.assign(g.ops.size(), std::nullopt);
@@ -306,7 +311,9 @@ void Context::prepare_cpu_calls() {
         if (value.dtype() != declared.dtype || value.shape() != declared.shape)
             value = cpu::make_tensor_like(declared, declared.shape);
     };
+    cube_requants_.assign(g.ops.size(), std::nullopt);
     for (const CpuStep& step : schedule_.cpu_steps) {
+        if ((cube_requants_[static_cast<size_t>(step.op)] = plan_cube_requant(step))) continue;
         for (int32_t t : step.unpack_before) allocate(t);
         auto call = executor_->prepare_call(step.op, values_);
         if (call.is_ok()) {
@@ -322,8 +329,51 @@ void Context::prepare_cpu_calls() {
     }
 }
 
+std::optional<CubeRequant> Context::plan_cube_requant(const CpuStep& step) const {
+    const graph::Graph& g = graph_;
+    const graph::Op& op = g.ops[static_cast<size_t>(step.op)];
+    if (op.type != graph::OpType::kQuantizeLinear && op.type != graph::OpType::kDequantizeLinear) return std::nullopt;
+    std::string why_not;
+    std::optional<CubeRequant> plan = CubeRequant::plan(g, op, memory_.form, &why_not);
+    const auto on_npu = [&](int32_t o) { return o >= 0 && placements_[static_cast<size_t>(o)].target == npu::Target::kNpu; };
+    // Only the cubes hold the tensors: no CPU op, nor the client, reads them from values_.
+    const auto only_npu_reads = [&](int32_t t) {
+        for (const graph::Op& reader : g.ops) {
+            const int32_t index = static_cast<int32_t>(&reader - g.ops.data());
+            if (index != step.op && !on_npu(index) && std::find(reader.inputs.begin(), reader.inputs.end(), t) != reader.inputs.end())
+                return false;
+        }
+        return std::find(g.outputs.begin(), g.outputs.end(), t) == g.outputs.end();
+    };
+    const auto plain_cube = [&](int32_t t, uint64_t bytes) {
+        const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
+        return home.valid() && home.packed_row_pixels == 0 && home.bytes >= bytes;
+    };
+    if (plan) {
+        const int32_t in = op.inputs[0], out = op.outputs[0];
+        if (!on_npu(producers_[static_cast<size_t>(in)]))
+            why_not = "its input does not come from the NPU";
+        else if (!plain_cube(in, plan->source_bytes()) || !plain_cube(out, plan->destination_bytes()))
+            why_not = "a tensor has no plain cube in device memory (a CPU op alone reads it)";
+        else if (!only_npu_reads(in) || !only_npu_reads(out))
+            why_not = "a CPU op or the client reads one of its tensors";
+        else
+            return plan;
+    }
+    RKNN_LOG_AT(4, "CPU op %d (%s) converts through host tensors: %s", step.op, graph::op_type_name(op.type), why_not.c_str());
+    return std::nullopt;
+}
+
 Status Context::run_cpu_step(const CpuStep& step) {
     const graph::Graph& g = graph_;
+    if (const std::optional<CubeRequant>& requant = cube_requants_[static_cast<size_t>(step.op)]) {
+        const graph::Op& op = g.ops[static_cast<size_t>(step.op)];
+        const DeviceHome& from = memory_.homes[static_cast<size_t>(op.inputs[0])];
+        const DeviceHome& to = memory_.homes[static_cast<size_t>(op.outputs[0])];
+        RKNN_RETURN_IF_ERROR(begin_cpu_write(to));
+        requant->run(buffers_->host(from.buffer) + from.offset, buffers_->host(to.buffer) + to.offset);
+        return Status::ok();
+    }
     for (int32_t t : step.unpack_before) {
         const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
         RKNN_RETURN_IF_ERROR(unpack_native_into(buffers_->host(home.buffer) + home.offset, home.bytes,
@@ -395,7 +445,8 @@ StatusOr<cpu::HostTensor> Context::current_value(int32_t tensor) const {
     }
     const DeviceHome& home = memory_.homes[static_cast<size_t>(tensor)];
     const int32_t producer = producers_[static_cast<size_t>(tensor)];
-    const bool on_device = home.valid() && (producer < 0 || placements_[static_cast<size_t>(producer)].target == npu::Target::kNpu);
+    const bool on_device = home.valid() && (producer < 0 || placements_[static_cast<size_t>(producer)].target == npu::Target::kNpu ||
+                                            cube_requants_[static_cast<size_t>(producer)].has_value());
     if (!on_device) return values_[static_cast<size_t>(tensor)];
     return unpack_native(cube_after_run(tensor), home.bytes, graph_.tensors[static_cast<size_t>(tensor)], memory_.form,
                          home.packed_row_pixels);

@@ -22,6 +22,7 @@
 #include "graph/graph.h"
 #include "npu/placement.h"
 #include "rknn_api.h"
+#include "runtime/cube_requant.h"
 #include "runtime/device_buffers.h"
 #include "runtime/fast_io.h"
 #include "runtime/io_memory.h"
@@ -78,6 +79,8 @@ public:
     const graph::Graph& graph() const { return graph_; }
     // Ops the NPU runs as tasks (not counting aliases and in-place ops), for tools and tests.
     size_t npu_task_op_count() const;
+    // CPU (de)quantisations that convert device cubes directly (CubeRequant).
+    size_t cube_requant_count() const;
     // Of the last finished rknn_run: the NPU time the kernel driver reported,
     // summed over its submits (0 where the driver reports none).
     int64_t last_run_npu_ns();
@@ -100,6 +103,7 @@ private:
     bool uses_sram_ = false;  // RKNN_FLAG_ENABLE_SRAM took effect
     Status run_cpu_step(const CpuStep& step);
     void prepare_cpu_calls();
+    std::optional<CubeRequant> plan_cube_requant(const CpuStep& step) const;
     // Adds the driver-reported NPU time to *npu_ns.
     Status run_npu_segment(const SegmentProgram& segment, int64_t* npu_ns);
     StatusOr<cpu::HostTensor> output_value(size_t index) const;
@@ -196,6 +200,9 @@ private:
     // values_), so that a run allocates nothing for them; empty where the op
     // needs conversions (GraphExecutor::run_op then).
     std::vector<std::optional<cpu::GraphExecutor::PreparedCall>> cpu_calls_;
+    // Per op: CPU (de)quantisations between NPU layers that convert the device
+    // cubes directly (their tensors have no values_).
+    std::vector<std::optional<CubeRequant>> cube_requants_;
     // Cache maintenance by ranges (a buffer's bytes from an offset): what the
     // CPU wrote since the last submit, flushed before the next one, and what
     // the host reads after a segment (tensors CPU steps unpack, the outputs),

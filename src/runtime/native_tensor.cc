@@ -107,23 +107,30 @@ CubeStrides cube_strides(graph::DType dtype, const npu::CubeShape& cube, const N
     return s;
 }
 
-// Copies between an NCHW host buffer and the cube, one element at a time.
-template <bool kToCube>
-void copy_cube(const npu::CubeShape& cube, size_t elem, uint64_t surface, uint64_t atom, const uint8_t* from, uint8_t* to) {
+// Copies between an NCHW host buffer and the cube, one element of type T at
+// a time (typed, so that each is a plain load and store).
+template <bool kToCube, typename T>
+void copy_cube_of(const npu::CubeShape& cube, uint64_t surface, uint64_t atom, const uint8_t* from, uint8_t* to) {
     const size_t plane = static_cast<size_t>(cube.h) * static_cast<size_t>(cube.w);
-    const size_t c2 = static_cast<size_t>(atom) / elem;
+    const size_t c2 = static_cast<size_t>(atom) / sizeof(T);
     for (size_t c = 0; c < static_cast<size_t>(cube.c); ++c) {
-        const uint64_t base = (c / c2) * surface + (c % c2) * elem;
-        for (size_t p = 0; p < plane; ++p) {
-            const size_t host = (c * plane + p) * elem;
-            const uint64_t device = base + p * atom;
-            if (kToCube) {
-                std::memcpy(to + device, from + host, elem);
-            } else {
-                std::memcpy(to + host, from + device, elem);
-            }
+        const uint64_t base = (c / c2) * surface + (c % c2) * sizeof(T);
+        if (kToCube) {
+            const T* host = reinterpret_cast<const T*>(from) + c * plane;
+            T* device = reinterpret_cast<T*>(to + base);
+            for (size_t p = 0; p < plane; ++p) device[p * c2] = host[p];
+        } else {
+            const T* device = reinterpret_cast<const T*>(from + base);
+            T* host = reinterpret_cast<T*>(to) + c * plane;
+            for (size_t p = 0; p < plane; ++p) host[p] = device[p * c2];
         }
     }
+}
+
+template <bool kToCube>
+void copy_cube(const npu::CubeShape& cube, size_t elem, uint64_t surface, uint64_t atom, const uint8_t* from, uint8_t* to) {
+    if (elem == 1) copy_cube_of<kToCube, uint8_t>(cube, surface, atom, from, to);
+    else copy_cube_of<kToCube, uint16_t>(cube, surface, atom, from, to);
 }
 
 }  // namespace

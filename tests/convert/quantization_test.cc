@@ -484,6 +484,52 @@ TEST(Quantization, EveryLayerIsWhollyInt8OrFloat16) {
     EXPECT_LE(rknn::testing::max_abs_difference(actual, expected), 2.0f * step);
 }
 
+// x -> a -> b (float16) -> c (promoted to float16) -> d (float16), and with
+// `int8_reader` also c -> e (int8). d reads c's float16 result itself, not
+// c's int8 rounding dequantised again; the QuantizeLinear after c stays only
+// while e reads its int8 output.
+TEST(Quantization, AFloat16LayerReadsAPromotedLayersFloat16Result) {
+    for (const bool int8_reader : {true, false}) {
+        SCOPED_TRACE(int8_reader ? "with an int8 reader" : "float16 readers only");
+        Graph g;
+        const int32_t x = value(&g, "x", {1, 2, 4, 4});
+        const int32_t ta = value(&g, "ta", {1, 2, 4, 4});
+        const int32_t tb = value(&g, "tb", {1, 2, 4, 4});
+        const int32_t tc = value(&g, "tc", {1, 2, 4, 4});
+        const int32_t y = value(&g, "y", {1, 2, 4, 4});
+        const std::vector<float> w = {1.0f, 0.5f, -0.5f, 1.0f};
+        g.add_op({OpType::kConv, "a", "", {x, constant(&g, "wa", {2, 2, 1, 1}, w)}, {ta}, {}});
+        g.add_op({OpType::kConv, "b", "", {ta, constant(&g, "wb", {2, 2, 1, 1}, w)}, {tb}, {}});
+        g.add_op({OpType::kConv, "c", "", {tb, constant(&g, "wc", {2, 2, 1, 1}, w)}, {tc}, {}});
+        g.add_op({OpType::kConv, "d", "", {tc, constant(&g, "wd", {2, 2, 1, 1}, w)}, {y}, {}});
+        g.inputs = {x};
+        g.outputs = {y};
+        if (int8_reader) {
+            const int32_t y2 = value(&g, "y2", {1, 2, 4, 4});
+            g.add_op({OpType::kConv, "e", "", {tc, constant(&g, "we", {2, 2, 1, 1}, w)}, {y2}, {}});
+            g.outputs.push_back(y2);
+        }
+        const std::vector<std::vector<HostTensor>> samples = {{channel_data({1, 2, 4, 4}, {1.0f, -1.0f}, 1.0f, 7)}};
+        auto calibration = convert::calibrate(g, samples, quiet());
+        ASSERT_TRUE(calibration.is_ok());
+        convert::QuantizeOptions options;
+        options.fp16_ops = {"b", "d"};
+        ASSERT_TRUE(convert::quantize_int8(&g, calibration.value().ranges, options).is_ok());
+        const int32_t c_result = op_named(g, "c").outputs[0];
+        EXPECT_EQ(g.tensors[c_result].dtype, DType::kFloat16);
+        EXPECT_EQ(op_named(g, "d").inputs[0], c_result);
+        EXPECT_EQ(rknn::testing::count_ops(g, OpType::kDequantizeLinear), 1);  // b's input only
+        EXPECT_EQ(rknn::testing::count_ops(g, OpType::kQuantizeLinear), int8_reader ? 1 : 0);
+        if (int8_reader) {
+            const int32_t e_input = op_named(g, "e").inputs[0];
+            EXPECT_EQ(g.tensors[e_input].dtype, DType::kInt8);
+            for (const Op& op : g.ops) {
+                if (op.type == OpType::kQuantizeLinear) EXPECT_EQ(op.inputs[0], c_result);
+            }
+        }
+    }
+}
+
 // a -> b (float16) -> c (promoted to float16) -> d: d reads the tensor c's
 // QuantizeLinear writes, under its float model name. The empirical bias
 // correction corrects a and leaves d alone on purpose (bias_correction.cc

@@ -501,6 +501,60 @@ TEST(ApiModels, RocketRunsPoolsOnTheCpu) {
     EXPECT_EQ(rknn_destroy(rocket), RKNN_SUCC);
 }
 
+// int8 conv -> DequantizeLinear -> float16 MaxPool -> QuantizeLinear -> int8
+// MaxPool, as the converter's precision boundaries make it: the CPU converts
+// the device cubes between the two NPU layers directly, and the output equals
+// the CPU reference's codes (max pooling is exact in float16).
+TEST(ApiModels, HybridModelConvertsBetweenInt8AndFloat16Cubes) {
+    graph::Graph g = rknn::testing::conv_pool_model();
+    const graph::Op pool = g.ops[2];
+    const int32_t relu_out = pool.inputs[0], pool_out = pool.outputs[0];
+    const graph::QuantParams relu_quant = g.tensors[static_cast<size_t>(relu_out)].quant;
+    const graph::QuantParams pool_quant = g.tensors[static_cast<size_t>(pool_out)].quant;
+    const int32_t wide_in = rknn::testing::add_tensor(&g, "wide_in", graph::DType::kFloat16,
+                                                      g.tensors[static_cast<size_t>(relu_out)].shape);
+    const int32_t wide_out = rknn::testing::add_tensor(&g, "wide_out", graph::DType::kFloat16,
+                                                       g.tensors[static_cast<size_t>(pool_out)].shape);
+    const int32_t y = rknn::testing::add_tensor(&g, "y", graph::DType::kInt8, {1, 8, 2, 2}, pool_quant);
+    const auto parameters = [&g](const std::string& name, const graph::QuantParams& q) {
+        const float scale = q.scales[0];
+        const auto zp = static_cast<int8_t>(q.zero_points[0]);
+        return std::vector<int32_t>{
+            g.add_constant(name + "_scale", graph::DType::kFloat32, {}, graph::Buffer::copy_of(&scale, sizeof(scale))),
+            g.add_constant(name + "_zp", graph::DType::kInt8, {}, graph::Buffer::copy_of(&zp, sizeof(zp)))};
+    };
+    const std::vector<int32_t> dq = parameters("dq", relu_quant), q = parameters("q", pool_quant);
+    g.ops.resize(2);
+    g.add_op({graph::OpType::kDequantizeLinear, "dq", "", {relu_out, dq[0], dq[1]}, {wide_in}, {}});
+    graph::Op wide_pool = pool;
+    wide_pool.name = "wide_pool";
+    wide_pool.inputs = {wide_in};
+    wide_pool.outputs = {wide_out};
+    g.add_op(wide_pool);
+    g.add_op({graph::OpType::kQuantizeLinear, "q", "", {wide_out, q[0], q[1]}, {pool_out}, {}});
+    graph::Op int8_pool = pool;
+    int8_pool.name = "int8_pool";
+    int8_pool.inputs = {pool_out};
+    int8_pool.outputs = {y};
+    g.add_op(int8_pool);
+    g.outputs = {y};
+
+    rknn_context ctx = 0;
+    ASSERT_EQ(init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &ctx), RKNN_SUCC);
+    auto context = rknn::api::runtime_context(ctx);
+    ASSERT_TRUE(context.is_ok());
+    EXPECT_EQ(context.value()->cube_requant_count(), 2u);
+    for (uint32_t seed : {5u, 6u}) {
+        HostTensor fed;
+        std::vector<HostTensor> expected;
+        ASSERT_TRUE(run_reference(g, rknn::testing::pixels(seed), &fed, &expected));
+        const std::vector<uint8_t> actual = rknn::testing::run_pixels(ctx, seed, false);
+        ASSERT_EQ(actual.size(), 32u);
+        EXPECT_EQ(std::memcmp(actual.data(), expected[0].raw(), actual.size()), 0) << "seed " << seed;
+    }
+    EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+}
+
 TEST(ApiModels, Fp16ModelThroughTheApi) {
     graph::Graph g = rknn::testing::small_cnn();
     ASSERT_TRUE(rknn::convert::convert_to_fp16(&g).is_ok());

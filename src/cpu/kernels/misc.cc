@@ -5,6 +5,7 @@
 #include "cpu/convert.h"
 #include "cpu/kernels/kernel_util.h"
 #include "cpu/kernels/kernels.h"
+#include "cpu/kernels/quantize_math.h"
 
 namespace rknn::cpu::kernels {
 namespace {
@@ -79,15 +80,14 @@ Status quantize_linear(const KernelArgs& args) {
         const float* in = x.data<float>();
         int8_t* out = y->data<int8_t>();
         for (int64_t i = 0; i < x.numel(); ++i)
-            out[i] = static_cast<int8_t>(std::fmin(std::fmax(std::nearbyint(in[i] / s) + z, lo), hi));
+            out[i] = static_cast<int8_t>(quantize_value(in[i], s, z, lo, hi));
         return Status::ok();
     }
     for (int64_t i = 0; i < x.numel(); ++i) {
         const int64_t c = p.index_of(i);
         const double s = element_as_double(scale, c);
         const double z = zp ? element_as_double(*zp, c) : 0.0;
-        double q = std::nearbyint(element_as_double(x, i) / s) + z;
-        q = std::fmin(std::fmax(q, lo), hi);
+        const double q = quantize_value(element_as_double(x, i), s, z, lo, hi);
         if (y->dtype() == DType::kInt8) y->data<int8_t>()[i] = static_cast<int8_t>(q);
         else y->data<uint8_t>()[i] = static_cast<uint8_t>(q);
     }
@@ -105,7 +105,7 @@ Status dequantize_linear(const KernelArgs& args) {
         const double s = element_as_double(scale, 0);
         const double z = zp ? element_as_double(*zp, 0) : 0.0;
         float table[256];
-        for (int code = -128; code < 128; ++code) table[code + 128] = static_cast<float>((code - z) * s);
+        for (int code = -128; code < 128; ++code) table[code + 128] = dequantize_value(code, s, z);
         const int8_t* in = x.data<int8_t>();
         for (int64_t i = 0; i < x.numel(); ++i) y[i] = table[in[i] + 128];
         return Status::ok();
@@ -113,7 +113,7 @@ Status dequantize_linear(const KernelArgs& args) {
     for (int64_t i = 0; i < x.numel(); ++i) {
         const int64_t c = p.index_of(i);
         const double z = zp ? element_as_double(*zp, c) : 0.0;
-        y[i] = static_cast<float>((element_as_double(x, i) - z) * element_as_double(scale, c));
+        y[i] = dequantize_value(element_as_double(x, i), element_as_double(scale, c), z);
     }
     return Status::ok();
 }

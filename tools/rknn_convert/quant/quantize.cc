@@ -257,7 +257,9 @@ bool stays_float32(const Op& op, size_t input) {
 // - An int8 layer that reads a float16 tensor becomes a float16 layer whose
 //   int8 outputs a QuantizeLinear writes. Quantising its input instead would
 //   bring back the error the float16 producer was kept for; this way the
-//   numbers are those of the mixed layer it replaces.
+//   numbers are those of the mixed layer it replaces. Float16 layers read
+//   its float16 result itself (no int8 round trip); the QuantizeLinear stays
+//   only for int8 readers and goes with the dead ops when there are none.
 // Int8 layers keep reading tensors under their float model names (channel
 // means, bias correction). Adds the promoted layers to `fp16_ops`.
 void insert_precision_boundaries(graph::Graph* g, std::set<std::string>* fp16_ops) {
@@ -288,6 +290,7 @@ void insert_precision_boundaries(graph::Graph* g, std::set<std::string>* fp16_op
         return g->add_tensor(t);
     };
     std::map<int32_t, int32_t> dequantized;  // int8 tensor -> its float16 copy
+    std::map<int32_t, int32_t> widened;      // int8 output of a promoted layer -> the float16 value it quantises
     std::vector<Op> ops;
     ops.reserve(g->ops.size());
     for (Op& op : g->ops) {
@@ -311,6 +314,11 @@ void insert_precision_boundaries(graph::Graph* g, std::set<std::string>* fp16_op
         }
         for (int32_t& in : op.inputs) {
             if (in < 0 || g->is_constant(in) || !is_int8(in)) continue;
+            // A promoted layer's float16 result, rather than its int8 rounding dequantised again.
+            if (const auto w = widened.find(in); w != widened.end()) {
+                in = w->second;
+                continue;
+            }
             auto it = dequantized.find(in);
             if (it == dequantized.end()) {
                 const int32_t copy = copy_of(in, DType::kFloat16, "_fp16");
@@ -325,6 +333,7 @@ void insert_precision_boundaries(graph::Graph* g, std::set<std::string>* fp16_op
                 if (out < 0 || !is_int8(out)) continue;
                 const int32_t wide = copy_of(out, DType::kFloat16, "_fp16");
                 after.push_back(conversion(OpType::kQuantizeLinear, wide, out, g->tensors[out].quant));
+                widened.emplace(out, wide);
                 out = wide;
             }
         }

@@ -1,0 +1,87 @@
+// The inline float16 conversions against a plain bit-by-bit version: every
+// half, every float around each rounding boundary, and a stride through all
+// other floats.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "base/half.h"
+
+namespace {
+
+using rknn::bits_float;
+using rknn::float_bits;
+
+// Round to nearest even, one case at a time.
+uint16_t plain_float_to_half(float value) {
+    const uint32_t bits = float_bits(value);
+    const auto sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
+    const uint32_t abs = bits & 0x7fffffffu;
+    if (abs > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);
+    if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);
+    if (abs < 0x33000000u) return sign;
+    uint32_t half = 0, rest = 0, halfway = 0;
+    if (abs < 0x38800000u) {
+        const uint32_t shift = 126 - (abs >> 23);
+        const uint32_t mantissa = (abs & 0x7fffffu) | 0x800000u;
+        half = mantissa >> shift;
+        rest = mantissa & ((1u << shift) - 1);
+        halfway = 1u << (shift - 1);
+    } else {
+        half = (abs >> 13) - (112u << 10);
+        rest = abs & 0x1fffu;
+        halfway = 0x1000u;
+    }
+    if (rest > halfway || (rest == halfway && (half & 1u))) ++half;
+    return static_cast<uint16_t>(sign | half);
+}
+
+float plain_half_to_float(uint16_t half) {
+    const int exponent = (half >> 10) & 0x1f;
+    const int mantissa = half & 0x3ff;
+    const float magnitude = exponent == 31 ? (mantissa ? NAN : INFINITY)
+                            : exponent == 0 ? std::ldexp(static_cast<float>(mantissa), -24)
+                                            : std::ldexp(static_cast<float>(mantissa + 1024), exponent - 25);
+    return (half & 0x8000u) ? -magnitude : magnitude;
+}
+
+void expect_same(float value) {
+    ASSERT_EQ(rknn::float_to_half(value), plain_float_to_half(value)) << std::hex << float_bits(value);
+}
+
+TEST(Half, EveryHalfWidensExactly) {
+    for (uint32_t h = 0; h < 0x10000u; ++h) {
+        const float wide = rknn::half_to_float(static_cast<uint16_t>(h));
+        const float plain = plain_half_to_float(static_cast<uint16_t>(h));
+        if (std::isnan(plain)) {
+            ASSERT_TRUE(std::isnan(wide)) << h;
+            // The payload stays, so a NaN narrows back to a quiet NaN of its sign.
+            ASSERT_EQ(float_bits(wide), ((h & 0x8000u) << 16) | 0x7f800000u | ((h & 0x3ffu) << 13)) << h;
+        } else {
+            ASSERT_EQ(float_bits(wide), float_bits(plain)) << h;
+            ASSERT_EQ(rknn::float_to_half(wide), h) << h;
+        }
+    }
+}
+
+TEST(Half, FloatsAroundEveryRoundingBoundaryNarrowToEven) {
+    // The midpoint between each pair of neighbouring halves, and its float neighbours.
+    for (uint32_t h = 0; h < 0x7c00u; ++h) {
+        for (const uint32_t sign : {0u, 0x8000u}) {
+            const double low = plain_half_to_float(static_cast<uint16_t>(h));
+            const double high = h + 1 == 0x7c00u ? 65536.0 : plain_half_to_float(static_cast<uint16_t>(h + 1));
+            const auto mid = static_cast<float>((low + high) / 2);
+            const uint32_t bits = float_bits(mid) | (sign << 16);
+            for (const uint32_t b : {bits - 1, bits, bits + 1}) expect_same(bits_float(b));
+        }
+    }
+    for (const float special : {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, 65504.0f, 65519.99f, 65520.0f, 1e-8f})
+        expect_same(special);
+}
+
+TEST(Half, AStrideThroughEveryFloatNarrowsLikeThePlainVersion) {
+    for (uint64_t bits = 0; bits <= 0xffffffffu; bits += 997) expect_same(bits_float(static_cast<uint32_t>(bits)));
+}
+
+}  // namespace
