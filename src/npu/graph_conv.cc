@@ -98,8 +98,9 @@ StatusOr<ConvParts> conv_parts(const graph::Graph& g, const graph::Op& op, DType
     const graph::Tensor& w = *p.w;
     const graph::Tensor& y = *p.y;
     if (x.dtype != dtype || w.dtype != dtype || y.dtype != dtype)
-        return unsupported(std::string("this path takes ") + graph::dtype_name(dtype) + " convolutions (this one is " +
-                           graph::dtype_name(x.dtype) + ")");
+        return unsupported(std::string("this path takes ") + graph::dtype_name(dtype) + " convolutions (this one reads " +
+                           graph::dtype_name(x.dtype) + " with " + graph::dtype_name(w.dtype) + " weights and writes " +
+                           graph::dtype_name(y.dtype) + ")");
     if (x.shape.size() != 4 || w.shape.size() != 4 || y.shape.size() != 4 || !static_shape(x.shape) ||
         !static_shape(w.shape) || !static_shape(y.shape))
         return unsupported("only static 2-D convolutions are lowered");

@@ -284,10 +284,10 @@ Status Context::set_core_mask(uint32_t mask) {
     return generate_programs(mask);
 }
 
-Status Context::run_npu_segment(const SegmentProgram& segment, int64_t* npu_ns) {
+Status Context::run_npu_segment(int32_t segment, int64_t* npu_ns) {
     RKNN_RETURN_IF_ERROR(sync_before_submit());
-    RKNN_RETURN_IF_ERROR(submit_segment(driver_->driver.get(), segment, npu_ns));
-    return sync_after_submit();
+    RKNN_RETURN_IF_ERROR(submit_segment(driver_->driver.get(), programs_[static_cast<size_t>(segment)], npu_ns));
+    return sync_after_submit(segment);
 }
 
 size_t Context::npu_task_op_count() const {
@@ -412,7 +412,7 @@ Status Context::run() {
         const Step& step = schedule_.steps[i];
         const Clock::time_point step_start = Clock::now();
         int64_t step_npu_ns = 0;
-        const Status status = step.npu ? run_npu_segment(programs_[static_cast<size_t>(step.index)], &step_npu_ns)
+        const Status status = step.npu ? run_npu_segment(step.index, &step_npu_ns)
                                        : run_cpu_step(schedule_.cpu_steps[static_cast<size_t>(step.index)]);
         if (!status.is_ok()) {
             (void)sync_before_submit();  // nothing the CPU wrote stays dirty in memory others may share
@@ -430,7 +430,7 @@ Status Context::run() {
     ++runs_;
     if (log::level() >= 4) RKNN_LOG_AT(4, "%s", perf_table().c_str());
     if (log::level() >= 5) {
-        RKNN_RETURN_IF_ERROR(sync_after_submit(/*whole_buffers=*/true));  // every tensor is read
+        RKNN_RETURN_IF_ERROR(sync_after_submit(-1, /*whole_buffers=*/true));  // every tensor is read
         dump_layers();
     }
     return Status::ok();

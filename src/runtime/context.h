@@ -105,7 +105,7 @@ private:
     void prepare_cpu_calls();
     std::optional<CubeRequant> plan_cube_requant(const CpuStep& step) const;
     // Adds the driver-reported NPU time to *npu_ns.
-    Status run_npu_segment(const SegmentProgram& segment, int64_t* npu_ns);
+    Status run_npu_segment(int32_t segment, int64_t* npu_ns);
     StatusOr<cpu::HostTensor> output_value(size_t index) const;
     // The value of any tensor after a run: its device cube where the NPU
     // holds it, else the CPU's value.
@@ -215,6 +215,9 @@ private:
     };
     std::vector<ByteRange> cpu_written_;
     std::vector<ByteRange> host_reads_;
+    // Per segment: the host_reads_ its ops' outputs overlap, the only ones
+    // its submit can have made stale.
+    std::vector<std::vector<size_t>> segment_host_reads_;
     bool ranged_sync_ = true;
     bool cpu_wrote_ = false;  // without ranges: since the last submit
     // Before the CPU writes `home`: the cache lines it shares with other
@@ -225,8 +228,9 @@ private:
     // Also at the end of rknn_inputs_set and rknn_run: lines the CPU wrote
     // are not left dirty for another context using the same memory to meet.
     Status sync_before_submit();
+    // After segment `segment`'s submit (-1: any segment may have run);
     // `whole_buffers`: every data buffer (for layer dumps).
-    Status sync_after_submit(bool whole_buffers = false);
+    Status sync_after_submit(int32_t segment = -1, bool whole_buffers = false);
     uint32_t timeout_ms_ = 20000;
     uint32_t core_mask_ = 0;  // 0: one core, the kernel's choice
 

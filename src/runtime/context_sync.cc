@@ -5,7 +5,7 @@
 // for mobilenet_v2), so only ranges are synced:
 //   - before a submit, the ranges the CPU wrote (inputs, CPU steps' outputs);
 //   - after it, the ranges the host reads next (tensors CPU steps unpack, the
-//     model's outputs).
+//     model's outputs) that the segment's ops wrote.
 // Cache maintenance works on whole lines, and a line the CPU wrote is written
 // back whole, so a line the CPU shares with bytes the NPU wrote must be
 // current before the CPU writes its part: begin_cpu_write invalidates such
@@ -39,6 +39,24 @@ void Context::plan_host_reads() {
         for (int32_t t : step.unpack_before) add(t, true);
     for (int32_t t : graph_.outputs)
         if (t >= 0) add(t, false);
+    // What each segment writes: its ops' outputs (in-place Concat parts and
+    // aliases are slices of those bytes).
+    segment_host_reads_.assign(schedule_.segments.size(), {});
+    for (size_t s = 0; s < schedule_.segments.size(); ++s) {
+        for (size_t i = 0; i < host_reads_.size(); ++i) {
+            const ByteRange& r = host_reads_[i];
+            bool written = false;
+            for (int32_t op : schedule_.segments[s].ops) {
+                for (int32_t t : graph_.ops[static_cast<size_t>(op)].outputs) {
+                    if (t < 0) continue;
+                    const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
+                    written = written || (home.valid() && home.buffer == r.buffer && home.offset < r.offset + r.bytes &&
+                                          r.offset < home.offset + home.bytes);
+                }
+            }
+            if (written) segment_host_reads_[s].push_back(i);
+        }
+    }
 }
 
 Status Context::begin_cpu_write(const DeviceHome& home) {
@@ -79,16 +97,22 @@ Status Context::sync_before_submit() {
     return Status::ok();
 }
 
-Status Context::sync_after_submit(bool whole_buffers) {
+Status Context::sync_after_submit(int32_t segment, bool whole_buffers) {
     // Inputs read in place are not invalidated: that would drop what the
     // client wrote and has not synced yet (the NPU does not write them).
     // Ranged: outputs in the client's memory under DISABLE_FLUSH_OUTPUT_MEM_CACHE
     // are the client's to invalidate, unless a CPU step of the run reads them.
     if (ranged_sync_ && !whole_buffers) {
-        for (const ByteRange& r : host_reads_) {
+        const auto invalidate = [this](const ByteRange& r) -> Status {
             const auto id = static_cast<size_t>(r.buffer);
             if (!client_input_buffers_[id] && (r.cpu_step || !client_output_buffers_[id]))
-                RKNN_RETURN_IF_ERROR(buffers_->invalidate(r.buffer, r.offset, r.bytes));
+                return buffers_->invalidate(r.buffer, r.offset, r.bytes);
+            return Status::ok();
+        };
+        if (segment >= 0 && static_cast<size_t>(segment) < segment_host_reads_.size()) {
+            for (size_t i : segment_host_reads_[static_cast<size_t>(segment)]) RKNN_RETURN_IF_ERROR(invalidate(host_reads_[i]));
+        } else {
+            for (const ByteRange& r : host_reads_) RKNN_RETURN_IF_ERROR(invalidate(r));
         }
         return Status::ok();
     }
