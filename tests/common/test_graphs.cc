@@ -34,6 +34,26 @@ int32_t add_tensor(graph::Graph* g, const std::string& name, graph::DType dtype,
     return g->add_tensor(t);
 }
 
+graph::Graph conversion_graph(graph::OpType type, graph::DType in_dtype, graph::DType out_dtype, const graph::Shape& shape,
+                              float scale, int8_t zero_point) {
+    graph::Graph g;
+    const graph::QuantParams q = per_tensor(scale, zero_point);
+    const auto params_of = [&q](graph::DType dtype) { return dtype == graph::DType::kInt8 ? q : graph::QuantParams(); };
+    const int32_t x = add_tensor(&g, "x", in_dtype, shape, params_of(in_dtype));
+    const int32_t y = add_tensor(&g, "y", out_dtype, shape, params_of(out_dtype));
+    const int32_t s = g.add_constant("scale", graph::DType::kFloat32, {}, graph::Buffer::copy_of(&scale, sizeof(scale)));
+    const int32_t z = g.add_constant("zero_point", graph::DType::kInt8, {}, graph::Buffer::copy_of(&zero_point, 1));
+    graph::Op op;
+    op.type = type;
+    op.name = "convert";
+    op.inputs = {x, s, z};
+    op.outputs = {y};
+    g.add_op(op);
+    g.inputs = {x};
+    g.outputs = {y};
+    return g;
+}
+
 cpu::HostTensor random_int8(const graph::Shape& shape, const graph::QuantParams& q, uint32_t seed) {
     std::mt19937 rng(seed);
     cpu::HostTensor t(graph::DType::kInt8, shape);

@@ -21,6 +21,11 @@ int32_t random_constant(graph::Graph* g, const std::string& name, const graph::S
 graph::QuantParams per_tensor(float scale, int32_t zero_point);
 int32_t add_tensor(graph::Graph* g, const std::string& name, graph::DType dtype, const graph::Shape& shape,
                    const graph::QuantParams& q = {});
+// x -> QuantizeLinear or DequantizeLinear (one constant scale and zero
+// point) -> y, with x declared `in_dtype` and y `out_dtype`; the int8 side
+// carries the same parameters.
+graph::Graph conversion_graph(graph::OpType type, graph::DType in_dtype, graph::DType out_dtype, const graph::Shape& shape,
+                              float scale, int8_t zero_point);
 // Uniformly random int8 codes from a fixed seed.
 cpu::HostTensor random_int8(const graph::Shape& shape, const graph::QuantParams& q, uint32_t seed);
 

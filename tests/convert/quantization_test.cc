@@ -524,7 +524,9 @@ TEST(Quantization, AFloat16LayerReadsAPromotedLayersFloat16Result) {
             const int32_t e_input = op_named(g, "e").inputs[0];
             EXPECT_EQ(g.tensors[e_input].dtype, DType::kInt8);
             for (const Op& op : g.ops) {
-                if (op.type == OpType::kQuantizeLinear) EXPECT_EQ(op.inputs[0], c_result);
+                if (op.type == OpType::kQuantizeLinear) {
+                    EXPECT_EQ(op.inputs[0], c_result);
+                }
             }
         }
     }

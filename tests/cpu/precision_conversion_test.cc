@@ -16,33 +16,14 @@ namespace {
 using rknn::cpu::HostTensor;
 using rknn::graph::DType;
 using rknn::graph::Graph;
-using rknn::graph::Op;
 using rknn::graph::OpType;
-using rknn::testing::add_tensor;
 using rknn::testing::per_tensor;
 
 constexpr float kScale = 0.0095f;
 constexpr int8_t kZeroPoint = -11;
 
-// x -> (De)QuantizeLinear(scale, zero point) -> y, with y declared `out_dtype`.
 Graph conversion_graph(OpType type, DType in_dtype, DType out_dtype) {
-    Graph g;
-    const auto q = per_tensor(kScale, kZeroPoint);
-    const int32_t x = add_tensor(&g, "x", in_dtype, {1, 4, 8, 8}, in_dtype == DType::kInt8 ? q : rknn::graph::QuantParams());
-    const int32_t y = add_tensor(&g, "y", out_dtype, {1, 4, 8, 8}, out_dtype == DType::kInt8 ? q : rknn::graph::QuantParams());
-    const float scale = kScale;
-    const int8_t zp = kZeroPoint;
-    const int32_t s = g.add_constant("scale", DType::kFloat32, {}, rknn::graph::Buffer::copy_of(&scale, sizeof(scale)));
-    const int32_t z = g.add_constant("zero_point", DType::kInt8, {}, rknn::graph::Buffer::copy_of(&zp, sizeof(zp)));
-    Op op;
-    op.type = type;
-    op.name = "convert";
-    op.inputs = {x, s, z};
-    op.outputs = {y};
-    g.add_op(op);
-    g.inputs = {x};
-    g.outputs = {y};
-    return g;
+    return rknn::testing::conversion_graph(type, in_dtype, out_dtype, {1, 4, 8, 8}, kScale, kZeroPoint);
 }
 
 // The executor's outputs as it declares them (not widened to float32).

@@ -526,17 +526,16 @@ TEST(ApiModels, HybridModelConvertsBetweenInt8AndFloat16Cubes) {
     const std::vector<int32_t> dq = parameters("dq", relu_quant), q = parameters("q", pool_quant);
     g.ops.resize(2);
     g.add_op({graph::OpType::kDequantizeLinear, "dq", "", {relu_out, dq[0], dq[1]}, {wide_in}, {}});
-    graph::Op wide_pool = pool;
-    wide_pool.name = "wide_pool";
-    wide_pool.inputs = {wide_in};
-    wide_pool.outputs = {wide_out};
-    g.add_op(wide_pool);
+    const auto add_pool = [&g, &pool](const char* name, int32_t from, int32_t to) {
+        graph::Op copy = pool;
+        copy.name = name;
+        copy.inputs = {from};
+        copy.outputs = {to};
+        g.add_op(copy);
+    };
+    add_pool("wide_pool", wide_in, wide_out);
     g.add_op({graph::OpType::kQuantizeLinear, "q", "", {wide_out, q[0], q[1]}, {pool_out}, {}});
-    graph::Op int8_pool = pool;
-    int8_pool.name = "int8_pool";
-    int8_pool.inputs = {pool_out};
-    int8_pool.outputs = {y};
-    g.add_op(int8_pool);
+    add_pool("int8_pool", pool_out, y);
     g.outputs = {y};
 
     rknn_context ctx = 0;

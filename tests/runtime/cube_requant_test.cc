@@ -18,7 +18,6 @@ namespace {
 using rknn::cpu::HostTensor;
 using rknn::graph::DType;
 using rknn::graph::Graph;
-using rknn::graph::Op;
 using rknn::graph::OpType;
 using rknn::runtime::CubeRequant;
 using rknn::runtime::NativeForm;
@@ -27,27 +26,10 @@ constexpr float kScale = 0.0371f;
 constexpr int8_t kZeroPoint = 9;
 
 Graph conversion_graph(OpType type, int channels) {
-    Graph g;
-    const rknn::graph::Shape shape = {1, channels, 3, 7};
-    const auto q = rknn::testing::per_tensor(kScale, kZeroPoint);
     const bool quantize = type == OpType::kQuantizeLinear;
-    const int32_t x = rknn::testing::add_tensor(&g, "x", quantize ? DType::kFloat16 : DType::kInt8, shape,
-                                                quantize ? rknn::graph::QuantParams() : q);
-    const int32_t y = rknn::testing::add_tensor(&g, "y", quantize ? DType::kInt8 : DType::kFloat16, shape,
-                                                quantize ? q : rknn::graph::QuantParams());
-    const float scale = kScale;
-    const int8_t zp = kZeroPoint;
-    const int32_t s = g.add_constant("scale", DType::kFloat32, {}, rknn::graph::Buffer::copy_of(&scale, sizeof(scale)));
-    const int32_t z = g.add_constant("zero_point", DType::kInt8, {}, rknn::graph::Buffer::copy_of(&zp, sizeof(zp)));
-    Op op;
-    op.type = type;
-    op.name = "convert";
-    op.inputs = {x, s, z};
-    op.outputs = {y};
-    g.add_op(op);
-    g.inputs = {x};
-    g.outputs = {y};
-    return g;
+    return rknn::testing::conversion_graph(type, quantize ? DType::kFloat16 : DType::kInt8,
+                                           quantize ? DType::kInt8 : DType::kFloat16, {1, channels, 3, 7}, kScale,
+                                           kZeroPoint);
 }
 
 // Random codes: every float16 bit pattern (NaN, infinities, values far
