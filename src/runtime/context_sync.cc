@@ -13,6 +13,8 @@
 // submit (then they are current). Lines the host never touches may stay
 // stale in the cache: they are clean, so nothing writes them back, and
 // nothing reads them.
+#include <algorithm>
+
 #include "base/log.h"
 #include "runtime/context.h"
 
@@ -41,21 +43,19 @@ void Context::plan_host_reads() {
         if (t >= 0) add(t, false);
     // What each segment writes: its ops' outputs (in-place Concat parts and
     // aliases are slices of those bytes).
+    const auto overlaps = [](const DeviceHome& home, const ByteRange& r) {
+        return home.valid() && home.buffer == r.buffer && home.offset < r.offset + r.bytes &&
+               r.offset < home.offset + home.bytes;
+    };
     segment_host_reads_.assign(schedule_.segments.size(), {});
     for (size_t s = 0; s < schedule_.segments.size(); ++s) {
-        for (size_t i = 0; i < host_reads_.size(); ++i) {
-            const ByteRange& r = host_reads_[i];
-            bool written = false;
-            for (int32_t op : schedule_.segments[s].ops) {
-                for (int32_t t : graph_.ops[static_cast<size_t>(op)].outputs) {
-                    if (t < 0) continue;
-                    const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
-                    written = written || (home.valid() && home.buffer == r.buffer && home.offset < r.offset + r.bytes &&
-                                          r.offset < home.offset + home.bytes);
-                }
-            }
-            if (written) segment_host_reads_[s].push_back(i);
-        }
+        std::vector<const DeviceHome*> written;
+        for (int32_t op : schedule_.segments[s].ops)
+            for (int32_t t : graph_.ops[static_cast<size_t>(op)].outputs)
+                if (t >= 0) written.push_back(&memory_.homes[static_cast<size_t>(t)]);
+        for (size_t i = 0; i < host_reads_.size(); ++i)
+            if (std::any_of(written.begin(), written.end(), [&](const DeviceHome* home) { return overlaps(*home, host_reads_[i]); }))
+                segment_host_reads_[s].push_back(i);
     }
 }
 

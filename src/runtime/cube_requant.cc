@@ -46,9 +46,8 @@ std::optional<CubeRequant> CubeRequant::plan(const graph::Graph& g, const graph:
     const graph::DType from = quantize ? graph::DType::kFloat16 : graph::DType::kInt8;
     const graph::DType to = quantize ? graph::DType::kInt8 : graph::DType::kFloat16;
     if (in.dtype != from || out.dtype != to) return refuse("only float16 <-> int8");
-    int c = 0, h = 0, w = 0, oc = 0, oh = 0, ow = 0;
-    if (in.shape != out.shape || !native_cube_shape(in, &c, &h, &w) || !native_cube_shape(out, &oc, &oh, &ow))
-        return refuse("no matching cubes");
+    int c = 0, h = 0, w = 0;  // the output's cube is the same shape (both dtypes have cubes)
+    if (in.shape != out.shape || !native_cube_shape(in, &c, &h, &w)) return refuse("no matching cubes");
     if (in.shape.size() == 2 && in.shape[0] > 1) return refuse("a matrix of several rows");
     const std::optional<double> scale = scalar_constant(g, op.inputs[1]);
     std::optional<double> zero_point = 0.0;
@@ -95,10 +94,7 @@ void CubeRequant::run(const uint8_t* source, uint8_t* destination) const {
             const uint32_t first = static_cast<uint32_t>(k) * kInt8Lanes;
             const uint32_t live = std::min(kInt8Lanes, channels_ - first);  // lanes that hold channels
             const bool upper = 2 * k + 1 < half_surfaces;                      // second float16 atom exists
-            uint8_t* int8_atom = nullptr;
-            const uint8_t* int8_source = nullptr;
-            if (quantize_) int8_atom = destination + k * surface_bytes + p * kAtomBytes;
-            else int8_source = source + k * surface_bytes + p * kAtomBytes;
+            const uint64_t int8_at = k * surface_bytes + p * kAtomBytes;
             const uint64_t lower_half = 2 * k * surface_bytes + p * kAtomBytes;
             const uint64_t upper_half = lower_half + surface_bytes;
             uint16_t halves[kInt8Lanes] = {};
@@ -107,10 +103,10 @@ void CubeRequant::run(const uint8_t* source, uint8_t* destination) const {
                 if (upper) std::memcpy(halves + kHalfLanes, source + upper_half, kAtomBytes);
                 int8_t codes[kInt8Lanes] = {};
                 for (uint32_t l = 0; l < live; ++l) codes[l] = int8_of_half_[halves[l]];
-                std::memcpy(int8_atom, codes, kAtomBytes);
+                std::memcpy(destination + int8_at, codes, kAtomBytes);
             } else {
                 int8_t codes[kInt8Lanes];
-                std::memcpy(codes, int8_source, kAtomBytes);
+                std::memcpy(codes, source + int8_at, kAtomBytes);
                 for (uint32_t l = 0; l < live; ++l) halves[l] = half_of_int8_[static_cast<size_t>(codes[l] + 128)];
                 std::memcpy(destination + lower_half, halves, kAtomBytes);
                 if (upper) std::memcpy(destination + upper_half, halves + kHalfLanes, kAtomBytes);
