@@ -5,6 +5,7 @@
 // bit-by-bit version), under the default rounding mode.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -49,6 +50,39 @@ inline float half_to_float(uint16_t half) {
     float value = bits_float(magnitude) * 0x1p112f;
     if (magnitude >= (0x7c00u << 13)) value = bits_float(magnitude | 0x7f800000u);  // infinity, NaN payload kept
     return bits_float(float_bits(value) | sign);
+}
+
+// The same conversions over arrays, with every case computed and one
+// selected (no branches), so that compilers vectorise them. Equal to
+// float_to_half / half_to_float element by element (tests/base/half_test.cc).
+// All ones when `condition` holds, else zero: a select the vectoriser takes.
+inline uint32_t mask_if(bool condition) { return 0u - static_cast<uint32_t>(condition); }
+inline uint32_t select_bits(uint32_t mask, uint32_t a, uint32_t b) { return (a & mask) | (b & ~mask); }
+
+// `out` / `in` hold the halves as bytes (2 per value, any alignment).
+inline void floats_to_halves(const float* in, uint8_t* out, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+        const uint32_t bits = float_bits(in[i]);
+        const uint32_t sign = (bits >> 16) & 0x8000u;
+        const uint32_t abs = bits & 0x7fffffffu;
+        const uint32_t normal = (abs + 0x0fffu + ((abs >> 13) & 1u) - (112u << 23)) >> 13;
+        const uint32_t subnormal = float_bits(bits_float(abs) + 0.5f) - 0x3f000000u;
+        const uint32_t special = select_bits(mask_if(abs > 0x7f800000u), 0x7e00u, 0x7c00u);
+        const uint32_t finite = select_bits(mask_if(abs < 0x38800000u), subnormal, normal);
+        const auto half = static_cast<uint16_t>(sign | select_bits(mask_if(abs >= 0x477ff000u), special, finite));
+        std::memcpy(out + 2 * i, &half, 2);
+    }
+}
+
+inline void halves_to_floats(const uint8_t* in, float* out, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+        uint16_t half;
+        std::memcpy(&half, in + 2 * i, 2);
+        const uint32_t sign = (static_cast<uint32_t>(half) & 0x8000u) << 16;
+        const uint32_t magnitude = (static_cast<uint32_t>(half) & 0x7fffu) << 13;
+        const uint32_t scaled = float_bits(bits_float(magnitude) * 0x1p112f);
+        out[i] = bits_float(sign | select_bits(mask_if(magnitude >= (0x7c00u << 13)), magnitude | 0x7f800000u, scaled));
+    }
 }
 
 inline uint16_t float_to_bfloat16(float value) {

@@ -101,7 +101,7 @@ Status apply_fusion_float(const Fusion& fusion, const HostTensor* residual, Host
             if (out[i] < 0.0f) out[i] *= slope;
         }
     } else if (fusion.activation.type != graph::OpType::kIdentity) {
-        for (int64_t i = 0; i < y->numel(); ++i) out[i] = kernels::apply_activation(fusion.activation, out[i]);
+        kernels::apply_activation(fusion.activation, out, y->numel());
     }
     return Status::ok();
 }

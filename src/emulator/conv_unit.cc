@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "base/gemm_f32.h"
 #include "base/half.h"
 #include "base/hot_loops.h"
 #include "base/parallel.h"
@@ -45,6 +46,7 @@ constexpr size_t kRowBatchBytes = 16u << 20;      // cap on one batch of im2col 
 constexpr uint64_t kMaxAccumulators = 64u << 20;  // one task's output cube, in elements
 constexpr uint64_t kMaxMacs = uint64_t{1} << 36;  // far beyond any tile that fits the CBUF
 constexpr int kWeightOcBlockFp16 = 16;
+constexpr int64_t kFp16PixelsPerBand = 96;  // im2col rows per GEMM call of an fp16 task
 constexpr int kWeightIcBlock = 32;
 constexpr int kDepthwiseGroupBytes = 64;
 constexpr size_t kParallelImageBytes = size_t{1} << 18;
@@ -316,16 +318,33 @@ void build_image_u8(const ConvDesc& d, const uint8_t* in, PaddedImage* img, Unin
     });
 }
 
-void build_image_f32(const ConvDesc& d, const uint8_t* in, PaddedImage* img, std::vector<float>* out) {
-    img->width = d.in_w + d.pad_left + d.pad_right;
-    img->height = d.in_h + d.pad_top + d.pad_bottom;
-    img->channels = d.in_c;
-    out->resize(static_cast<size_t>(img->width) * img->height * img->channels);
-    const float pad = half_to_float(static_cast<uint16_t>(d.pad_value & 0xffff));
-    for (int y = 0; y < img->height; ++y) {
-        for (int x = 0; x < img->width; ++x) {
-            float* px = out->data() + (static_cast<size_t>(y) * img->width + x) * img->channels;
-            const int iy = y - d.pad_top, ix = x - d.pad_left;
+void image_rows_f32(const ConvDesc& d, const uint8_t* in, const PaddedImage& img, float pad, float* out, int y0,
+                    int y1) {
+    const int c2 = d.atom_bytes / d.esize;
+    std::vector<float> atoms(static_cast<size_t>(d.in_w) * c2);  // one surface row of the input
+    for (int y = y0; y < y1; ++y) {
+        const int iy = y - d.pad_top;
+        if (!d.channel_packed && iy >= 0 && iy < d.in_h) {
+            // An input row: padding pixels, then one surface row at a time (whole atoms).
+            float* row = out + static_cast<size_t>(y) * img.width * img.channels;
+            for (int x = 0; x < img.width; ++x) {
+                const int ix = x - d.pad_left;
+                if (ix < 0 || ix >= d.in_w) std::fill(row + static_cast<size_t>(x) * img.channels,
+                                                      row + static_cast<size_t>(x + 1) * img.channels, pad);
+            }
+            for (int c0 = 0; c0 < d.in_c; c0 += c2) {
+                const uint8_t* src = in + input_offset(d, c0, iy, 0);
+                const int n = std::min(c2, d.in_c - c0);
+                halves_to_floats(src, atoms.data(), atoms.size());
+                for (int ix = 0; ix < d.in_w; ++ix)
+                    std::copy_n(atoms.data() + static_cast<size_t>(ix) * c2, n,
+                                row + static_cast<size_t>(ix + d.pad_left) * img.channels + c0);
+            }
+            continue;
+        }
+        for (int x = 0; x < img.width; ++x) {
+            float* px = out + (static_cast<size_t>(y) * img.width + x) * img.channels;
+            const int ix = x - d.pad_left;
             const bool inside = iy >= 0 && iy < d.in_h && ix >= 0 && ix < d.in_w;
             for (int c = 0; c < d.in_c; ++c) {
                 if (!inside) {
@@ -340,6 +359,18 @@ void build_image_f32(const ConvDesc& d, const uint8_t* in, PaddedImage* img, std
             }
         }
     }
+}
+
+void build_image_f32(const ConvDesc& d, const uint8_t* in, PaddedImage* img, std::vector<float>* out) {
+    img->width = d.in_w + d.pad_left + d.pad_right;
+    img->height = d.in_h + d.pad_top + d.pad_bottom;
+    img->channels = d.in_c;
+    out->resize(static_cast<size_t>(img->width) * img->height * img->channels);
+    const float pad = half_to_float(static_cast<uint16_t>(d.pad_value & 0xffff));
+    const bool large = out->size() * sizeof(float) >= kParallelImageBytes;
+    parallel_for(img->height, large ? 1 : img->height, [&](int64_t y0, int64_t y1) {
+        image_rows_f32(d, in, *img, pad, out->data(), static_cast<int>(y0), static_cast<int>(y1));
+    });
 }
 
 // Weights in the hardware layout (hw-facts 3.7): blocks of `oc_block`
@@ -690,74 +721,71 @@ Status depthwise_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bo
     return Status::ok();
 }
 
-void halves_to_floats(const uint8_t* src, size_t count, std::vector<float>* out) {
-    out->resize(count);
-    for (size_t i = 0; i < count; ++i) {
-        uint16_t h;
-        std::memcpy(&h, src + 2 * i, 2);
-        (*out)[i] = half_to_float(h);
-    }
-}
-
+// fp16 direct convolution: im2col rows of the padded fp32 image, a band of
+// output pixels at a time, times the kernels (base/gemm_f32.h: products and
+// sums in fp32, each output summed over k in window order).
 Status direct_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, ConvScratch* s, ConvOutput* out) {
     const uint64_t bytes = expected_weight_bytes(d);
     RKNN_ASSIGN_OR_RETURN(uint8_t * wp, ctx.map(d.weight_base, bytes, false, "CNA weights"));
-    std::vector<float> raw;
-    halves_to_floats(wp, bytes / 2, &raw);
+    std::vector<float> raw(bytes / 2);
+    halves_to_floats(wp, raw.data(), raw.size());
     unpack_direct_weights(d, raw.data(), kWeightOcBlockFp16, &s->fweights);
+    const int k = d.kh * d.kw * d.in_c;
+    const int kernels = std::min(d.kernels, d.out_c);
+    PackedGemmB weights;
+    pack_gemm_b_transposed(s->fweights.data(), k, k, kernels, &weights);
     PaddedImage img;
     std::vector<float> image;
     build_image_f32(d, in, &img, &image);
-    const int k = d.kh * d.kw * d.in_c;
-    const int kernels = std::min(d.kernels, d.out_c);
     const size_t row_len = static_cast<size_t>(d.kw) * d.in_c;
-    s->frows.resize(static_cast<size_t>(k));
-    for (int oy = 0; oy < d.out_h; ++oy) {
-        for (int ox = 0; ox < d.out_w; ++ox) {
-            for (int ky = 0; ky < d.kh; ++ky) {
-                const float* src = image.data() + ((static_cast<size_t>(oy) * d.stride_y + ky) * img.width +
-                                                   static_cast<size_t>(ox) * d.stride_x) * img.channels;
-                std::copy(src, src + row_len, s->frows.begin() + static_cast<std::ptrdiff_t>(ky * row_len));
+    const int64_t pixels = static_cast<int64_t>(d.out_w) * d.out_h;
+    const uint64_t macs = static_cast<uint64_t>(pixels) * k * kernels;
+    const int64_t band = std::max<int64_t>(1, std::min<int64_t>(kFp16PixelsPerBand, kRowBatchBytes / (sizeof(float) * k)));
+    parallel_for(pixels, macs >= kParallelMacs / 8 ? band : pixels, [&](int64_t p0, int64_t p1) {
+        std::vector<float> rows;
+        for (int64_t b0 = p0; b0 < p1; b0 += band) {
+            const int64_t n = std::min(band, p1 - b0);
+            rows.resize(static_cast<size_t>(n) * k);
+            for (int64_t i = 0; i < n; ++i) {
+                const int oy = static_cast<int>((b0 + i) / d.out_w), ox = static_cast<int>((b0 + i) % d.out_w);
+                for (int ky = 0; ky < d.kh; ++ky) {
+                    const float* src = image.data() + ((static_cast<size_t>(oy) * d.stride_y + ky) * img.width +
+                                                       static_cast<size_t>(ox) * d.stride_x) * img.channels;
+                    std::copy(src, src + row_len, rows.data() + static_cast<size_t>(i) * k + ky * row_len);
+                }
             }
-            float* dst = out->facc.data() + (static_cast<size_t>(oy) * d.out_w + ox) * out->channels;
-            for (int o = 0; o < kernels; ++o) {
-                const float* w = s->fweights.data() + static_cast<size_t>(o) * k;
-                float lanes[8] = {};
-                int kk = 0;
-                for (; kk + 8 <= k; kk += 8)
-                    for (int j = 0; j < 8; ++j) lanes[j] += s->frows[static_cast<size_t>(kk + j)] * w[kk + j];
-                float total = 0.0f;
-                for (; kk < k; ++kk) total += s->frows[static_cast<size_t>(kk)] * w[kk];
-                for (float l : lanes) total += l;
-                dst[o] = total;
-            }
+            gemm_f32_packed(n, rows.data(), k, weights, out->facc.data() + static_cast<size_t>(b0) * out->channels,
+                            out->channels, false);
         }
-    }
+    });
     return Status::ok();
 }
 
 Status depthwise_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, ConvScratch* s, ConvOutput* out) {
     const uint64_t bytes = expected_weight_bytes(d);
     RKNN_ASSIGN_OR_RETURN(uint8_t * wp, ctx.map(d.weight_base, bytes, false, "CNA weights"));
-    std::vector<float> raw;
-    halves_to_floats(wp, bytes / 2, &raw);
+    std::vector<float> raw(bytes / 2);
+    halves_to_floats(wp, raw.data(), raw.size());
     unpack_depthwise_weights(d, raw.data(), &s->fweights);
     PaddedImage img;
     std::vector<float> image;
     build_image_f32(d, in, &img, &image);
     const int ch = out->channels;
-    for (int oy = 0; oy < d.out_h; ++oy) {
-        for (int ox = 0; ox < d.out_w; ++ox) {
-            float* dst = out->facc.data() + (static_cast<size_t>(oy) * d.out_w + ox) * ch;
-            for (int ky = 0; ky < d.kh; ++ky)
-                for (int kx = 0; kx < d.kw; ++kx) {
-                    const float* px = image.data() + ((static_cast<size_t>(oy) * d.stride_y + ky) * img.width +
-                                                      static_cast<size_t>(ox) * d.stride_x + kx) * img.channels;
-                    const float* w = s->fweights.data() + (static_cast<size_t>(ky) * d.kw + kx) * d.in_c;
-                    for (int c = 0; c < ch; ++c) dst[c] += px[c] * w[c];
-                }
+    const uint64_t macs = static_cast<uint64_t>(d.out_w) * d.out_h * d.kh * d.kw * static_cast<uint64_t>(ch);
+    parallel_for(d.out_h, macs >= kParallelMacs / 8 ? 1 : d.out_h, [&](int64_t y0, int64_t y1) {
+        for (int64_t oy = y0; oy < y1; ++oy) {
+            for (int ox = 0; ox < d.out_w; ++ox) {
+                float* dst = out->facc.data() + (static_cast<size_t>(oy) * d.out_w + ox) * ch;
+                for (int ky = 0; ky < d.kh; ++ky)
+                    for (int kx = 0; kx < d.kw; ++kx) {
+                        const float* px = image.data() + ((static_cast<size_t>(oy) * d.stride_y + ky) * img.width +
+                                                          static_cast<size_t>(ox) * d.stride_x + kx) * img.channels;
+                        const float* w = s->fweights.data() + (static_cast<size_t>(ky) * d.kw + kx) * d.in_c;
+                        for (int c = 0; c < ch; ++c) dst[c] += px[c] * w[c];
+                    }
+            }
         }
-    }
+    });
     return Status::ok();
 }
 

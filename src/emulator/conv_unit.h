@@ -102,7 +102,6 @@ struct PackedWeightCache {
 constexpr int kDepthwiseSurfaces = -1;  // the layout field of depthwise keys
 
 struct ConvScratch {
-    std::vector<float> frows;
     UninitVector<uint8_t> image;    // the padded int8 input, as an image or a cube (every byte rewritten per task)
     std::vector<int8_t> weights;    // weights unpacked to [kernel][k]
     std::vector<float> fweights;

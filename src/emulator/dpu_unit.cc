@@ -494,60 +494,6 @@ int64_t run_ew_int(const Ew& e, const TaskContext& ctx, int c, int y, int x, int
 
 float as_float(uint32_t bits) { return bits_float(bits); }
 
-float run_stage_float(const Stage& s, bool alu_first, int c, float x) {
-    if (s.bypass) return x;
-    const auto uc = static_cast<size_t>(c);
-    auto do_alu = [&]() {
-        if (s.alu_bypass) return;
-        const float op = as_float(s.alu_per_channel ? s.alu[uc] : s.alu_reg);
-        switch (s.alu_algo) {
-        case kAluMax: x = std::max(x, op); break;
-        case kAluMin: x = std::min(x, op); break;
-        case kAluAdd: x += op; break;
-        case kAluSub: x -= op; break;
-        case kAluDiv: x /= op; break;
-        default: break;
-        }
-    };
-    auto do_mul = [&]() {
-        if (s.mul_bypass || (s.prelu && x >= 0.0f)) return;
-        x *= half_to_float(static_cast<uint16_t>(s.mul_per_channel ? s.mul[uc] : s.mul_reg));
-    };
-    if (alu_first) {
-        do_alu();
-        do_mul();
-    } else {
-        do_mul();
-        do_alu();
-    }
-    if (!s.relu_bypass && x < 0.0f) x = 0.0f;
-    if (s.relux) x = std::min(x, as_float(s.relux_reg));
-    return x;
-}
-
-// `operand`: the ERDMA element for this output (null unless the operand is a tensor).
-float run_ew_float(const Ew& e, const uint8_t* operand, float v) {
-    if (e.bypass) return v;
-    if (!e.op_bypass) {
-        const float op = e.from_tensor ? read_float(operand, e.esize) : as_float(e.value_reg);
-        if (e.mul) {
-            v *= op;
-        } else {
-            switch (e.algo) {
-            case kAluMax: v = std::max(v, op); break;
-            case kAluMin: v = std::min(v, op); break;
-            case kAluAdd: v += op; break;
-            case kAluSub: v -= op; break;
-            case kAluDiv: v /= op; break;
-            default: break;
-            }
-        }
-    }
-    if (!e.relu_bypass && v < 0.0f) v = 0.0f;
-    if (e.relux) v = std::min(v, as_float(e.relux_reg));
-    return v;
-}
-
 // ---- output
 
 void store_int(const Dpu& d, uint8_t* p, int64_t v) {
@@ -652,34 +598,324 @@ std::vector<uint64_t> channel_offsets(const CubeLayout& cube, int channels) {
     return offsets;
 }
 
+// The float pipeline a row of one channel at a time, the register decoding
+// and branching hoisted out of the loops over the row. Each value, in fp32:
+// BS (ALU then MUL), BN (MUL then ALU), each then ReLU and ReLUX; EW (its
+// operand, then ReLU and ReLUX); OUT_CVT scale, shift and offset; stored.
+// MUL operands are fp16, ALU operands fp32; PReLU multiplies negatives only.
+void alu_row_float(uint32_t algo, float op, float* v, int n) {
+    switch (algo) {
+    case kAluMax: for (int i = 0; i < n; ++i) v[i] = std::max(v[i], op); break;
+    case kAluMin: for (int i = 0; i < n; ++i) v[i] = std::min(v[i], op); break;
+    case kAluAdd: for (int i = 0; i < n; ++i) v[i] += op; break;
+    case kAluSub: for (int i = 0; i < n; ++i) v[i] -= op; break;
+    case kAluDiv: for (int i = 0; i < n; ++i) v[i] /= op; break;
+    default: break;
+    }
+}
+
+void clamp_row_float(bool relu, bool relux, uint32_t relux_reg, float* v, int n) {
+    if (relu) {
+        for (int i = 0; i < n; ++i) v[i] = v[i] < 0.0f ? 0.0f : v[i];
+    }
+    if (relux) {
+        const float hi = as_float(relux_reg);
+        for (int i = 0; i < n; ++i) v[i] = std::min(v[i], hi);
+    }
+}
+
+void stage_row_float(const Stage& s, bool alu_first, int c, float* v, int n) {
+    if (s.bypass) return;
+    const auto uc = static_cast<size_t>(c);
+    auto do_alu = [&]() {
+        if (!s.alu_bypass) alu_row_float(s.alu_algo, as_float(s.alu_per_channel ? s.alu[uc] : s.alu_reg), v, n);
+    };
+    auto do_mul = [&]() {
+        if (s.mul_bypass) return;
+        const float m = half_to_float(static_cast<uint16_t>(s.mul_per_channel ? s.mul[uc] : s.mul_reg));
+        if (s.prelu) {
+            for (int i = 0; i < n; ++i) v[i] = v[i] >= 0.0f ? v[i] : v[i] * m;
+        } else {
+            for (int i = 0; i < n; ++i) v[i] *= m;
+        }
+    };
+    if (alu_first) {
+        do_alu();
+        do_mul();
+    } else {
+        do_mul();
+        do_alu();
+    }
+    clamp_row_float(!s.relu_bypass, s.relux, s.relux_reg, v, n);
+}
+
+// n values from bytes `stride` apart, fp16 or fp32.
+void load_row_float(const uint8_t* p, int esize, uint64_t stride, float* v, int n) {
+    for (int i = 0; i < n; ++i) v[i] = read_float(p + static_cast<uint64_t>(i) * stride, esize);
+}
+
 // The float pipeline over output rows [y0, y1).
 void run_float_rows(const Dpu& d, const Source& src, const ConvOutput* conv, const std::vector<uint64_t>& src_c,
                     const std::vector<uint64_t>& dst_c, const std::vector<uint64_t>& ew_c, int y0, int y1) {
     const bool ew_tensor = !d.ew.bypass && !d.ew.op_bypass && d.ew.from_tensor;
+    const int n = d.width;
+    std::vector<float> row(static_cast<size_t>(n)), operand(static_cast<size_t>(n));
+    float* v = row.data();
     for (int y = y0; y < y1; ++y) {
-        for (int x = 0; x < d.width; ++x) {
-            const size_t pixel = static_cast<size_t>(y) * d.width + x;
-            const uint64_t src_at = static_cast<uint64_t>(y) * src.cube.row_stride + static_cast<uint64_t>(x) * src.cube.atom_bytes;
-            const uint64_t dst_at = static_cast<uint64_t>(y) * d.dst.row_stride + static_cast<uint64_t>(x) * d.dst.atom_bytes;
-            const uint64_t ew_at = static_cast<uint64_t>(y) * d.ew.cube.row_stride + static_cast<uint64_t>(x) * d.ew.cube.atom_bytes;
-            for (int c = 0; c < d.channels; ++c) {
-                const auto uc = static_cast<size_t>(c);
-                float v = conv ? conv->facc[pixel * conv->channels + c]
-                               : read_float(src.data + src_c[uc] + src_at, src.cube.elem_bytes);
-                v = run_stage_float(d.bs, true, c, v);
-                v = run_stage_float(d.bn, false, c, v);
-                const uint8_t* operand = !ew_tensor      ? nullptr
-                                         : d.ew.per_channel ? d.ew.data + uc * static_cast<size_t>(d.ew.esize)
-                                                            : d.ew.data + ew_c[uc] + ew_at;
-                v = run_ew_float(d.ew, operand, v);
-                v *= static_cast<float>(d.out_scale);
-                if (d.out_shift != 0) v = std::ldexp(v, -d.out_shift);  // a library call: skipped when it is x1
-                v += static_cast<float>(d.out_offset);
-                store_float(d, d.dst_bytes + dst_c[uc] + dst_at, c < d.real_channels ? v : 0.0f);
+        const uint64_t src_at = static_cast<uint64_t>(y) * src.cube.row_stride;
+        const uint64_t dst_at = static_cast<uint64_t>(y) * d.dst.row_stride;
+        const uint64_t ew_at = static_cast<uint64_t>(y) * d.ew.cube.row_stride;
+        for (int c = 0; c < d.channels; ++c) {
+            const auto uc = static_cast<size_t>(c);
+            if (conv != nullptr) {
+                const float* acc = conv->facc.data() + static_cast<size_t>(y) * n * conv->channels + uc;
+                for (int x = 0; x < n; ++x) v[x] = acc[static_cast<size_t>(x) * conv->channels];
+            } else {
+                load_row_float(src.data + src_c[uc] + src_at, src.cube.elem_bytes, src.cube.atom_bytes, v, n);
+            }
+            stage_row_float(d.bs, true, c, v, n);
+            stage_row_float(d.bn, false, c, v, n);
+            if (!d.ew.bypass) {
+                if (!d.ew.op_bypass) {
+                    if (ew_tensor && !d.ew.per_channel) {
+                        load_row_float(d.ew.data + ew_c[uc] + ew_at, d.ew.esize, d.ew.cube.atom_bytes, operand.data(), n);
+                    } else {
+                        const float op = ew_tensor ? read_float(d.ew.data + uc * static_cast<size_t>(d.ew.esize), d.ew.esize)
+                                                   : as_float(d.ew.value_reg);
+                        std::fill(operand.begin(), operand.end(), op);
+                    }
+                    const float* o = operand.data();
+                    if (d.ew.mul) {
+                        for (int x = 0; x < n; ++x) v[x] *= o[x];
+                    } else {
+                        switch (d.ew.algo) {
+                        case kAluMax: for (int x = 0; x < n; ++x) v[x] = std::max(v[x], o[x]); break;
+                        case kAluMin: for (int x = 0; x < n; ++x) v[x] = std::min(v[x], o[x]); break;
+                        case kAluAdd: for (int x = 0; x < n; ++x) v[x] += o[x]; break;
+                        case kAluSub: for (int x = 0; x < n; ++x) v[x] -= o[x]; break;
+                        case kAluDiv: for (int x = 0; x < n; ++x) v[x] /= o[x]; break;
+                        default: break;
+                        }
+                    }
+                }
+                clamp_row_float(!d.ew.relu_bypass, d.ew.relux, d.ew.relux_reg, v, n);
+            }
+            const auto scale = static_cast<float>(d.out_scale);
+            const auto offset = static_cast<float>(d.out_offset);
+            for (int x = 0; x < n; ++x) {
+                float value = v[x] * scale;
+                if (d.out_shift != 0) value = std::ldexp(value, -d.out_shift);  // a library call: skipped when it is x1
+                v[x] = value + offset;
+            }
+            uint8_t* out = d.dst_bytes + dst_c[uc] + dst_at;
+            const uint64_t step = d.dst.atom_bytes;
+            if (c >= d.real_channels) std::fill(row.begin(), row.end(), 0.0f);
+            if (d.out == Precision::kFp16) {
+                for (int x = 0; x < n; ++x) {
+                    const uint16_t h = float_to_half(v[x]);
+                    std::memcpy(out + static_cast<uint64_t>(x) * step, &h, 2);
+                }
+            } else {
+                for (int x = 0; x < n; ++x) store_float(d, out + static_cast<uint64_t>(x) * step, v[x]);
             }
         }
     }
 }
+
+// The same over whole atoms: a row of one surface of the output (kLanes
+// channels), n pixels x kLanes lanes, with per-lane operands. Loads and
+// stores of fp16 cubes whose atoms hold kLanes channels are contiguous.
+template <int kLanes>
+struct LaneBlock {
+    int n = 0;
+    float* v = nullptr;  // [x][lane]
+
+    template <typename Op>
+    void each(const float* k, Op op) {
+        for (int x = 0; x < n; ++x) {
+            float* p = v + static_cast<size_t>(x) * kLanes;
+            for (int l = 0; l < kLanes; ++l) p[l] = op(p[l], k[l]);
+        }
+    }
+};
+
+template <int kLanes>
+__attribute__((always_inline)) inline void alu_block_float(uint32_t algo, const float* k, LaneBlock<kLanes>* b) {
+    switch (algo) {
+    case kAluMax: b->each(k, [](float x, float o) { return std::max(x, o); }); break;
+    case kAluMin: b->each(k, [](float x, float o) { return std::min(x, o); }); break;
+    case kAluAdd: b->each(k, [](float x, float o) { return x + o; }); break;
+    case kAluSub: b->each(k, [](float x, float o) { return x - o; }); break;
+    case kAluDiv: b->each(k, [](float x, float o) { return x / o; }); break;
+    default: break;
+    }
+}
+
+template <int kLanes>
+__attribute__((always_inline)) inline void clamp_block_float(bool relu, bool relux, uint32_t relux_reg, LaneBlock<kLanes>* b) {
+    const size_t count = static_cast<size_t>(b->n) * kLanes;
+    if (relu) {
+        for (size_t i = 0; i < count; ++i) b->v[i] = b->v[i] < 0.0f ? 0.0f : b->v[i];
+    }
+    if (relux) {
+        const float hi = as_float(relux_reg);
+        for (size_t i = 0; i < count; ++i) b->v[i] = std::min(b->v[i], hi);
+    }
+}
+
+// The operands of channels [c0, c0 + kLanes) (lanes beyond `channels` get 0).
+template <int kLanes>
+__attribute__((always_inline)) inline void lane_operands(const std::vector<uint32_t>& per_channel, bool use_per_channel, uint32_t reg, bool half, int c0,
+                   int channels, float* k) {
+    for (int l = 0; l < kLanes; ++l) {
+        const int c = c0 + l;
+        const uint32_t bits = !use_per_channel ? reg : (c < channels ? per_channel[static_cast<size_t>(c)] : 0u);
+        k[l] = half ? half_to_float(static_cast<uint16_t>(bits)) : as_float(bits);
+    }
+}
+
+template <int kLanes>
+__attribute__((always_inline)) inline void stage_block_float(const Stage& s, bool alu_first, int c0, int channels, LaneBlock<kLanes>* b) {
+    if (s.bypass) return;
+    float alu[kLanes], mul[kLanes];
+    lane_operands<kLanes>(s.alu, s.alu_per_channel, s.alu_reg, false, c0, channels, alu);
+    lane_operands<kLanes>(s.mul, s.mul_per_channel, s.mul_reg, true, c0, channels, mul);
+    auto do_alu = [&]() {
+        if (!s.alu_bypass) alu_block_float<kLanes>(s.alu_algo, alu, b);
+    };
+    auto do_mul = [&]() {
+        if (s.mul_bypass) return;
+        if (s.prelu) {
+            b->each(mul, [](float x, float m) { return x >= 0.0f ? x : x * m; });
+        } else {
+            b->each(mul, [](float x, float m) { return x * m; });
+        }
+    };
+    if (alu_first) {
+        do_alu();
+        do_mul();
+    } else {
+        do_mul();
+        do_alu();
+    }
+    clamp_block_float<kLanes>(!s.relu_bypass, s.relux, s.relux_reg, b);
+}
+
+// Lanes [0, lanes) of a block from a cube, one channel's offset each; fp16
+// atoms that hold exactly kLanes channels are read as one contiguous row.
+template <int kLanes>
+__attribute__((always_inline)) inline void load_block_float(const uint8_t* base, const CubeLayout& cube, const std::vector<uint64_t>& channel_at, int c0,
+                      int lanes, uint64_t row_at, LaneBlock<kLanes>* b) {
+    if (cube.elem_bytes == 2 && cube.c2() == kLanes && lanes == kLanes) {
+        halves_to_floats(base + channel_at[static_cast<size_t>(c0)] + row_at, b->v, static_cast<size_t>(b->n) * kLanes);
+        return;
+    }
+    for (int l = 0; l < kLanes; ++l) {
+        if (l >= lanes) {
+            for (int x = 0; x < b->n; ++x) b->v[static_cast<size_t>(x) * kLanes + l] = 0.0f;
+            continue;
+        }
+        const uint8_t* p = base + channel_at[static_cast<size_t>(c0 + l)] + row_at;
+        for (int x = 0; x < b->n; ++x)
+            b->v[static_cast<size_t>(x) * kLanes + l] = read_float(p + static_cast<uint64_t>(x) * cube.atom_bytes, cube.elem_bytes);
+    }
+}
+
+// The float pipeline over output rows [y0, y1), a surface row at a time.
+// Inlined into each lane count's entry point, which has an AVX2 clone
+// (RKNN_HOT_LOOP): the fp16 conversions vectorise there.
+template <int kLanes>
+__attribute__((always_inline)) inline void run_float_blocks(const Dpu& d, const Source& src, const ConvOutput* conv, const std::vector<uint64_t>& src_c,
+                      const std::vector<uint64_t>& dst_c, const std::vector<uint64_t>& ew_c, int y0, int y1) {
+    const bool ew_tensor = !d.ew.bypass && !d.ew.op_bypass && d.ew.from_tensor;
+    const int n = d.width;
+    std::vector<float> values(static_cast<size_t>(n) * kLanes), operands(static_cast<size_t>(n) * kLanes);
+    LaneBlock<kLanes> b{n, values.data()};
+    LaneBlock<kLanes> ops{n, operands.data()};
+    const bool fp16_out = d.out == Precision::kFp16 && d.dst.c2() == kLanes;
+    for (int y = y0; y < y1; ++y) {
+        const uint64_t src_at = static_cast<uint64_t>(y) * src.cube.row_stride;
+        const uint64_t dst_at = static_cast<uint64_t>(y) * d.dst.row_stride;
+        const uint64_t ew_at = static_cast<uint64_t>(y) * d.ew.cube.row_stride;
+        for (int c0 = 0; c0 < d.channels; c0 += kLanes) {
+            const int lanes = std::min(kLanes, d.channels - c0);
+            if (conv != nullptr) {
+                const float* acc = conv->facc.data() + static_cast<size_t>(y) * n * conv->channels;
+                for (int x = 0; x < n; ++x)
+                    for (int l = 0; l < kLanes; ++l)
+                        b.v[static_cast<size_t>(x) * kLanes + l] =
+                            l < lanes ? acc[static_cast<size_t>(x) * conv->channels + static_cast<size_t>(c0 + l)] : 0.0f;
+            } else {
+                load_block_float<kLanes>(src.data, src.cube, src_c, c0, lanes, src_at, &b);
+            }
+            stage_block_float<kLanes>(d.bs, true, c0, d.channels, &b);
+            stage_block_float<kLanes>(d.bn, false, c0, d.channels, &b);
+            if (!d.ew.bypass) {
+                if (!d.ew.op_bypass) {
+                    float k[kLanes];
+                    if (ew_tensor && !d.ew.per_channel) {
+                        load_block_float<kLanes>(d.ew.data, d.ew.cube, ew_c, c0, lanes, ew_at, &ops);
+                    } else {
+                        for (int l = 0; l < kLanes; ++l) {
+                            const size_t c = static_cast<size_t>(std::min(c0 + l, d.channels - 1));
+                            k[l] = ew_tensor ? read_float(d.ew.data + c * static_cast<size_t>(d.ew.esize), d.ew.esize)
+                                             : as_float(d.ew.value_reg);
+                        }
+                        for (int x = 0; x < n; ++x) std::copy(k, k + kLanes, ops.v + static_cast<size_t>(x) * kLanes);
+                    }
+                    const size_t count = static_cast<size_t>(n) * kLanes;
+                    const float* o = ops.v;
+                    float* v = b.v;
+                    if (d.ew.mul) {
+                        for (size_t i = 0; i < count; ++i) v[i] *= o[i];
+                    } else {
+                        switch (d.ew.algo) {
+                        case kAluMax: for (size_t i = 0; i < count; ++i) v[i] = std::max(v[i], o[i]); break;
+                        case kAluMin: for (size_t i = 0; i < count; ++i) v[i] = std::min(v[i], o[i]); break;
+                        case kAluAdd: for (size_t i = 0; i < count; ++i) v[i] += o[i]; break;
+                        case kAluSub: for (size_t i = 0; i < count; ++i) v[i] -= o[i]; break;
+                        case kAluDiv: for (size_t i = 0; i < count; ++i) v[i] /= o[i]; break;
+                        default: break;
+                        }
+                    }
+                }
+                clamp_block_float<kLanes>(!d.ew.relu_bypass, d.ew.relux, d.ew.relux_reg, &b);
+            }
+            const auto scale = static_cast<float>(d.out_scale);
+            const auto offset = static_cast<float>(d.out_offset);
+            const size_t count = static_cast<size_t>(n) * kLanes;
+            for (size_t i = 0; i < count; ++i) {
+                float value = b.v[i] * scale;
+                if (d.out_shift != 0) value = std::ldexp(value, -d.out_shift);  // a library call: skipped when it is x1
+                b.v[i] = value + offset;
+            }
+            for (int l = 0; l < kLanes; ++l) {
+                if (c0 + l < d.real_channels) continue;
+                for (int x = 0; x < n; ++x) b.v[static_cast<size_t>(x) * kLanes + l] = 0.0f;
+            }
+            if (fp16_out && lanes == kLanes) {
+                floats_to_halves(b.v, d.dst_bytes + dst_c[static_cast<size_t>(c0)] + dst_at, count);
+                continue;
+            }
+            for (int l = 0; l < lanes; ++l) {
+                uint8_t* out = d.dst_bytes + dst_c[static_cast<size_t>(c0 + l)] + dst_at;
+                for (int x = 0; x < n; ++x)
+                    store_float(d, out + static_cast<uint64_t>(x) * d.dst.atom_bytes, b.v[static_cast<size_t>(x) * kLanes + l]);
+            }
+        }
+    }
+}
+
+#define RKNN_FLOAT_BLOCKS(kLanes)                                                                                 \
+    RKNN_HOT_LOOP void run_float_blocks_##kLanes(const Dpu& d, const Source& src, const ConvOutput* conv,             \
+                                                 const std::vector<uint64_t>& src_c, const std::vector<uint64_t>& dst_c, \
+                                                 const std::vector<uint64_t>& ew_c, int y0, int y1) {                    \
+        run_float_blocks<kLanes>(d, src, conv, src_c, dst_c, ew_c, y0, y1);                                           \
+    }
+RKNN_FLOAT_BLOCKS(4)
+RKNN_FLOAT_BLOCKS(8)
+RKNN_FLOAT_BLOCKS(16)
+#undef RKNN_FLOAT_BLOCKS
 
 // Rows are independent: large cubes share them out over the host's threads,
 // as in the integer pipeline.
@@ -689,8 +925,15 @@ void run_float_pipeline(const Dpu& d, const Source& src, const ConvOutput* conv)
     const bool ew_tensor = !d.ew.bypass && !d.ew.op_bypass && d.ew.from_tensor && !d.ew.per_channel;
     const std::vector<uint64_t> ew_c = ew_tensor ? channel_offsets(d.ew.cube, d.channels) : std::vector<uint64_t>();
     const int64_t elements = static_cast<int64_t>(d.width) * d.height * d.channels;
+    const int lanes = d.dst.c2();
     parallel_for(d.height, elements >= kParallelElements ? 1 : d.height, [&](int64_t y0, int64_t y1) {
-        run_float_rows(d, src, conv, src_c, dst_c, ew_c, static_cast<int>(y0), static_cast<int>(y1));
+        const int first = static_cast<int>(y0), last = static_cast<int>(y1);
+        switch (lanes) {
+        case 4: run_float_blocks_4(d, src, conv, src_c, dst_c, ew_c, first, last); break;
+        case 8: run_float_blocks_8(d, src, conv, src_c, dst_c, ew_c, first, last); break;
+        case 16: run_float_blocks_16(d, src, conv, src_c, dst_c, ew_c, first, last); break;
+        default: run_float_rows(d, src, conv, src_c, dst_c, ew_c, first, last); break;
+        }
     });
 }
 

@@ -11,7 +11,6 @@ namespace {
 
 constexpr uint32_t kConvWithRecords = 0x1d;  // CNA | CORE | DPU | DPU_RDMA
 constexpr uint32_t kConvPlain = 0x0d;        // CNA | CORE | DPU
-constexpr uint32_t kDpuInterrupts = 0x300;   // DPU group 0 and 1 done
 constexpr int kMaxDataEntries = (1 << 14) - 1;  // CNA CBUF_CON1.DATA_ENTRIES
 constexpr int kRk356xMaxSize = 2047;            // RK356x 11-bit width and height fields
 

@@ -135,6 +135,11 @@ void emit_conv_epilogue(TaskEmitter* b, const EpilogueRegs& e, const BufferRef& 
                         uint64_t residual_offset, uint32_t surf_bytes, bool depthwise, bool load_lut,
                         uint32_t bs_records_use = 3);
 
+// A DPU-only task's op-enable bits (DPU | DPU_RDMA) and the interrupts a
+// task with a DPU raises at its end (DPU groups 0 and 1 done).
+constexpr uint32_t kDpuEnable = 0x18;
+constexpr uint32_t kDpuInterrupts = 0x300;
+
 // A DPU-only (flying mode, op-enable 0x18) int8 or fp16 task over a c x h x w cube.
 struct DpuTask {
     int c = 0, h = 0, w = 0;

@@ -63,6 +63,8 @@ private:
 
 // The fused activation in the float pipeline's terms.
 Status set_activation(const cpu::Fusion& fusion, FloatEpilogue* e) {
+    if (fusion.activation.has_post_affine())
+        return unsupported(std::string("fp16 ") + graph::op_type_name(fusion.activation.type) + " with an affine after it");
     switch (fusion.activation.type) {
     case OpType::kIdentity: return Status::ok();
     case OpType::kRelu: e->act = FloatEpilogue::Act::kRelu; return Status::ok();

@@ -26,9 +26,6 @@ namespace {
 using graph::DType;
 using graph::OpType;
 
-constexpr uint32_t kDpuEnable = 0x18;       // DPU | DPU_RDMA
-constexpr uint32_t kDpuInterrupts = 0x300;
-
 Status unsupported(std::string message) { return Status(StatusCode::kUnimplemented, std::move(message)); }
 
 struct Cube {

@@ -22,8 +22,6 @@ using graph::OpType;
 
 constexpr uint32_t kPpuEnable = 0x60;      // PPU | PPU_RDMA
 constexpr uint32_t kPpuInterrupts = 0xc00;
-constexpr uint32_t kDpuEnable = 0x18;      // DPU | DPU_RDMA
-constexpr uint32_t kDpuInterrupts = 0x300;
 
 Status unsupported(std::string message) { return Status(StatusCode::kUnimplemented, std::move(message)); }
 

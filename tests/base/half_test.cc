@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <vector>
 
 #include "base/half.h"
 
@@ -82,6 +84,38 @@ TEST(Half, FloatsAroundEveryRoundingBoundaryNarrowToEven) {
 
 TEST(Half, AStrideThroughEveryFloatNarrowsLikeThePlainVersion) {
     for (uint64_t bits = 0; bits <= 0xffffffffu; bits += 997) expect_same(bits_float(static_cast<uint32_t>(bits)));
+}
+
+// The array forms (branch-free, for vectorising) against the scalar ones:
+// every half, and floats on the same stride plus each rounding boundary
+// (h + 1/2 ulp, either side) of every finite half.
+TEST(Half, ArrayConversionsEqualTheScalarOnes) {
+    std::vector<uint8_t> halves(0x10000 * 2);
+    for (uint32_t h = 0; h < 0x10000u; ++h) {
+        const auto half = static_cast<uint16_t>(h);
+        std::memcpy(halves.data() + 2 * h, &half, 2);
+    }
+    std::vector<float> widened(0x10000);
+    rknn::halves_to_floats(halves.data(), widened.data(), widened.size());
+    for (uint32_t h = 0; h < 0x10000u; ++h)
+        ASSERT_EQ(float_bits(widened[h]), float_bits(rknn::half_to_float(static_cast<uint16_t>(h)))) << std::hex << h;
+
+    std::vector<float> floats;
+    for (uint64_t bits = 0; bits <= 0xffffffffu; bits += 997) floats.push_back(bits_float(static_cast<uint32_t>(bits)));
+    for (uint32_t h = 0; h < 0x7c00u; ++h) {
+        const float mid = (rknn::half_to_float(static_cast<uint16_t>(h)) + rknn::half_to_float(static_cast<uint16_t>(h + 1))) / 2;
+        for (float f : {mid, std::nextafter(mid, 0.0f), std::nextafter(mid, INFINITY)}) {
+            floats.push_back(f);
+            floats.push_back(-f);
+        }
+    }
+    std::vector<uint8_t> narrowed(floats.size() * 2);
+    rknn::floats_to_halves(floats.data(), narrowed.data(), floats.size());
+    for (size_t i = 0; i < floats.size(); ++i) {
+        uint16_t got;
+        std::memcpy(&got, narrowed.data() + 2 * i, 2);
+        ASSERT_EQ(got, rknn::float_to_half(floats[i])) << std::hex << float_bits(floats[i]);
+    }
 }
 
 }  // namespace

@@ -1,13 +1,14 @@
 // Float convolution and transposed convolution (1 to 3 spatial dims, groups,
-// strides, dilations, padding) through im2col / col2im and sgemm.
+// strides, dilations, padding) through im2col / col2im and the float GEMM (base/gemm_f32.h).
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
+#include "base/gemm_f32.h"
+#include "base/parallel.h"
 #include "cpu/fused_ops.h"
 #include "cpu/kernels/kernel_util.h"
 #include "cpu/kernels/kernels.h"
-#include "cpu/kernels/sgemm.h"
 #include "cpu/kernels/window.h"
 #include "graph/spatial.h"
 
@@ -66,6 +67,48 @@ void col2im(const float* col, int64_t channels, const Window3& g, float* y) {
     }
 }
 
+// A 1x1 window with unit strides and no padding: the input is its own im2col.
+bool is_pointwise(const Window3& g) {
+    for (int i = 0; i < 3; ++i) {
+        if (g.kernel[i] != 1 || g.stride[i] != 1 || g.pad[i] != 0 || g.in[i] != g.out[i]) return false;
+    }
+    return true;
+}
+
+// One channel of a depthwise convolution, straight from the input: every
+// output sums its window's taps in im2col order (taps in the padding add
+// nothing), as the GEMM over im2col rows would.
+void depthwise_channel(const float* x, const float* w, const Window3& g, float* y) {
+    std::vector<float> row(static_cast<size_t>(g.out[2]));
+    for (int64_t oz = 0; oz < g.out[0]; ++oz)
+        for (int64_t oy = 0; oy < g.out[1]; ++oy) {
+            std::fill(row.begin(), row.end(), 0.0f);
+            int64_t tap = 0;
+            for (int64_t kz = 0; kz < g.kernel[0]; ++kz) {
+                const int64_t iz = oz * g.stride[0] - g.pad[0] + kz * g.dilation[0];
+                for (int64_t ky = 0; ky < g.kernel[1]; ++ky) {
+                    const int64_t iy = oy * g.stride[1] - g.pad[1] + ky * g.dilation[1];
+                    const bool inside = iz >= 0 && iz < g.in[0] && iy >= 0 && iy < g.in[1];
+                    const float* src = x + (iz * g.in[1] + iy) * g.in[2];
+                    for (int64_t kx = 0; kx < g.kernel[2]; ++kx, ++tap) {
+                        if (!inside) continue;
+                        // The outputs whose input column ox * stride - pad + kx * dilation is inside.
+                        const int64_t shift = kx * g.dilation[2] - g.pad[2], s = g.stride[2];
+                        const int64_t lo = shift >= 0 ? 0 : (-shift + s - 1) / s;
+                        const int64_t hi = std::min(g.out[2], g.in[2] - shift <= 0 ? 0 : (g.in[2] - shift + s - 1) / s);
+                        const float wt = w[tap];
+                        if (s == 1) {
+                            for (int64_t ox = lo; ox < hi; ++ox) row[static_cast<size_t>(ox)] += wt * src[ox + shift];
+                        } else {
+                            for (int64_t ox = lo; ox < hi; ++ox) row[static_cast<size_t>(ox)] += wt * src[ox * s + shift];
+                        }
+                    }
+                }
+            }
+            std::copy(row.begin(), row.end(), y + (oz * g.out[1] + oy) * g.out[2]);
+        }
+}
+
 Status check_float(const KernelArgs& args) {
     for (const HostTensor* t : args.inputs) {
         if (t != nullptr && t->dtype() != DType::kFloat32) {
@@ -93,14 +136,29 @@ Status conv(const KernelArgs& args) {
     const int64_t out_channels = w.dim(0);
     const int64_t out_per_group = out_channels / groups;
     const int64_t patch = in_per_group * g.kernel_size();
-    std::vector<float> col(static_cast<size_t>(patch * g.out_size()));
-    for (int64_t n = 0; n < batch; ++n) {
-        for (int64_t grp = 0; grp < groups; ++grp) {
+    const bool depthwise = in_per_group == 1 && out_per_group == 1;
+    const bool pointwise = is_pointwise(g);
+    // Groups are independent: with several, each host thread takes whole
+    // groups (a GEMM called from inside one runs on that thread).
+    const int64_t jobs = batch * groups;
+    const int64_t work = jobs * out_per_group * patch * g.out_size();
+    parallel_for(jobs, groups > 1 && work >= (int64_t{1} << 18) ? 1 : jobs, [&](int64_t j0, int64_t j1) {
+        std::vector<float> col(depthwise || pointwise ? 0 : static_cast<size_t>(patch * g.out_size()));
+        for (int64_t job = j0; job < j1; ++job) {
+            const int64_t n = job / groups, grp = job % groups;
             const float* xg = x.data<float>() + (n * x.dim(1) + grp * in_per_group) * g.in_size();
             float* yg = y->data<float>() + (n * out_channels + grp * out_per_group) * g.out_size();
-            im2col(xg, in_per_group, g, col.data());
             const float* wg = w.data<float>() + grp * out_per_group * patch;
-            sgemm(out_per_group, g.out_size(), patch, wg, patch, col.data(), g.out_size(), yg, g.out_size(), false);
+            if (depthwise) {
+                depthwise_channel(xg, wg, g, yg);
+            } else {
+                const float* cols = xg;
+                if (!pointwise) {
+                    im2col(xg, in_per_group, g, col.data());
+                    cols = col.data();
+                }
+                gemm_f32(out_per_group, g.out_size(), patch, wg, patch, cols, g.out_size(), yg, g.out_size(), false);
+            }
             if (bias != nullptr) {
                 for (int64_t oc = 0; oc < out_per_group; ++oc) {
                     const float b = bias->data<float>()[grp * out_per_group + oc];
@@ -109,7 +167,7 @@ Status conv(const KernelArgs& args) {
                 }
             }
         }
-    }
+    });
     const Fusion fusion = fusion_of(args.op);
     return apply_fusion_float(fusion, fusion.residual_input >= 0 ? args.inputs[fusion.residual_input] : nullptr, y);
 }
@@ -142,7 +200,7 @@ Status conv_transpose(const KernelArgs& args) {
         for (int64_t n = 0; n < batch; ++n) {
             const float* xg = x.data<float>() + (n * x.dim(1) + grp * in_per_group) * g.in_size();
             float* yg = y->data<float>() + (n * out_channels + grp * out_per_group) * g.out_size();
-            sgemm(rows, g.in_size(), in_per_group, wt.data(), in_per_group, xg, g.in_size(), col.data(), g.in_size(),
+            gemm_f32(rows, g.in_size(), in_per_group, wt.data(), in_per_group, xg, g.in_size(), col.data(), g.in_size(),
                   false);
             col2im(col.data(), out_per_group, g, yg);
         }

@@ -4,7 +4,7 @@
 #include "cpu/fused_ops.h"
 #include "cpu/kernels/kernel_util.h"
 #include "cpu/kernels/kernels.h"
-#include "cpu/kernels/sgemm.h"
+#include "base/gemm_f32.h"
 
 namespace rknn::cpu::kernels {
 namespace {
@@ -41,7 +41,7 @@ Status gemm(const KernelArgs& args) {
     const std::vector<float> a2 = maybe_transposed(a.data<float>(), a.dim(0), a.dim(1), ta);
     const std::vector<float> b2 = maybe_transposed(b.data<float>(), b.dim(0), b.dim(1), tb);
     float* out = y->data<float>();
-    sgemm(m, n, k, a2.data(), k, b2.data(), n, out, n, false);
+    gemm_f32(m, n, k, a2.data(), k, b2.data(), n, out, n, false);
     if (alpha != 1.0f) {
         for (int64_t i = 0; i < m * n; ++i) out[i] *= alpha;
     }
@@ -77,7 +77,7 @@ Status matmul(const KernelArgs& args) {
     const float* pb = b.data<float>();
     float* po = y->data<float>();
     auto run_one = [&](int64_t i, int64_t oa, int64_t ob, int64_t) {
-        sgemm(m, n, k, pa + oa * m * k, k, pb + ob * k * n, n, po + i * m * n, n, false);
+        gemm_f32(m, n, k, pa + oa * m * k, k, pb + ob * k * n, n, po + i * m * n, n, false);
     };
     if (batch.empty()) {
         run_one(0, 0, 0, 0);

@@ -1,5 +1,10 @@
 #include "cpu/kernels/scalar_math.h"
 
+#include <algorithm>
+#include <cmath>
+
+#include "base/parallel.h"
+
 namespace rknn::cpu::kernels {
 
 using graph::OpType;
@@ -80,6 +85,55 @@ float activation_core(const Activation& act, float x) {
 float apply_activation(const Activation& act, float x) {
     const float y = activation_core(act, x);
     return act.has_post_affine() ? act.post_scale * y + act.post_bias : y;
+}
+
+namespace {
+
+void apply_post_affine(const Activation& act, float* v, int64_t n) {
+    if (!act.has_post_affine()) return;
+    for (int64_t i = 0; i < n; ++i) v[i] = act.post_scale * v[i] + act.post_bias;
+}
+
+// fmax(x, lo) and fmin(x, hi) for a bound that is not NaN, written as the
+// comparisons vector units have: a NaN x gives the bound, as fmax/fmin do.
+inline float max_with(float x, float lo) { return x > lo ? x : lo; }
+inline float min_with(float x, float hi) { return x < hi ? x : hi; }
+
+void activation_run(const Activation& act, float* v, int64_t n) {
+    switch (act.type) {
+    case OpType::kRelu:
+        for (int64_t i = 0; i < n; ++i) v[i] = v[i] > 0.0f ? v[i] : 0.0f;
+        break;
+    case OpType::kClip:
+        if (std::isnan(act.min) || std::isnan(act.max)) {
+            for (int64_t i = 0; i < n; ++i) v[i] = activation_core(act, v[i]);
+        } else {
+            for (int64_t i = 0; i < n; ++i) v[i] = min_with(max_with(v[i], act.min), act.max);
+        }
+        break;
+    case OpType::kHardSwish:
+        for (int64_t i = 0; i < n; ++i) v[i] = v[i] * max_with(min_with(v[i] / 6.0f + 0.5f, 1.0f), 0.0f);
+        break;
+    case OpType::kHardSigmoid:
+        for (int64_t i = 0; i < n; ++i) v[i] = max_with(min_with(act.alpha * v[i] + act.beta, 1.0f), 0.0f);
+        break;
+    case OpType::kLeakyRelu:
+        for (int64_t i = 0; i < n; ++i) v[i] = v[i] >= 0.0f ? v[i] : act.alpha * v[i];
+        break;
+    default:
+        for (int64_t i = 0; i < n; ++i) v[i] = activation_core(act, v[i]);
+        return apply_post_affine(act, v, n);
+    }
+    apply_post_affine(act, v, n);
+}
+
+}  // namespace
+
+void apply_activation(const Activation& act, float* values, int64_t n) {
+    constexpr int64_t kChunk = 16384;
+    parallel_for(n, n >= 4 * kChunk ? kChunk : std::max<int64_t>(n, 1), [&](int64_t i0, int64_t i1) {
+        activation_run(act, values + i0, i1 - i0);
+    });
 }
 
 }  // namespace rknn::cpu::kernels

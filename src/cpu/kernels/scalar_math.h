@@ -43,4 +43,9 @@ bool is_activation(graph::OpType type);
 
 float apply_activation(const Activation& act, float x);
 
+// The same over n values in place, each equal to the scalar form's result:
+// the clamp-like activations in loops the compiler vectorises, the others
+// per value; long spans are shared out over the host threads.
+void apply_activation(const Activation& act, float* values, int64_t n);
+
 }  // namespace rknn::cpu::kernels

@@ -1,0 +1,144 @@
+// The float kernels' fast paths against what they replace:
+// - Resize of H and W in a 4-D tensor (threaded per plane) equals the
+//   general N-D loop bit for bit (the same resize with a leading unit dim);
+// - depthwise and 1x1 convolutions, read straight from the input, and the
+//   im2col + GEMM path equal a plain loop summing each output's taps in
+//   order from zero (this file is built with -ffp-contract=off, as the
+//   GEMM is), the bias added after.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common/test_graphs.h"
+#include "cpu/graph_executor.h"
+
+namespace {
+
+using rknn::cpu::HostTensor;
+using rknn::graph::DType;
+using rknn::graph::Graph;
+using rknn::graph::OpType;
+using rknn::testing::add_tensor;
+
+HostTensor run_one(const Graph& g, const HostTensor& x) {
+    auto outputs = rknn::testing::run_reference(g, {x}, false);
+    EXPECT_TRUE(outputs.is_ok()) << outputs.status().message();
+    return outputs.is_ok() ? outputs.value()[0] : HostTensor();
+}
+
+struct ResizeCase {
+    std::string mode, coordinates;
+    std::vector<int64_t> out_hw;
+    bool crop = false;  // tf_crop_and_resize with an ROI partly outside the input
+};
+
+Graph resize_graph(const ResizeCase& c, const rknn::graph::Shape& in, const rknn::graph::Shape& out) {
+    Graph g;
+    const int32_t x = add_tensor(&g, "x", DType::kFloat32, in);
+    const auto rank = static_cast<int64_t>(in.size());
+    std::vector<float> roi(static_cast<size_t>(2 * rank), 0.0f);
+    for (int64_t d = 0; d < rank; ++d) roi[static_cast<size_t>(rank + d)] = 1.0f;
+    roi[static_cast<size_t>(rank - 2)] = 0.1f;
+    roi[static_cast<size_t>(2 * rank - 2)] = 0.9f;
+    roi[static_cast<size_t>(rank - 1)] = -0.2f;
+    roi[static_cast<size_t>(2 * rank - 1)] = 1.3f;
+    const int32_t r = g.add_constant("roi", DType::kFloat32, {2 * rank},
+                                     rknn::graph::Buffer::copy_of(roi.data(), roi.size() * 4));
+    std::vector<int64_t> sizes(out.begin(), out.end());
+    const int32_t s = g.add_constant("sizes", DType::kInt64, {rank},
+                                     rknn::graph::Buffer::copy_of(sizes.data(), sizes.size() * 8));
+    const int32_t y = add_tensor(&g, "y", DType::kFloat32, out);
+    rknn::graph::Op op{OpType::kResize, "resize", "", {x, c.crop ? r : -1, -1, s}, {y}, {}};
+    op.attrs.set_string("mode", c.mode);
+    op.attrs.set_string("coordinate_transformation_mode", c.crop ? "tf_crop_and_resize" : c.coordinates);
+    op.attrs.set_float("extrapolation_value", -3.5f);
+    g.add_op(op);
+    g.inputs = {x};
+    g.outputs = {y};
+    return g;
+}
+
+TEST(FloatFastPaths, PlaneResizeEqualsTheGeneralLoop) {
+    const ResizeCase cases[] = {{"nearest", "asymmetric", {14, 18}},  {"linear", "half_pixel", {15, 20}},
+                                {"linear", "align_corners", {5, 4}},  {"cubic", "half_pixel", {16, 11}},
+                                {"linear", "", {12, 13}, true},       {"nearest", "pytorch_half_pixel", {7, 27}}};
+    const HostTensor x4 = rknn::testing::random_floats({2, 3, 7, 9}, 5, -2.0f, 2.0f);
+    HostTensor x5(DType::kFloat32, {1, 2, 3, 7, 9});
+    std::memcpy(x5.raw(), x4.raw(), x4.byte_size());
+    for (const ResizeCase& c : cases) {
+        const HostTensor y4 = run_one(resize_graph(c, {2, 3, 7, 9}, {2, 3, c.out_hw[0], c.out_hw[1]}), x4);
+        const HostTensor y5 = run_one(resize_graph(c, {1, 2, 3, 7, 9}, {1, 2, 3, c.out_hw[0], c.out_hw[1]}), x5);
+        ASSERT_EQ(y4.numel(), 2 * 3 * c.out_hw[0] * c.out_hw[1]) << c.mode;
+        ASSERT_EQ(y4.byte_size(), y5.byte_size()) << c.mode;
+        EXPECT_EQ(std::memcmp(y4.raw(), y5.raw(), y4.byte_size()), 0) << c.mode << " " << c.coordinates << (c.crop ? " crop" : "");
+        if (c.crop) {  // the crop reaches outside the input: those outputs take the extrapolation value
+            int extrapolated = 0;
+            for (int64_t i = 0; i < y4.numel(); ++i) extrapolated += y4.data<float>()[i] == -3.5f;
+            EXPECT_GT(extrapolated, 0);
+        }
+    }
+}
+
+struct ConvCase {
+    int c_in, c_out, group, h, w, k, stride, pad, dilation;
+};
+
+TEST(FloatFastPaths, ConvolutionsEqualTheOrderedLoop) {
+    const ConvCase cases[] = {
+        {12, 12, 12, 11, 13, 3, 2, 1, 1},  // depthwise, strided
+        {8, 8, 8, 9, 10, 5, 1, 4, 2},      // depthwise, dilated, padding wider than the taps reach
+        {16, 24, 1, 6, 7, 1, 1, 0, 1},     // 1x1: the input is its own im2col
+        {6, 10, 2, 8, 8, 3, 1, 1, 1},      // grouped: im2col + GEMM, groups over threads
+        {5, 300, 1, 4, 3, 3, 1, 1, 1},     // more kernels than one GEMM panel
+    };
+    uint32_t seed = 40;
+    for (const ConvCase& c : cases) {
+        Graph g;
+        const int32_t x = add_tensor(&g, "x", DType::kFloat32, {1, c.c_in, c.h, c.w});
+        const int per_group = c.c_in / c.group;
+        const int32_t w = rknn::testing::random_constant(&g, "w", {c.c_out, per_group, c.k, c.k}, seed++);
+        const int32_t b = rknn::testing::random_constant(&g, "b", {c.c_out}, seed++);
+        const int span = (c.k - 1) * c.dilation + 1;
+        const int oh = (c.h + 2 * c.pad - span) / c.stride + 1, ow = (c.w + 2 * c.pad - span) / c.stride + 1;
+        const int32_t y = add_tensor(&g, "y", DType::kFloat32, {1, c.c_out, oh, ow});
+        rknn::graph::Op op{OpType::kConv, "conv", "", {x, w, b}, {y}, {}};
+        op.attrs.set_ints("strides", {c.stride, c.stride});
+        op.attrs.set_ints("pads", {c.pad, c.pad, c.pad, c.pad});
+        op.attrs.set_ints("dilations", {c.dilation, c.dilation});
+        op.attrs.set_int("group", c.group);
+        g.add_op(op);
+        g.inputs = {x};
+        g.outputs = {y};
+        const HostTensor input = rknn::testing::random_floats({1, c.c_in, c.h, c.w}, seed++, -1.0f, 1.0f);
+        const HostTensor got = run_one(g, input);
+        ASSERT_EQ(got.numel(), int64_t{c.c_out} * oh * ow);
+        const float* wv = reinterpret_cast<const float*>(g.constant_buffer(w)->data);
+        const float* bv = reinterpret_cast<const float*>(g.constant_buffer(b)->data);
+        const float* xv = input.data<float>();
+        const int out_per_group = c.c_out / c.group;
+        int mismatches = 0;
+        for (int o = 0; o < c.c_out; ++o)
+            for (int oy = 0; oy < oh; ++oy)
+                for (int ox = 0; ox < ow; ++ox) {
+                    float sum = 0.0f;
+                    const int first = (o / out_per_group) * per_group;
+                    for (int ci = 0; ci < per_group; ++ci)
+                        for (int ky = 0; ky < c.k; ++ky)
+                            for (int kx = 0; kx < c.k; ++kx) {
+                                const int iy = oy * c.stride - c.pad + ky * c.dilation;
+                                const int ix = ox * c.stride - c.pad + kx * c.dilation;
+                                if (iy < 0 || iy >= c.h || ix < 0 || ix >= c.w) continue;
+                                sum += xv[((first + ci) * c.h + iy) * c.w + ix] *
+                                       wv[((o * per_group + ci) * c.k + ky) * c.k + kx];
+                            }
+                    const float want = sum + bv[o];
+                    mismatches += got.data<float>()[(o * oh + oy) * ow + ox] != want;
+                }
+        EXPECT_EQ(mismatches, 0) << c.c_in << "->" << c.c_out << " group " << c.group << " k" << c.k;
+    }
+}
+
+}  // namespace
