@@ -104,8 +104,7 @@ HostTensor to_float32(const HostTensor& src) {
         return out;
     }
     if (src.dtype() == graph::DType::kFloat16) {
-        const uint16_t* halves = src.data<uint16_t>();
-        for (int64_t i = 0; i < n; ++i) dst[i] = half_to_float(halves[i]);
+        halves_to_floats(static_cast<const uint8_t*>(src.raw()), dst, static_cast<size_t>(n));
         return out;
     }
     for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<float>(element_as_double(src, i));
@@ -140,8 +139,7 @@ Status from_float32(const HostTensor& src, HostTensor* dst) {
         return Status::ok();
     }
     if (dst->dtype() == graph::DType::kFloat16) {
-        uint16_t* halves = dst->data<uint16_t>();
-        for (int64_t i = 0; i < n; ++i) halves[i] = float_to_half(values[i]);
+        floats_to_halves(values, static_cast<uint8_t*>(dst->raw()), static_cast<size_t>(n));
         return Status::ok();
     }
     for (int64_t i = 0; i < n; ++i) store_double(dst, i, values[i]);

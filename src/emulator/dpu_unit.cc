@@ -624,6 +624,22 @@ void clamp_row_float(bool relu, bool relux, uint32_t relux_reg, float* v, int n)
     }
 }
 
+// The EW operation of `count` values with their operands.
+inline void ew_op_float(const Ew& e, const float* o, float* v, size_t count) {
+    if (e.mul) {
+        for (size_t i = 0; i < count; ++i) v[i] *= o[i];
+        return;
+    }
+    switch (e.algo) {
+    case kAluMax: for (size_t i = 0; i < count; ++i) v[i] = std::max(v[i], o[i]); break;
+    case kAluMin: for (size_t i = 0; i < count; ++i) v[i] = std::min(v[i], o[i]); break;
+    case kAluAdd: for (size_t i = 0; i < count; ++i) v[i] += o[i]; break;
+    case kAluSub: for (size_t i = 0; i < count; ++i) v[i] -= o[i]; break;
+    case kAluDiv: for (size_t i = 0; i < count; ++i) v[i] /= o[i]; break;
+    default: break;
+    }
+}
+
 void stage_row_float(const Stage& s, bool alu_first, int c, float* v, int n) {
     if (s.bypass) return;
     const auto uc = static_cast<size_t>(c);
@@ -684,19 +700,7 @@ void run_float_rows(const Dpu& d, const Source& src, const ConvOutput* conv, con
                                                    : as_float(d.ew.value_reg);
                         std::fill(operand.begin(), operand.end(), op);
                     }
-                    const float* o = operand.data();
-                    if (d.ew.mul) {
-                        for (int x = 0; x < n; ++x) v[x] *= o[x];
-                    } else {
-                        switch (d.ew.algo) {
-                        case kAluMax: for (int x = 0; x < n; ++x) v[x] = std::max(v[x], o[x]); break;
-                        case kAluMin: for (int x = 0; x < n; ++x) v[x] = std::min(v[x], o[x]); break;
-                        case kAluAdd: for (int x = 0; x < n; ++x) v[x] += o[x]; break;
-                        case kAluSub: for (int x = 0; x < n; ++x) v[x] -= o[x]; break;
-                        case kAluDiv: for (int x = 0; x < n; ++x) v[x] /= o[x]; break;
-                        default: break;
-                        }
-                    }
+                    ew_op_float(d.ew, operand.data(), v, static_cast<size_t>(n));
                 }
                 clamp_row_float(!d.ew.relu_bypass, d.ew.relux, d.ew.relux_reg, v, n);
             }
@@ -863,21 +867,7 @@ __attribute__((always_inline)) inline void run_float_blocks(const Dpu& d, const 
                         }
                         for (int x = 0; x < n; ++x) std::copy(k, k + kLanes, ops.v + static_cast<size_t>(x) * kLanes);
                     }
-                    const size_t count = static_cast<size_t>(n) * kLanes;
-                    const float* o = ops.v;
-                    float* v = b.v;
-                    if (d.ew.mul) {
-                        for (size_t i = 0; i < count; ++i) v[i] *= o[i];
-                    } else {
-                        switch (d.ew.algo) {
-                        case kAluMax: for (size_t i = 0; i < count; ++i) v[i] = std::max(v[i], o[i]); break;
-                        case kAluMin: for (size_t i = 0; i < count; ++i) v[i] = std::min(v[i], o[i]); break;
-                        case kAluAdd: for (size_t i = 0; i < count; ++i) v[i] += o[i]; break;
-                        case kAluSub: for (size_t i = 0; i < count; ++i) v[i] -= o[i]; break;
-                        case kAluDiv: for (size_t i = 0; i < count; ++i) v[i] /= o[i]; break;
-                        default: break;
-                        }
-                    }
+                    ew_op_float(d.ew, ops.v, b.v, static_cast<size_t>(n) * kLanes);
                 }
                 clamp_block_float<kLanes>(!d.ew.relu_bypass, d.ew.relux, d.ew.relux_reg, &b);
             }

@@ -2,24 +2,41 @@
 // them as 1x1 convolutions, so the arithmetic is the convolution's.
 #include <vector>
 
+#include "base/parallel.h"
+
 #include "cpu/int8/epilogue.h"
 #include "cpu/int8/int8_kernels.h"
 
 namespace rknn::cpu::int8 {
 namespace {
 
+// Reductions up to this long fit int32: |a - za| <= 255 and |w| <= 128.
+constexpr int64_t kInt32Depth = 65536;
+
 // out[m, n] = epilogue(sum_k (a[m, k] - za) * w[n, k]) for `rows` rows of A.
+// Columns are shared out over the host threads; products of int16 values
+// summed in int32 (exact for these depths), which the compiler vectorises.
 void fully_connected(const int8_t* a, int32_t za, const int8_t* w_nk, int64_t rows, int64_t k, int64_t n,
                      const Epilogue& e, const int8_t* residual, int8_t* out) {
-    for (int64_t m = 0; m < rows; ++m) {
-        const int8_t* arow = a + m * k;
-        for (int64_t j = 0; j < n; ++j) {
-            const int8_t* wrow = w_nk + j * k;
-            int64_t acc = 0;
-            for (int64_t t = 0; t < k; ++t) acc += static_cast<int64_t>(arow[t] - za) * wrow[t];
-            out[m * n + j] = e.finish(static_cast<size_t>(j), acc, residual ? residual[m * n + j] : 0);
+    const int64_t work = rows * k * n;
+    parallel_for(n, work >= (int64_t{1} << 20) ? 64 : n, [&](int64_t j0, int64_t j1) {
+        std::vector<int16_t> arow(static_cast<size_t>(k));
+        for (int64_t m = 0; m < rows; ++m) {
+            for (int64_t t = 0; t < k; ++t) arow[static_cast<size_t>(t)] = static_cast<int16_t>(a[m * k + t] - za);
+            for (int64_t j = j0; j < j1; ++j) {
+                const int8_t* wrow = w_nk + j * k;
+                int64_t acc = 0;
+                if (k <= kInt32Depth) {
+                    int32_t sum = 0;
+                    for (int64_t t = 0; t < k; ++t) sum += static_cast<int32_t>(arow[static_cast<size_t>(t)]) * wrow[t];
+                    acc = sum;
+                } else {
+                    for (int64_t t = 0; t < k; ++t) acc += static_cast<int64_t>(arow[static_cast<size_t>(t)]) * wrow[t];
+                }
+                out[m * n + j] = e.finish(static_cast<size_t>(j), acc, residual ? residual[m * n + j] : 0);
+            }
         }
-    }
+    });
 }
 
 // Weights as [N, K] rows, transposing a [K, N] matrix when needed.
