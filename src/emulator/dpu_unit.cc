@@ -293,6 +293,9 @@ Status decode(TaskContext& ctx, const ConvOutput* conv, Dpu* d) {
     // RK356x writes the stride as raw bytes (a one-pixel surface is 8).
     const uint64_t surf = g.exec(r::DPU_DST_SURF_STRIDE) & (rk356x ? ~0u : ~0xfu);
     if (surf != 0) d->dst.surf_stride = surf;
+    const int lanes = d->dst.c2();
+    if (is_float(d->proc) && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16)
+        return ctx.unsupported("a float DPU output of %d channels per atom", lanes);
     if (d->dst.surfaces() > 1 && d->dst.surf_stride < d->dst.row_stride * static_cast<uint64_t>(d->height)) {
         return ctx.bad_program("DPU DST_SURF_STRIDE %llu is smaller than one surface",
                                static_cast<unsigned long long>(d->dst.surf_stride));
@@ -598,32 +601,6 @@ std::vector<uint64_t> channel_offsets(const CubeLayout& cube, int channels) {
     return offsets;
 }
 
-// The float pipeline a row of one channel at a time, the register decoding
-// and branching hoisted out of the loops over the row. Each value, in fp32:
-// BS (ALU then MUL), BN (MUL then ALU), each then ReLU and ReLUX; EW (its
-// operand, then ReLU and ReLUX); OUT_CVT scale, shift and offset; stored.
-// MUL operands are fp16, ALU operands fp32; PReLU multiplies negatives only.
-void alu_row_float(uint32_t algo, float op, float* v, int n) {
-    switch (algo) {
-    case kAluMax: for (int i = 0; i < n; ++i) v[i] = std::max(v[i], op); break;
-    case kAluMin: for (int i = 0; i < n; ++i) v[i] = std::min(v[i], op); break;
-    case kAluAdd: for (int i = 0; i < n; ++i) v[i] += op; break;
-    case kAluSub: for (int i = 0; i < n; ++i) v[i] -= op; break;
-    case kAluDiv: for (int i = 0; i < n; ++i) v[i] /= op; break;
-    default: break;
-    }
-}
-
-void clamp_row_float(bool relu, bool relux, uint32_t relux_reg, float* v, int n) {
-    if (relu) {
-        for (int i = 0; i < n; ++i) v[i] = v[i] < 0.0f ? 0.0f : v[i];
-    }
-    if (relux) {
-        const float hi = as_float(relux_reg);
-        for (int i = 0; i < n; ++i) v[i] = std::min(v[i], hi);
-    }
-}
-
 // The EW operation of `count` values with their operands.
 inline void ew_op_float(const Ew& e, const float* o, float* v, size_t count) {
     if (e.mul) {
@@ -640,95 +617,14 @@ inline void ew_op_float(const Ew& e, const float* o, float* v, size_t count) {
     }
 }
 
-void stage_row_float(const Stage& s, bool alu_first, int c, float* v, int n) {
-    if (s.bypass) return;
-    const auto uc = static_cast<size_t>(c);
-    auto do_alu = [&]() {
-        if (!s.alu_bypass) alu_row_float(s.alu_algo, as_float(s.alu_per_channel ? s.alu[uc] : s.alu_reg), v, n);
-    };
-    auto do_mul = [&]() {
-        if (s.mul_bypass) return;
-        const float m = half_to_float(static_cast<uint16_t>(s.mul_per_channel ? s.mul[uc] : s.mul_reg));
-        if (s.prelu) {
-            for (int i = 0; i < n; ++i) v[i] = v[i] >= 0.0f ? v[i] : v[i] * m;
-        } else {
-            for (int i = 0; i < n; ++i) v[i] *= m;
-        }
-    };
-    if (alu_first) {
-        do_alu();
-        do_mul();
-    } else {
-        do_mul();
-        do_alu();
-    }
-    clamp_row_float(!s.relu_bypass, s.relux, s.relux_reg, v, n);
-}
-
-// n values from bytes `stride` apart, fp16 or fp32.
-void load_row_float(const uint8_t* p, int esize, uint64_t stride, float* v, int n) {
-    for (int i = 0; i < n; ++i) v[i] = read_float(p + static_cast<uint64_t>(i) * stride, esize);
-}
-
-// The float pipeline over output rows [y0, y1).
-void run_float_rows(const Dpu& d, const Source& src, const ConvOutput* conv, const std::vector<uint64_t>& src_c,
-                    const std::vector<uint64_t>& dst_c, const std::vector<uint64_t>& ew_c, int y0, int y1) {
-    const bool ew_tensor = !d.ew.bypass && !d.ew.op_bypass && d.ew.from_tensor;
-    const int n = d.width;
-    std::vector<float> row(static_cast<size_t>(n)), operand(static_cast<size_t>(n));
-    float* v = row.data();
-    for (int y = y0; y < y1; ++y) {
-        const uint64_t src_at = static_cast<uint64_t>(y) * src.cube.row_stride;
-        const uint64_t dst_at = static_cast<uint64_t>(y) * d.dst.row_stride;
-        const uint64_t ew_at = static_cast<uint64_t>(y) * d.ew.cube.row_stride;
-        for (int c = 0; c < d.channels; ++c) {
-            const auto uc = static_cast<size_t>(c);
-            if (conv != nullptr) {
-                const float* acc = conv->facc.data() + static_cast<size_t>(y) * n * conv->channels + uc;
-                for (int x = 0; x < n; ++x) v[x] = acc[static_cast<size_t>(x) * conv->channels];
-            } else {
-                load_row_float(src.data + src_c[uc] + src_at, src.cube.elem_bytes, src.cube.atom_bytes, v, n);
-            }
-            stage_row_float(d.bs, true, c, v, n);
-            stage_row_float(d.bn, false, c, v, n);
-            if (!d.ew.bypass) {
-                if (!d.ew.op_bypass) {
-                    if (ew_tensor && !d.ew.per_channel) {
-                        load_row_float(d.ew.data + ew_c[uc] + ew_at, d.ew.esize, d.ew.cube.atom_bytes, operand.data(), n);
-                    } else {
-                        const float op = ew_tensor ? read_float(d.ew.data + uc * static_cast<size_t>(d.ew.esize), d.ew.esize)
-                                                   : as_float(d.ew.value_reg);
-                        std::fill(operand.begin(), operand.end(), op);
-                    }
-                    ew_op_float(d.ew, operand.data(), v, static_cast<size_t>(n));
-                }
-                clamp_row_float(!d.ew.relu_bypass, d.ew.relux, d.ew.relux_reg, v, n);
-            }
-            const auto scale = static_cast<float>(d.out_scale);
-            const auto offset = static_cast<float>(d.out_offset);
-            for (int x = 0; x < n; ++x) {
-                float value = v[x] * scale;
-                if (d.out_shift != 0) value = std::ldexp(value, -d.out_shift);  // a library call: skipped when it is x1
-                v[x] = value + offset;
-            }
-            uint8_t* out = d.dst_bytes + dst_c[uc] + dst_at;
-            const uint64_t step = d.dst.atom_bytes;
-            if (c >= d.real_channels) std::fill(row.begin(), row.end(), 0.0f);
-            if (d.out == Precision::kFp16) {
-                for (int x = 0; x < n; ++x) {
-                    const uint16_t h = float_to_half(v[x]);
-                    std::memcpy(out + static_cast<uint64_t>(x) * step, &h, 2);
-                }
-            } else {
-                for (int x = 0; x < n; ++x) store_float(d, out + static_cast<uint64_t>(x) * step, v[x]);
-            }
-        }
-    }
-}
-
-// The same over whole atoms: a row of one surface of the output (kLanes
-// channels), n pixels x kLanes lanes, with per-lane operands. Loads and
-// stores of fp16 cubes whose atoms hold kLanes channels are contiguous.
+// The float pipeline a row of one surface of the output at a time (kLanes
+// channels: n pixels x kLanes lanes, with per-lane operands), the register
+// decoding and branching hoisted out of the loops. Each value, in fp32:
+// BS (ALU then MUL), BN (MUL then ALU), each then ReLU and ReLUX; EW (its
+// operand, then ReLU and ReLUX); OUT_CVT scale, shift and offset; stored.
+// MUL operands are fp16, ALU operands fp32; PReLU multiplies negatives only.
+// Loads and stores of fp16 cubes whose atoms hold kLanes channels are
+// contiguous.
 template <int kLanes>
 struct LaneBlock {
     int n = 0;
@@ -902,6 +798,7 @@ __attribute__((always_inline)) inline void run_float_blocks(const Dpu& d, const 
                                                  const std::vector<uint64_t>& ew_c, int y0, int y1) {                    \
         run_float_blocks<kLanes>(d, src, conv, src_c, dst_c, ew_c, y0, y1);                                           \
     }
+RKNN_FLOAT_BLOCKS(2)
 RKNN_FLOAT_BLOCKS(4)
 RKNN_FLOAT_BLOCKS(8)
 RKNN_FLOAT_BLOCKS(16)
@@ -919,10 +816,11 @@ void run_float_pipeline(const Dpu& d, const Source& src, const ConvOutput* conv)
     parallel_for(d.height, elements >= kParallelElements ? 1 : d.height, [&](int64_t y0, int64_t y1) {
         const int first = static_cast<int>(y0), last = static_cast<int>(y1);
         switch (lanes) {
+        case 2: run_float_blocks_2(d, src, conv, src_c, dst_c, ew_c, first, last); break;
         case 4: run_float_blocks_4(d, src, conv, src_c, dst_c, ew_c, first, last); break;
         case 8: run_float_blocks_8(d, src, conv, src_c, dst_c, ew_c, first, last); break;
         case 16: run_float_blocks_16(d, src, conv, src_c, dst_c, ew_c, first, last); break;
-        default: run_float_rows(d, src, conv, src_c, dst_c, ew_c, first, last); break;
+        default: break;  // decode() refuses other atom widths for the float pipeline
         }
     });
 }

@@ -1,5 +1,6 @@
 // Float convolution and transposed convolution (1 to 3 spatial dims, groups,
-// strides, dilations, padding) through im2col / col2im and the float GEMM (base/gemm_f32.h).
+// strides, dilations, padding) through im2col / col2im and the float GEMM
+// (base/gemm_f32.h); depthwise and 1x1 convolutions read the input directly.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -88,10 +89,12 @@ void depthwise_channel(const float* x, const float* w, const Window3& g, float* 
                 const int64_t iz = oz * g.stride[0] - g.pad[0] + kz * g.dilation[0];
                 for (int64_t ky = 0; ky < g.kernel[1]; ++ky) {
                     const int64_t iy = oy * g.stride[1] - g.pad[1] + ky * g.dilation[1];
-                    const bool inside = iz >= 0 && iz < g.in[0] && iy >= 0 && iy < g.in[1];
+                    if (iz < 0 || iz >= g.in[0] || iy < 0 || iy >= g.in[1]) {
+                        tap += g.kernel[2];  // a row of taps in the padding
+                        continue;
+                    }
                     const float* src = x + (iz * g.in[1] + iy) * g.in[2];
                     for (int64_t kx = 0; kx < g.kernel[2]; ++kx, ++tap) {
-                        if (!inside) continue;
                         // The outputs whose input column ox * stride - pad + kx * dilation is inside.
                         const int64_t shift = kx * g.dilation[2] - g.pad[2], s = g.stride[2];
                         const int64_t lo = shift >= 0 ? 0 : (-shift + s - 1) / s;

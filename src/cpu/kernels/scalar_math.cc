@@ -57,14 +57,30 @@ Activation activation_from_attrs(OpType type, const graph::Attributes& attrs) {
 
 namespace {
 
+// fmax(x, lo) and fmin(x, hi) for a bound that is not NaN, written as the
+// comparisons vector units have: a NaN x gives the bound, as fmax/fmin do.
+inline float max_with(float x, float lo) { return x > lo ? x : lo; }
+inline float min_with(float x, float hi) { return x < hi ? x : hi; }
+
+// The clamp-like activations, one definition each for the scalar and the
+// span forms (the span loops vectorise them).
+inline float relu_of(float x) { return x > 0.0f ? x : 0.0f; }
+inline float clip_of(const Activation& act, float x) { return std::fmin(std::fmax(x, act.min), act.max); }
+inline float clip_of_bounded(const Activation& act, float x) { return min_with(max_with(x, act.min), act.max); }
+inline float leaky_relu_of(const Activation& act, float x) { return x >= 0.0f ? x : act.alpha * x; }
+inline float hard_sigmoid_of(const Activation& act, float x) {
+    return max_with(min_with(act.alpha * x + act.beta, 1.0f), 0.0f);
+}
+inline float hard_swish_of(float x) { return x * max_with(min_with(x / 6.0f + 0.5f, 1.0f), 0.0f); }
+
 float activation_core(const Activation& act, float x) {
     switch (act.type) {
-    case OpType::kRelu: return x > 0.0f ? x : 0.0f;
-    case OpType::kClip: return std::fmin(std::fmax(x, act.min), act.max);
-    case OpType::kLeakyRelu: return x >= 0.0f ? x : act.alpha * x;
+    case OpType::kRelu: return relu_of(x);
+    case OpType::kClip: return clip_of(act, x);
+    case OpType::kLeakyRelu: return leaky_relu_of(act, x);
     case OpType::kSigmoid: return 1.0f / (1.0f + std::exp(-x));
-    case OpType::kHardSigmoid: return std::fmax(0.0f, std::fmin(1.0f, act.alpha * x + act.beta));
-    case OpType::kHardSwish: return x * std::fmax(0.0f, std::fmin(1.0f, x / 6.0f + 0.5f));
+    case OpType::kHardSigmoid: return hard_sigmoid_of(act, x);
+    case OpType::kHardSwish: return hard_swish_of(x);
     case OpType::kTanh: return std::tanh(x);
     case OpType::kElu: return x >= 0.0f ? x : act.alpha * (std::exp(x) - 1.0f);
     case OpType::kSelu: return act.gamma * (x > 0.0f ? x : act.alpha * (std::exp(x) - 1.0f));
@@ -80,54 +96,41 @@ float activation_core(const Activation& act, float x) {
     }
 }
 
-}  // namespace
-
-float apply_activation(const Activation& act, float x) {
-    const float y = activation_core(act, x);
-    return act.has_post_affine() ? act.post_scale * y + act.post_bias : y;
-}
-
-namespace {
-
-void apply_post_affine(const Activation& act, float* v, int64_t n) {
-    if (!act.has_post_affine()) return;
-    for (int64_t i = 0; i < n; ++i) v[i] = act.post_scale * v[i] + act.post_bias;
-}
-
-// fmax(x, lo) and fmin(x, hi) for a bound that is not NaN, written as the
-// comparisons vector units have: a NaN x gives the bound, as fmax/fmin do.
-inline float max_with(float x, float lo) { return x > lo ? x : lo; }
-inline float min_with(float x, float hi) { return x < hi ? x : hi; }
+float post_affine(const Activation& act, float y) { return act.has_post_affine() ? act.post_scale * y + act.post_bias : y; }
 
 void activation_run(const Activation& act, float* v, int64_t n) {
     switch (act.type) {
     case OpType::kRelu:
-        for (int64_t i = 0; i < n; ++i) v[i] = v[i] > 0.0f ? v[i] : 0.0f;
+        for (int64_t i = 0; i < n; ++i) v[i] = relu_of(v[i]);
         break;
     case OpType::kClip:
         if (std::isnan(act.min) || std::isnan(act.max)) {
-            for (int64_t i = 0; i < n; ++i) v[i] = activation_core(act, v[i]);
+            for (int64_t i = 0; i < n; ++i) v[i] = clip_of(act, v[i]);
         } else {
-            for (int64_t i = 0; i < n; ++i) v[i] = min_with(max_with(v[i], act.min), act.max);
+            for (int64_t i = 0; i < n; ++i) v[i] = clip_of_bounded(act, v[i]);
         }
         break;
     case OpType::kHardSwish:
-        for (int64_t i = 0; i < n; ++i) v[i] = v[i] * max_with(min_with(v[i] / 6.0f + 0.5f, 1.0f), 0.0f);
+        for (int64_t i = 0; i < n; ++i) v[i] = hard_swish_of(v[i]);
         break;
     case OpType::kHardSigmoid:
-        for (int64_t i = 0; i < n; ++i) v[i] = max_with(min_with(act.alpha * v[i] + act.beta, 1.0f), 0.0f);
+        for (int64_t i = 0; i < n; ++i) v[i] = hard_sigmoid_of(act, v[i]);
         break;
     case OpType::kLeakyRelu:
-        for (int64_t i = 0; i < n; ++i) v[i] = v[i] >= 0.0f ? v[i] : act.alpha * v[i];
+        for (int64_t i = 0; i < n; ++i) v[i] = leaky_relu_of(act, v[i]);
         break;
     default:
         for (int64_t i = 0; i < n; ++i) v[i] = activation_core(act, v[i]);
-        return apply_post_affine(act, v, n);
+        break;
     }
-    apply_post_affine(act, v, n);
+    if (act.has_post_affine()) {
+        for (int64_t i = 0; i < n; ++i) v[i] = post_affine(act, v[i]);
+    }
 }
 
 }  // namespace
+
+float apply_activation(const Activation& act, float x) { return post_affine(act, activation_core(act, x)); }
 
 void apply_activation(const Activation& act, float* values, int64_t n) {
     constexpr int64_t kChunk = 16384;
