@@ -8,8 +8,6 @@
 #include <cstring>
 
 #include "base/log.h"
-#include "cpu/kernel_registry.h"
-#include "graph/topology.h"
 #include "model/model_file.h"
 #include "runtime/layer_dump.h"
 #include "runtime/native_tensor.h"
@@ -32,47 +30,11 @@ StatusOr<graph::Graph> load_graph(const void* model, uint32_t size, bool borrow)
     return model::load_model_from_file(path);
 }
 
-bool static_shapes(const graph::Graph& g) {
-    for (const graph::Tensor& t : g.tensors)
-        for (int64_t d : t.shape)
-            if (d < 0) return false;
-    return true;
-}
-
-// The runtime holds every tensor in memory: refuse what cannot be (a
-// malformed or hostile model must not overflow a size computation).
-constexpr int64_t kMaxTensorBytes = int64_t{1} << 31;
-
-Status check_tensor_sizes(const graph::Graph& g) {
-    for (const graph::Tensor& t : g.tensors) {
-        int64_t elems = 0;
-        if (!graph::checked_num_elements(t.shape, &elems) ||
-            elems > kMaxTensorBytes / static_cast<int64_t>(std::max<size_t>(1, graph::dtype_size(t.dtype))))
-            return make_status(StatusCode::kModelInvalid, "tensor %s of %s is larger than 2 GiB", t.name.c_str(),
-                               graph::shape_to_string(t.shape).c_str());
-    }
-    return Status::ok();
-}
-
 // The vendor runtime raises the process to nice -19 unless told not to; a
 // process without the permission simply keeps its priority.
 void raise_priority(uint32_t flags) {
     if (flags & RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY) return;
     if (setpriority(PRIO_PROCESS, 0, -19) != 0) RKNN_LOG_AT(2, "could not raise the process priority (not permitted)");
-}
-
-// A driver that ends tasks on the DPU's interrupt only (mainline rocket)
-// would never see a PPU task finish: pools run on the CPU there.
-void keep_ppu_tasks_off(const driver::KernelDriver& kd, const graph::Graph& g, std::vector<npu::Placement>* placements) {
-    if (kd.completes_ppu_tasks()) return;
-    for (size_t i = 0; i < placements->size(); ++i) {
-        npu::Placement& p = (*placements)[i];
-        if (p.target != npu::Target::kNpu || p.prepared == nullptr || !p.prepared->uses_ppu()) continue;
-        p = npu::Placement{};
-        p.reason = std::string("a PPU task, and the ") + kd.backend_name() + " driver waits for the DPU's interrupt only";
-        RKNN_LOG_AT(3, "op %zu %s (%s): CPU, %s", i, g.ops[i].name.c_str(), graph::op_type_name(g.ops[i].type),
-                    p.reason.c_str());
-    }
 }
 
 uint32_t timeout_from_env() {
@@ -88,8 +50,14 @@ StatusOr<std::shared_ptr<Context>> Context::create(const void* model, uint32_t s
                                                    std::shared_ptr<IoMemory> model_memory) {
     std::shared_ptr<Context> context(new Context());
     context->flags_ = flags;
-    context->model_memory_ = std::move(model_memory);
-    RKNN_ASSIGN_OR_RETURN(context->graph_, load_graph(model, size, (flags & RKNN_FLAG_MODEL_BUFFER_ZERO_COPY) != 0));
+    RKNN_ASSIGN_OR_RETURN(graph::Graph graph, load_graph(model, size, (flags & RKNN_FLAG_MODEL_BUFFER_ZERO_COPY) != 0));
+    RKNN_ASSIGN_OR_RETURN(driver::OpenedDriver opened, driver::open_kernel_driver());
+    context->driver_ = std::make_shared<driver::OpenedDriver>(std::move(opened));
+    CompiledPlan::Options options;
+    options.stage_io_internally = context->io_staged_internally();
+    options.share_internal = log::level() < 5;  // level 5 dumps every tensor after the run: each its own bytes
+    RKNN_ASSIGN_OR_RETURN(context->plan_,
+                          CompiledPlan::compile(std::move(graph), std::move(model_memory), *context->driver_, options));
     RKNN_RETURN_IF_ERROR(context->build());
     raise_priority(flags);
     return context;
@@ -99,8 +67,8 @@ StatusOr<std::shared_ptr<Context>> Context::duplicate() {
     std::lock_guard<std::mutex> lock(mutex_);
     std::shared_ptr<Context> copy(new Context());
     copy->flags_ = flags_;
-    copy->model_memory_ = model_memory_;
-    copy->graph_ = graph_;  // constant bytes are shared, not copied
+    copy->driver_ = driver_;
+    copy->plan_ = plan_;  // the graph, prepared ops and programs are shared, not compiled again
     RKNN_RETURN_IF_ERROR(copy->build(this));
     if (core_mask_ != 0) RKNN_RETURN_IF_ERROR(copy->generate_programs(core_mask_));
     return copy;
@@ -116,63 +84,27 @@ Context::~Context() {
 }
 
 Status Context::build(const Context* original) {
-    const graph::Graph& g = graph_;
-    if (!static_shapes(g))
-        return Status(StatusCode::kUnimplemented, "dynamic-shape models (rknn_set_input_shapes): not implemented");
-    RKNN_RETURN_IF_ERROR(check_tensor_sizes(g));
-    if (original != nullptr) {
-        driver_ = original->driver_;
-    } else {
-        RKNN_ASSIGN_OR_RETURN(driver::OpenedDriver opened, driver::open_kernel_driver());
-        driver_ = std::make_shared<driver::OpenedDriver>(std::move(opened));
-    }
-    const hw::SocProfile& soc = *driver_->soc;
-    if (!g.target_soc.empty() && g.target_soc != soc.name)
-        return make_status(StatusCode::kTargetMismatch, "the model was converted for %s, this NPU is %s",
-                           g.target_soc.c_str(), soc.name);
+    const graph::Graph& g = plan_->graph;
     timeout_ms_ = timeout_from_env();
     ranged_sync_ = driver_->driver->syncs_byte_ranges() && log::level() < 5;
-
-    RKNN_ASSIGN_OR_RETURN(order_, graph::topological_order(g));
-    producers_ = graph::producers(g);
-    // A duplicate takes its original's prepared ops (packed weights and all).
-    if (original != nullptr) {
-        placements_ = original->placements_;
-    } else {
-        placements_ = npu::place_graph(g, soc);
-        keep_ppu_tasks_off(*driver_->driver, g, &placements_);
-    }
-    // Level 5 dumps every tensor after the run: give each its own bytes.
-    RKNN_ASSIGN_OR_RETURN(memory_, plan_memory(g, order_, &placements_, native_form(soc),
-                                               /*share_internal=*/log::level() < 5));
-    for (int32_t op_index : order_) {
-        const graph::Op& op = g.ops[static_cast<size_t>(op_index)];
-        if (placements_[static_cast<size_t>(op_index)].target == npu::Target::kCpu && cpu::find_kernel(op.type) == nullptr)
-            return make_status(StatusCode::kUnimplemented, "op %s (%s%s%s) runs on neither the NPU (%s) nor the CPU",
-                               op.name.c_str(), graph::op_type_name(op.type), op.custom_type.empty() ? "" : " ",
-                               op.custom_type.c_str(), placements_[static_cast<size_t>(op_index)].reason.c_str());
-    }
-    if (io_staged_internally()) place_io_in_internal(&memory_);
-    std::vector<uint64_t> bytes = memory_.buffer_bytes;
+    std::vector<uint64_t> bytes = plan_->memory.buffer_bytes;
     regcmd_buffer_ = static_cast<int32_t>(bytes.size());
     bytes.push_back(0);  // the regcmd streams: generate_programs sizes it
     // Memory the client provides is not allocated here (spec 4.3).
     if (weights_outside()) bytes[kWeightBuffer] = 0;
     if (internal_outside()) bytes[kInternalBuffer] = 0;
     if (io_staged_internally()) std::fill(bytes.begin() + kFirstIoBuffer, bytes.begin() + regcmd_buffer_, 0);
-    // A duplicate shares its original's weights on the device when its plan
-    // puts every constant where the original's does (it always should).
-    const bool share_weights = original != nullptr && original->buffers_->present(kWeightBuffer) &&
-                               original->memory_.constant_offsets == memory_.constant_offsets &&
-                               original->memory_.buffer_bytes[kWeightBuffer] == memory_.buffer_bytes[kWeightBuffer];
+    // A duplicate runs its original's plan: the weights on the device are
+    // the same bytes at the same offsets, shared.
+    const bool share_weights = original != nullptr && original->plan_ == plan_ && original->buffers_->present(kWeightBuffer);
     if (share_weights) bytes[kWeightBuffer] = 0;
     const uint64_t sram = sram_request(bytes[kInternalBuffer]);
     RKNN_ASSIGN_OR_RETURN(buffers_, DeviceBuffers::create(driver_, bytes, sram > 0 ? kInternalBuffer : -1, sram));
     uses_sram_ = buffers_->sram_bytes(kInternalBuffer) > 0;  // the driver may give none
     if (io_staged_internally()) {
         for (int32_t id = kFirstIoBuffer; id < regcmd_buffer_; ++id)
-            buffers_->attach_view(id, kInternalBuffer, memory_.io_staging_offsets[static_cast<size_t>(id)],
-                                  memory_.buffer_bytes[static_cast<size_t>(id)]);
+            buffers_->attach_view(id, kInternalBuffer, plan_->memory.io_staging_offsets[static_cast<size_t>(id)],
+                                  plan_->memory.buffer_bytes[static_cast<size_t>(id)]);
     }
     for (int32_t id = kFirstIoBuffer; id < regcmd_buffer_; ++id) io_slots_.push_back(buffers_->slot(id));
     client_input_buffers_.assign(static_cast<size_t>(regcmd_buffer_), false);
@@ -180,13 +112,10 @@ Status Context::build(const Context* original) {
     if (share_weights) {
         RKNN_RETURN_IF_ERROR(buffers_->share(kWeightBuffer, *original->buffers_));
     } else if (!weights_outside()) {
-        RKNN_RETURN_IF_ERROR(write_constants(placements_, memory_, *buffers_));
+        RKNN_RETURN_IF_ERROR(write_constants(plan_->placements, plan_->memory, *buffers_));
     }
     RKNN_RETURN_IF_ERROR(generate_programs(0));
 
-    cpu::GraphExecutor::Options options;
-    options.skip_unsupported = true;
-    RKNN_ASSIGN_OR_RETURN(executor_, cpu::GraphExecutor::create(g, options));
     values_.resize(g.tensors.size());
     for (int32_t t : g.inputs) {
         const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
@@ -202,11 +131,11 @@ Status Context::build(const Context* original) {
                     static_cast<unsigned long long>(base + buffers_->sram_bytes(kInternalBuffer)));
     }
     size_t npu_ops = 0, tasks = 0;
-    for (const NpuSegment& s : schedule_.segments) npu_ops += s.ops.size();
-    for (const SegmentProgram& p : programs_) tasks += p.program.tasks.size();
+    for (const NpuSegment& s : lowered_->schedule.segments) npu_ops += s.ops.size();
+    for (const SegmentProgram& p : lowered_->programs) tasks += p.program.tasks.size();
     RKNN_LOGI("model: %zu ops, %zu with NPU tasks in %zu segment(s) (%zu tasks, %llu regcmd bytes), %zu on the CPU",
-              g.ops.size(), npu_ops, programs_.size(), tasks,
-              static_cast<unsigned long long>(regcmd_bytes(programs_)), schedule_.cpu_steps.size());
+              g.ops.size(), npu_ops, lowered_->programs.size(), tasks,
+              static_cast<unsigned long long>(regcmd_bytes(lowered_->programs)), lowered_->schedule.cpu_steps.size());
     if (log::level() >= 3) RKNN_LOG_AT(3, "%s", memory_table().c_str());
     return Status::ok();
 }
@@ -216,16 +145,14 @@ Status Context::generate_programs(uint32_t core_mask) {
     // layer starts: one submit per op then.
     const bool per_op = (flags_ & RKNN_FLAG_COLLECT_PERF_MASK) != 0 || log::level() >= 4 ||
                         __builtin_popcount(core_mask) > 1;
-    Schedule schedule = build_schedule(graph_, order_, placements_, memory_, per_op);
-    RKNN_ASSIGN_OR_RETURN(std::vector<SegmentProgram> programs,
-                          lower_segments(graph_, schedule, placements_, memory_, *driver_->soc, core_mask));
-    RKNN_RETURN_IF_ERROR(link_and_install(&programs));
-    schedule_ = std::move(schedule);
-    programs_ = std::move(programs);
+    RKNN_ASSIGN_OR_RETURN(std::shared_ptr<const LoweredSchedule> lowered, plan_->lowered(core_mask, per_op));
+    RKNN_ASSIGN_OR_RETURN(std::vector<driver::SubmitRequest> submits, link_and_install(lowered->programs));
+    lowered_ = std::move(lowered);
+    submits_ = std::move(submits);
     plan_host_reads();
     core_mask_ = core_mask;
-    step_us_.assign(schedule_.steps.size(), 0);
-    step_npu_ns_.assign(schedule_.steps.size(), -1);
+    step_us_.assign(lowered_->schedule.steps.size(), 0);
+    step_npu_ns_.assign(lowered_->schedule.steps.size(), -1);
     return Status::ok();
 }
 
@@ -254,17 +181,19 @@ uint64_t Context::sram_request(uint64_t internal_bytes) const {
     return std::min<uint64_t>((internal_bytes + 4095) / 4096 * 4096, free_bytes);
 }
 
-Status Context::link_and_install(std::vector<SegmentProgram>* programs) {
-    const uint64_t stream_bytes = regcmd_bytes(*programs);
+StatusOr<std::vector<driver::SubmitRequest>> Context::link_and_install(const std::vector<SegmentProgram>& programs) {
+    const uint64_t stream_bytes = regcmd_bytes(programs);
     RKNN_ASSIGN_OR_RETURN(driver::BufferObject streams, buffers_->create_detached(stream_bytes));
-    Status status = link_segments(programs, buffers_->bases(), streams.dma_addr, streams.host, timeout_ms_);
+    StatusOr<std::vector<driver::SubmitRequest>> submits =
+        link_segments(programs, buffers_->bases(), streams.dma_addr, streams.host, timeout_ms_);
+    Status status = submits.status();
     if (status.is_ok()) status = buffers_->flush_detached(streams);
     if (!status.is_ok()) {
         buffers_->discard(&streams);
         return status;
     }
     buffers_->install(regcmd_buffer_, streams, stream_bytes);
-    return Status::ok();
+    return submits;
 }
 
 Status Context::set_core_mask(uint32_t mask) {
@@ -286,23 +215,17 @@ Status Context::set_core_mask(uint32_t mask) {
 
 Status Context::run_npu_segment(int32_t segment, int64_t* npu_ns) {
     RKNN_RETURN_IF_ERROR(sync_before_submit());
-    RKNN_RETURN_IF_ERROR(submit_segment(driver_->driver.get(), programs_[static_cast<size_t>(segment)], npu_ns));
+    const auto index = static_cast<size_t>(segment);
+    RKNN_RETURN_IF_ERROR(submit_segment(driver_->driver.get(), lowered_->programs[index], submits_[index], npu_ns));
     return sync_after_submit(segment);
 }
 
-size_t Context::npu_task_op_count() const {
-    return static_cast<size_t>(std::count_if(placements_.begin(), placements_.end(), [](const npu::Placement& p) {
-        return p.target == npu::Target::kNpu && p.form == npu::NpuForm::kTasks;
-    }));
-}
+size_t Context::npu_task_op_count() const { return plan_->npu_task_op_count(); }
 
-size_t Context::cube_requant_count() const {
-    return static_cast<size_t>(std::count_if(cube_requants_.begin(), cube_requants_.end(),
-                                             [](const std::optional<CubeRequant>& r) { return r.has_value(); }));
-}
+size_t Context::cube_requant_count() const { return lowered_->cube_requant_count(); }
 
 void Context::prepare_cpu_calls() {
-    const graph::Graph& g = graph_;
+    const graph::Graph& g = plan_->graph;
     cpu_calls_.assign(g.ops.size(), std::nullopt);
     // Gives tensor `t` a host value of its declared dtype and shape.
     const auto allocate = [&](int32_t t) {
@@ -311,11 +234,10 @@ void Context::prepare_cpu_calls() {
         if (value.dtype() != declared.dtype || value.shape() != declared.shape)
             value = cpu::make_tensor_like(declared, declared.shape);
     };
-    cube_requants_.assign(g.ops.size(), std::nullopt);
-    for (const CpuStep& step : schedule_.cpu_steps) {
-        if ((cube_requants_[static_cast<size_t>(step.op)] = plan_cube_requant(step))) continue;
+    for (const CpuStep& step : lowered_->schedule.cpu_steps) {
+        if (lowered_->cube_requants[static_cast<size_t>(step.op)]) continue;
         for (int32_t t : step.unpack_before) allocate(t);
-        auto call = executor_->prepare_call(step.op, values_);
+        auto call = plan_->executor->prepare_call(step.op, values_);
         if (call.is_ok()) {
             cpu_calls_[static_cast<size_t>(step.op)] = std::move(call).value();
             continue;
@@ -329,64 +251,29 @@ void Context::prepare_cpu_calls() {
     }
 }
 
-std::optional<CubeRequant> Context::plan_cube_requant(const CpuStep& step) const {
-    const graph::Graph& g = graph_;
-    const graph::Op& op = g.ops[static_cast<size_t>(step.op)];
-    if (op.type != graph::OpType::kQuantizeLinear && op.type != graph::OpType::kDequantizeLinear) return std::nullopt;
-    std::string why_not;
-    std::optional<CubeRequant> plan = CubeRequant::plan(g, op, memory_.form, &why_not);
-    const auto on_npu = [&](int32_t o) { return o >= 0 && placements_[static_cast<size_t>(o)].target == npu::Target::kNpu; };
-    // Only the cubes hold the tensors: no CPU op, nor the client, reads them from values_.
-    const auto only_npu_reads = [&](int32_t t) {
-        for (const graph::Op& reader : g.ops) {
-            const int32_t index = static_cast<int32_t>(&reader - g.ops.data());
-            if (index != step.op && !on_npu(index) && std::find(reader.inputs.begin(), reader.inputs.end(), t) != reader.inputs.end())
-                return false;
-        }
-        return std::find(g.outputs.begin(), g.outputs.end(), t) == g.outputs.end();
-    };
-    const auto plain_cube = [&](int32_t t, uint64_t bytes) {
-        const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
-        return home.valid() && home.packed_row_pixels == 0 && home.bytes >= bytes;
-    };
-    if (plan) {
-        const int32_t in = op.inputs[0], out = op.outputs[0];
-        if (!on_npu(producers_[static_cast<size_t>(in)]))
-            why_not = "its input does not come from the NPU";
-        else if (!plain_cube(in, plan->source_bytes()) || !plain_cube(out, plan->destination_bytes()))
-            why_not = "a tensor has no plain cube in device memory (a CPU op alone reads it)";
-        else if (!only_npu_reads(in) || !only_npu_reads(out))
-            why_not = "a CPU op or the client reads one of its tensors";
-        else
-            return plan;
-    }
-    RKNN_LOG_AT(4, "CPU op %d (%s) converts through host tensors: %s", step.op, graph::op_type_name(op.type), why_not.c_str());
-    return std::nullopt;
-}
-
 Status Context::run_cpu_step(const CpuStep& step) {
-    const graph::Graph& g = graph_;
-    if (const std::optional<CubeRequant>& requant = cube_requants_[static_cast<size_t>(step.op)]) {
+    const graph::Graph& g = plan_->graph;
+    if (const std::optional<CubeRequant>& requant = lowered_->cube_requants[static_cast<size_t>(step.op)]) {
         const graph::Op& op = g.ops[static_cast<size_t>(step.op)];
-        const DeviceHome& from = memory_.homes[static_cast<size_t>(op.inputs[0])];
-        const DeviceHome& to = memory_.homes[static_cast<size_t>(op.outputs[0])];
+        const DeviceHome& from = plan_->memory.homes[static_cast<size_t>(op.inputs[0])];
+        const DeviceHome& to = plan_->memory.homes[static_cast<size_t>(op.outputs[0])];
         RKNN_RETURN_IF_ERROR(begin_cpu_write(to));
         requant->run(buffers_->host(from.buffer) + from.offset, buffers_->host(to.buffer) + to.offset);
         return Status::ok();
     }
     for (int32_t t : step.unpack_before) {
-        const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
+        const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(t)];
         RKNN_RETURN_IF_ERROR(unpack_native_into(buffers_->host(home.buffer) + home.offset, home.bytes,
-                                                g.tensors[static_cast<size_t>(t)], memory_.form, home.packed_row_pixels,
+                                                g.tensors[static_cast<size_t>(t)], plan_->memory.form, home.packed_row_pixels,
                                                 &values_[static_cast<size_t>(t)]));
     }
     const std::optional<cpu::GraphExecutor::PreparedCall>& call = cpu_calls_[static_cast<size_t>(step.op)];
-    RKNN_RETURN_IF_ERROR(call.has_value() ? executor_->run_prepared(*call) : executor_->run_op(step.op, values_));
+    RKNN_RETURN_IF_ERROR(call.has_value() ? plan_->executor->run_prepared(*call) : plan_->executor->run_op(step.op, values_));
     for (int32_t t : step.pack_after) {
-        const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
+        const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(t)];
         RKNN_RETURN_IF_ERROR(begin_cpu_write(home));
         RKNN_RETURN_IF_ERROR(pack_native(values_[static_cast<size_t>(t)], buffers_->host(home.buffer) + home.offset,
-                                         home.bytes, memory_.form, home.packed_row_pixels));
+                                         home.bytes, plan_->memory.form, home.packed_row_pixels));
     }
     return Status::ok();
 }
@@ -403,17 +290,17 @@ Status Context::run() {
     RKNN_RETURN_IF_ERROR(check_memory_ready());
     for (size_t i = 0; i < staged_inputs_.size(); ++i) {
         if (staged_inputs_[i].empty() || (i < input_bindings_.size() && input_bindings_[i])) continue;
-        const DeviceHome& home = memory_.homes[static_cast<size_t>(graph_.inputs[i])];
+        const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(plan_->graph.inputs[i])];
         RKNN_RETURN_IF_ERROR(begin_cpu_write(home));
         std::memcpy(buffers_->host(home.buffer) + home.offset, staged_inputs_[i].data(), staged_inputs_[i].size());
     }
     RKNN_RETURN_IF_ERROR(read_bound_inputs());
-    for (size_t i = 0; i < schedule_.steps.size(); ++i) {
-        const Step& step = schedule_.steps[i];
+    for (size_t i = 0; i < lowered_->schedule.steps.size(); ++i) {
+        const Step& step = lowered_->schedule.steps[i];
         const Clock::time_point step_start = Clock::now();
         int64_t step_npu_ns = 0;
         const Status status = step.npu ? run_npu_segment(step.index, &step_npu_ns)
-                                       : run_cpu_step(schedule_.cpu_steps[static_cast<size_t>(step.index)]);
+                                       : run_cpu_step(lowered_->schedule.cpu_steps[static_cast<size_t>(step.index)]);
         if (!status.is_ok()) {
             (void)sync_before_submit();  // nothing the CPU wrote stays dirty in memory others may share
             return status.with_context("step " + std::to_string(i));
@@ -437,25 +324,25 @@ Status Context::run() {
 }
 
 StatusOr<cpu::HostTensor> Context::current_value(int32_t tensor) const {
-    if (const graph::Buffer* constant = graph_.constant_buffer(tensor)) {
-        const graph::Tensor& t = graph_.tensors[static_cast<size_t>(tensor)];
+    if (const graph::Buffer* constant = plan_->graph.constant_buffer(tensor)) {
+        const graph::Tensor& t = plan_->graph.tensors[static_cast<size_t>(tensor)];
         cpu::HostTensor view = cpu::HostTensor::borrow(t.dtype, t.shape, constant->data);
         view.quant = t.quant;
         return view;
     }
-    const DeviceHome& home = memory_.homes[static_cast<size_t>(tensor)];
-    const int32_t producer = producers_[static_cast<size_t>(tensor)];
-    const bool on_device = home.valid() && (producer < 0 || placements_[static_cast<size_t>(producer)].target == npu::Target::kNpu ||
-                                            cube_requants_[static_cast<size_t>(producer)].has_value());
+    const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(tensor)];
+    const int32_t producer = plan_->producers[static_cast<size_t>(tensor)];
+    const bool on_device = home.valid() && (producer < 0 || plan_->placements[static_cast<size_t>(producer)].target == npu::Target::kNpu ||
+                                            lowered_->cube_requants[static_cast<size_t>(producer)].has_value());
     if (!on_device) return values_[static_cast<size_t>(tensor)];
-    return unpack_native(cube_after_run(tensor), home.bytes, graph_.tensors[static_cast<size_t>(tensor)], memory_.form,
+    return unpack_native(cube_after_run(tensor), home.bytes, plan_->graph.tensors[static_cast<size_t>(tensor)], plan_->memory.form,
                          home.packed_row_pixels);
 }
 
 void Context::keep_outputs() {
-    kept_outputs_.resize(graph_.outputs.size());
-    for (size_t k = 0; k < graph_.outputs.size(); ++k) {
-        const DeviceHome& home = memory_.homes[static_cast<size_t>(graph_.outputs[k])];
+    kept_outputs_.resize(plan_->graph.outputs.size());
+    for (size_t k = 0; k < plan_->graph.outputs.size(); ++k) {
+        const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(plan_->graph.outputs[k])];
         if (!home.valid() || (k < output_bindings_.size() && output_bindings_[k])) continue;
         const uint8_t* cube = buffers_->host(home.buffer) + home.offset;
         kept_outputs_[k].assign(cube, cube + home.bytes);
@@ -464,8 +351,8 @@ void Context::keep_outputs() {
 
 const uint8_t* Context::cube_after_run(int32_t t) const {
     for (size_t k = 0; k < kept_outputs_.size(); ++k)
-        if (graph_.outputs[k] == t && !kept_outputs_[k].empty()) return kept_outputs_[k].data();
-    const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
+        if (plan_->graph.outputs[k] == t && !kept_outputs_[k].empty()) return kept_outputs_[k].data();
+    const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(t)];
     return buffers_->host(home.buffer) + home.offset;
 }
 
@@ -473,17 +360,17 @@ void Context::dump_layers() const {
     static const LayerDumper dumper;
     if (!dumper.active()) return;
     int position = 0;
-    for (int32_t t : graph_.inputs) {
+    for (int32_t t : plan_->graph.inputs) {
         auto value = current_value(t);
-        if (value.is_ok()) dumper.dump(runs_, position, "InputOperator", graph_.tensors[static_cast<size_t>(t)].name, value.value());
+        if (value.is_ok()) dumper.dump(runs_, position, "InputOperator", plan_->graph.tensors[static_cast<size_t>(t)].name, value.value());
     }
-    for (int32_t op_index : order_) {
-        const graph::Op& op = graph_.ops[static_cast<size_t>(op_index)];
+    for (int32_t op_index : plan_->order) {
+        const graph::Op& op = plan_->graph.ops[static_cast<size_t>(op_index)];
         ++position;
         for (int32_t t : op.outputs) {
             auto value = current_value(t);
             if (value.is_ok() && value.value().dtype() != graph::DType::kUndefined)
-                dumper.dump(runs_, position, graph::op_type_name(op.type), graph_.tensors[static_cast<size_t>(t)].name,
+                dumper.dump(runs_, position, graph::op_type_name(op.type), plan_->graph.tensors[static_cast<size_t>(t)].name,
                             value.value());
         }
     }

@@ -1,10 +1,12 @@
-// One rknn_context: a loaded model made ready to run on one device.
+// One rknn_context: a compiled model (runtime::CompiledPlan, shared with the
+// context's duplicates) and what this context owns to run it on one device.
 //
-// rknn_init builds it completely: the graph is loaded (copied or mapped),
-// every op placed on the NPU or the CPU, device memory planned and created,
-// constants written, the NPU programs generated and linked. rknn_run then
-// only converts, submits and computes; the client's calls map one to one
-// onto the public methods. A context is used by one thread at a time (as the
+// rknn_init builds it completely: the graph is loaded (copied or mapped) and
+// compiled (every op placed on the NPU or the CPU, device memory planned, the
+// NPU programs lowered), then this context's device memory is created, the
+// constants written and the programs linked against its buffers. rknn_run
+// then only converts, submits and computes; the client's calls map one to
+// one onto the public methods. A context is used by one thread at a time (as the
 // vendor documents); a mutex still keeps a misbehaving client from racing.
 #pragma once
 
@@ -22,6 +24,7 @@
 #include "graph/graph.h"
 #include "npu/placement.h"
 #include "rknn_api.h"
+#include "runtime/compiled_plan.h"
 #include "runtime/cube_requant.h"
 #include "runtime/device_buffers.h"
 #include "runtime/fast_io.h"
@@ -76,7 +79,7 @@ public:
     // How many inputs and outputs are bound in place (tests, tools).
     size_t in_place_bindings();
 
-    const graph::Graph& graph() const { return graph_; }
+    const graph::Graph& graph() const { return plan_->graph; }
     // Ops the NPU runs as tasks (not counting aliases and in-place ops), for tools and tests.
     size_t npu_task_op_count() const;
     // CPU (de)quantisations that convert device cubes directly (CubeRequant).
@@ -87,15 +90,15 @@ public:
 
 private:
     Context() = default;
-    // `original`: the context this one duplicates (its driver, prepared ops
-    // and weights buffer are shared), or nullptr.
+    // This context's memory and links for plan_. `original`: the context
+    // this one duplicates (its weights buffer is shared), or nullptr.
     Status build(const Context* original = nullptr);
-    // Schedule and NPU programs for `core_mask`, linked into the regcmd
-    // buffer; the context keeps its previous ones when this fails.
+    // The plan's schedule and NPU programs for `core_mask`, linked into the
+    // regcmd buffer; the context keeps its previous ones when this fails.
     Status generate_programs(uint32_t core_mask);
     // Links `programs` into a new regcmd buffer and puts it in place of the
-    // old one; nothing changes when that fails.
-    Status link_and_install(std::vector<SegmentProgram>* programs);
+    // old one (returning the submits); nothing changes when that fails.
+    StatusOr<std::vector<driver::SubmitRequest>> link_and_install(const std::vector<SegmentProgram>& programs);
     // NPU SRAM the driver reports (0: none, or no way to ask).
     uint64_t sram_total() const;
     // Bytes of SRAM to ask for the internal buffer (0: none).
@@ -103,7 +106,6 @@ private:
     bool uses_sram_ = false;  // RKNN_FLAG_ENABLE_SRAM took effect
     Status run_cpu_step(const CpuStep& step);
     void prepare_cpu_calls();
-    std::optional<CubeRequant> plan_cube_requant(const CpuStep& step) const;
     // Adds the driver-reported NPU time to *npu_ns.
     Status run_npu_segment(int32_t segment, int64_t* npu_ns);
     StatusOr<cpu::HostTensor> output_value(size_t index) const;
@@ -183,26 +185,17 @@ private:
 
     std::mutex mutex_;
     uint32_t flags_ = 0;
-    std::shared_ptr<IoMemory> model_memory_;  // holds the model's bytes (zero-copy model buffer)
-    graph::Graph graph_;
     std::shared_ptr<driver::OpenedDriver> driver_;  // shared with duplicates
-    std::vector<int32_t> order_;
-    std::vector<int32_t> producers_;
-    std::vector<npu::Placement> placements_;
-    MemoryPlan memory_;
-    Schedule schedule_;
-    std::vector<SegmentProgram> programs_;
+    std::shared_ptr<const CompiledPlan> plan_;      // shared with duplicates
+    std::shared_ptr<const LoweredSchedule> lowered_;  // the plan's, for core_mask_
+    std::vector<driver::SubmitRequest> submits_;      // per segment, linked to buffers_
     std::unique_ptr<DeviceBuffers> buffers_;  // after driver_: released first
     int32_t regcmd_buffer_ = -1;
-    std::unique_ptr<cpu::GraphExecutor> executor_;
     std::vector<cpu::HostTensor> values_;  // per tensor: the CPU's value
     // Per op: the CPU steps' kernel calls prepared at init (their tensors in
     // values_), so that a run allocates nothing for them; empty where the op
     // needs conversions (GraphExecutor::run_op then).
     std::vector<std::optional<cpu::GraphExecutor::PreparedCall>> cpu_calls_;
-    // Per op: CPU (de)quantisations between NPU layers that convert the device
-    // cubes directly (their tensors have no values_).
-    std::vector<std::optional<CubeRequant>> cube_requants_;
     // Cache maintenance by ranges (a buffer's bytes from an offset): what the
     // CPU wrote since the last submit, flushed before the next one, and what
     // the host reads after a segment (tensors CPU steps unpack, the outputs),

@@ -21,13 +21,13 @@ uint64_t declared_bytes(const graph::Tensor& t) {
 }  // namespace
 
 void Context::prepare_fast_io() {
-    const graph::Graph& g = graph_;
+    const graph::Graph& g = plan_->graph;
     pixel_codes_.assign(g.inputs.size(), {});
     pixel_rules_.assign(g.inputs.size(), std::nullopt);
     input_read_on_cpu_.assign(g.inputs.size(), false);
     dequant_rules_.assign(g.outputs.size(), std::nullopt);
     for (size_t k = 0; k < g.inputs.size(); ++k) {
-        for (const CpuStep& step : schedule_.cpu_steps) {
+        for (const CpuStep& step : lowered_->schedule.cpu_steps) {
             const auto& reads = g.ops[static_cast<size_t>(step.op)].inputs;
             if (std::find(reads.begin(), reads.end(), g.inputs[k]) != reads.end()) input_read_on_cpu_[k] = true;
         }
@@ -40,7 +40,7 @@ void Context::prepare_fast_io() {
         if ((pre != nullptr && pre->reverse_channels) || declared.shape.size() != 4 || declared.shape[0] != 1) continue;
         // The cube conversions write RK3588 cubes: RK356x takes the image one
         // only (its ARGB images, whose bytes set_pixels_fast then biases).
-        if (memory_.form.rk356x && memory_.homes[static_cast<size_t>(t)].packed_row_pixels == 0) continue;
+        if (plan_->memory.form.rk356x && plan_->memory.homes[static_cast<size_t>(t)].packed_row_pixels == 0) continue;
         auto codes = make_pixel_codes(declared, pre);
         if (!codes.is_ok()) continue;
         pixel_codes_[k] = std::move(codes).value();
@@ -52,7 +52,7 @@ void Context::prepare_fast_io() {
         }
     }
     for (size_t k = 0; k < g.outputs.size(); ++k) {
-        if (!schedule_.output_on_device[k] || memory_.form.rk356x) continue;
+        if (!lowered_->schedule.output_on_device[k] || plan_->memory.form.rk356x) continue;
         auto rule = make_dequant(g.tensors[static_cast<size_t>(g.outputs[k])]);
         if (rule.is_ok()) dequant_rules_[k] = rule.value();
     }
@@ -67,13 +67,13 @@ bool Context::set_pixels_fast(const rknn_input& in) {
     if (codes.empty() || in.pass_through || static_cast<int>(in.type) != RKNN_TENSOR_UINT8 ||
         (raw_fmt != RKNN_TENSOR_NHWC && raw_fmt != RKNN_TENSOR_NCHW))
         return false;
-    const int32_t t = graph_.inputs[in.index];
-    const graph::Tensor& declared = graph_.tensors[static_cast<size_t>(t)];
+    const int32_t t = plan_->graph.inputs[in.index];
+    const graph::Tensor& declared = plan_->graph.tensors[static_cast<size_t>(t)];
     if (in.size != static_cast<uint64_t>(graph::num_elements(declared.shape))) return false;
     const int c = static_cast<int>(declared.shape[1]), h = static_cast<int>(declared.shape[2]);
     const int w = static_cast<int>(declared.shape[3]);
     const bool nhwc = raw_fmt == RKNN_TENSOR_NHWC;
-    const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
+    const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(t)];
     const auto* pixels = static_cast<const uint8_t*>(in.buf);
     if (home.valid()) {
         if (!begin_cpu_write(home).is_ok()) return false;  // the generic path says why
@@ -82,7 +82,7 @@ bool Context::set_pixels_fast(const rknn_input& in) {
             const std::optional<PixelRule>& rule = pixel_rules_[in.index];
             pixels_to_packed(pixels, nhwc, c, h, w, static_cast<int>(home.packed_row_pixels), codes.data(),
                              rule.has_value() ? &*rule : nullptr, dst);
-            if (packed_image_biased(memory_.form)) copy_sign_flipped(dst, dst, static_cast<size_t>(home.bytes));
+            if (packed_image_biased(plan_->memory.form)) copy_sign_flipped(dst, dst, static_cast<size_t>(home.bytes));
         } else {
             pixels_to_cube(pixels, nhwc, c, h, w, codes.data(), dst);
         }
@@ -100,8 +100,8 @@ bool Context::set_pixels_fast(const rknn_input& in) {
 bool Context::get_float_fast(size_t index, rknn_output* out) const {
     const std::optional<Dequant>& rule = dequant_rules_[index];
     if (!rule.has_value() || !out->want_float) return false;
-    const int32_t t = graph_.outputs[index];
-    const graph::Tensor& declared = graph_.tensors[static_cast<size_t>(t)];
+    const int32_t t = plan_->graph.outputs[index];
+    const graph::Tensor& declared = plan_->graph.tensors[static_cast<size_t>(t)];
     int c = 0, h = 0, w = 0;
     // A matrix of several rows orders its values unlike its cube: the generic path.
     if (!native_cube_shape(declared, &c, &h, &w) || (declared.shape.size() == 2 && declared.shape[0] > 1)) return false;
@@ -115,14 +115,14 @@ Status Context::inputs_set(uint32_t count, const rknn_input* inputs) {
     if (bound(input_bindings_))
         return Status(StatusCode::kFailedPrecondition, "an input is bound with rknn_set_io_mem: rknn_inputs_set is not used then");
     RKNN_RETURN_IF_ERROR(refuse_info_only());
-    const graph::Graph& g = graph_;
+    const graph::Graph& g = plan_->graph;
     for (uint32_t k = 0; k < count; ++k) {
         const rknn_input& in = inputs[k];
         if (in.index >= g.inputs.size())
             return make_status(StatusCode::kInvalidArgument, "inputs[%u].index %u: the model has %zu input(s)", k,
                                in.index, g.inputs.size());
         if (in.buf == nullptr) return make_status(StatusCode::kInvalidArgument, "inputs[%u].buf is NULL", k);
-        const DeviceHome& home = memory_.homes[static_cast<size_t>(g.inputs[in.index])];
+        const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(g.inputs[in.index])];
         if (home.valid() && !buffers_->present(home.buffer))
             return Status(StatusCode::kFailedPrecondition,
                           "inputs are staged in the internal memory: call rknn_set_internal_mem first");
@@ -130,7 +130,7 @@ Status Context::inputs_set(uint32_t count, const rknn_input* inputs) {
     for (uint32_t k = 0; k < count; ++k) {
         RKNN_RETURN_IF_ERROR(set_input(inputs[k]));
         // Memory other contexts may use between now and the run: keep a copy.
-        const DeviceHome& home = memory_.homes[static_cast<size_t>(g.inputs[inputs[k].index])];
+        const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(g.inputs[inputs[k].index])];
         if (io_staged_internally() && home.valid()) {
             staged_inputs_.resize(g.inputs.size());
             const uint8_t* staged = buffers_->host(home.buffer) + home.offset;
@@ -144,19 +144,19 @@ Status Context::inputs_set(uint32_t count, const rknn_input* inputs) {
 
 uint64_t Context::pass_through_bytes(uint32_t index) const {
     // The native form: the device cube (or image), or the model's NCHW values.
-    const int32_t t = graph_.inputs[index];
-    const graph::Tensor& declared = graph_.tensors[static_cast<size_t>(t)];
-    const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
+    const int32_t t = plan_->graph.inputs[index];
+    const graph::Tensor& declared = plan_->graph.tensors[static_cast<size_t>(t)];
+    const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(t)];
     if (!home.valid()) return declared_bytes(declared);
-    return home.packed_row_pixels > 0 ? home.bytes : native_cube_dims(declared, memory_.form).bytes;
+    return home.packed_row_pixels > 0 ? home.bytes : native_cube_dims(declared, plan_->memory.form).bytes;
 }
 
 Status Context::set_input(const rknn_input& in) {
-    const graph::Graph& g = graph_;
+    const graph::Graph& g = plan_->graph;
     if (set_pixels_fast(in)) return Status::ok();
     const int32_t t = g.inputs[in.index];
     const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
-    const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
+    const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(t)];
     cpu::HostTensor value;
     if (in.pass_through) {
         const uint64_t native = pass_through_bytes(in.index);
@@ -165,7 +165,7 @@ Status Context::set_input(const rknn_input& in) {
                                static_cast<unsigned long long>(native), in.size);
         if (home.valid()) {
             RKNN_ASSIGN_OR_RETURN(value, unpack_native(static_cast<const uint8_t*>(in.buf), in.size, declared,
-                                                       memory_.form, home.packed_row_pixels));
+                                                       plan_->memory.form, home.packed_row_pixels));
         } else {
             value = cpu::make_tensor_like(declared, declared.shape);
             std::memcpy(value.raw(), in.buf, value.byte_size());
@@ -176,7 +176,7 @@ Status Context::set_input(const rknn_input& in) {
     }
     if (home.valid()) {
         RKNN_RETURN_IF_ERROR(begin_cpu_write(home));
-        RKNN_RETURN_IF_ERROR(pack_native(value, buffers_->host(home.buffer) + home.offset, home.bytes, memory_.form,
+        RKNN_RETURN_IF_ERROR(pack_native(value, buffers_->host(home.buffer) + home.offset, home.bytes, plan_->memory.form,
                                          home.packed_row_pixels));
     }
     values_[static_cast<size_t>(t)] = std::move(value);
@@ -184,14 +184,14 @@ Status Context::set_input(const rknn_input& in) {
 }
 
 StatusOr<cpu::HostTensor> Context::output_value(size_t index) const {
-    return current_value(graph_.outputs[index]);
+    return current_value(plan_->graph.outputs[index]);
 }
 
 Status Context::outputs_get(uint32_t count, rknn_output* outputs) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (count > graph_.outputs.size())
+    if (count > plan_->graph.outputs.size())
         return make_status(StatusCode::kInvalidArgument, "n_outputs %u: the model has %zu output(s)", count,
-                           graph_.outputs.size());
+                           plan_->graph.outputs.size());
     if (runs_ == 0) return Status(StatusCode::kFailedPrecondition, "rknn_run has not been called yet");
     if (bound(output_bindings_))
         return Status(StatusCode::kFailedPrecondition,
@@ -199,7 +199,7 @@ Status Context::outputs_get(uint32_t count, rknn_output* outputs) {
     // Outputs are filled by position, as clients rely on.
     for (uint32_t k = 0; k < count; ++k) {
         rknn_output& out = outputs[k];
-        const graph::Tensor& declared = graph_.tensors[static_cast<size_t>(graph_.outputs[k])];
+        const graph::Tensor& declared = plan_->graph.tensors[static_cast<size_t>(plan_->graph.outputs[k])];
         const size_t bytes = output_bytes(declared, out.want_float != 0);
         if (out.is_prealloc && (out.buf == nullptr || out.size < bytes))
             return make_status(StatusCode::kOutputInvalid, "outputs[%u]: preallocated buffer of %u bytes, %zu needed",
@@ -207,7 +207,7 @@ Status Context::outputs_get(uint32_t count, rknn_output* outputs) {
     }
     for (uint32_t k = 0; k < count; ++k) {
         rknn_output& out = outputs[k];
-        const graph::Tensor& declared = graph_.tensors[static_cast<size_t>(graph_.outputs[k])];
+        const graph::Tensor& declared = plan_->graph.tensors[static_cast<size_t>(plan_->graph.outputs[k])];
         const size_t bytes = output_bytes(declared, out.want_float != 0);
         out.index = k;
         if (!out.is_prealloc) {

@@ -39,18 +39,16 @@ Status Context::refuse_info_only() const {
 
 Status Context::check_memory_ready() const {
     RKNN_RETURN_IF_ERROR(refuse_info_only());
-    if (memory_.buffer_bytes[kWeightBuffer] > 0 && !buffers_->present(kWeightBuffer))
+    if (plan_->memory.buffer_bytes[kWeightBuffer] > 0 && !buffers_->present(kWeightBuffer))
         return Status(StatusCode::kFailedPrecondition,
                       "no weight memory: call rknn_set_weight_mem first (RKNN_FLAG_MEM_ALLOC_OUTSIDE)");
-    if (memory_.buffer_bytes[kInternalBuffer] > 0 && !buffers_->present(kInternalBuffer))
+    if (plan_->memory.buffer_bytes[kInternalBuffer] > 0 && !buffers_->present(kInternalBuffer))
         return Status(StatusCode::kFailedPrecondition, "no internal memory: call rknn_set_internal_mem first");
     return Status::ok();
 }
 
 Status Context::relink() {
-    std::vector<SegmentProgram> linked = programs_;
-    RKNN_RETURN_IF_ERROR(link_and_install(&linked));
-    programs_ = std::move(linked);
+    RKNN_ASSIGN_OR_RETURN(submits_, link_and_install(lowered_->programs));
     return Status::ok();
 }
 
@@ -77,7 +75,7 @@ StatusOr<bool> Context::attach_outside_memory(int32_t id, bool left_to_client, s
                            "the context holds its own %s memory: only the init flags RKNN_FLAG_MEM_ALLOC_OUTSIDE%s "
                            "leave it to the client", buffer_name(id),
                            id == kInternalBuffer ? " or RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE" : "");
-    const uint64_t needed = memory_.buffer_bytes[static_cast<size_t>(id)];
+    const uint64_t needed = plan_->memory.buffer_bytes[static_cast<size_t>(id)];
     if (bytes < needed)
         return make_status(StatusCode::kInvalidArgument, "%s memory of %llu bytes; total_%s_size is %llu", buffer_name(id),
                            static_cast<unsigned long long>(bytes), buffer_name(id), static_cast<unsigned long long>(needed));
@@ -91,7 +89,7 @@ StatusOr<bool> Context::attach_outside_memory(int32_t id, bool left_to_client, s
 Status Context::set_weight_memory(std::shared_ptr<IoMemory> memory, uint64_t offset, uint64_t bytes) {
     std::lock_guard<std::mutex> lock(mutex_);
     RKNN_ASSIGN_OR_RETURN(const bool attached, attach_outside_memory(kWeightBuffer, weights_outside(), std::move(memory), offset, bytes));
-    return attached ? write_constants(placements_, memory_, *buffers_) : Status::ok();
+    return attached ? write_constants(plan_->placements, plan_->memory, *buffers_) : Status::ok();
 }
 
 Status Context::set_internal_memory(std::shared_ptr<IoMemory> memory, uint64_t offset, uint64_t bytes) {
@@ -109,17 +107,17 @@ size_t Context::in_place_bindings() {
 }
 
 bool Context::tensor_owns_buffer(int32_t tensor) const {
-    const DeviceHome& home = memory_.homes[static_cast<size_t>(tensor)];
+    const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(tensor)];
     if (!home.valid() || home.buffer < kFirstIoBuffer || home.offset != 0) return false;
     // Aliases of the tensor (the same bytes) may share it; slices of a
     // Concat in place, the Concat a slice belongs to, or another input or
     // output (bound on its own) may not.
     const auto is_io = [this](int32_t t) {
-        return std::find(graph_.inputs.begin(), graph_.inputs.end(), t) != graph_.inputs.end() ||
-               std::find(graph_.outputs.begin(), graph_.outputs.end(), t) != graph_.outputs.end();
+        return std::find(plan_->graph.inputs.begin(), plan_->graph.inputs.end(), t) != plan_->graph.inputs.end() ||
+               std::find(plan_->graph.outputs.begin(), plan_->graph.outputs.end(), t) != plan_->graph.outputs.end();
     };
-    for (size_t t = 0; t < memory_.homes.size(); ++t) {
-        const DeviceHome& other = memory_.homes[t];
+    for (size_t t = 0; t < plan_->memory.homes.size(); ++t) {
+        const DeviceHome& other = plan_->memory.homes[t];
         if (other.buffer != home.buffer || static_cast<int32_t>(t) == tensor) continue;
         if (other.offset != 0 || other.bytes > home.bytes || is_io(static_cast<int32_t>(t))) return false;
     }
@@ -127,7 +125,7 @@ bool Context::tensor_owns_buffer(int32_t tensor) const {
 }
 
 StatusOr<bool> Context::try_bind_in_place(const IoBinding& binding, int32_t tensor, bool native) {
-    const DeviceHome& home = memory_.homes[static_cast<size_t>(tensor)];
+    const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(tensor)];
     if (!home.valid() || home.buffer < kFirstIoBuffer) return false;
     // A previous binding in place ends here (and stays when that fails).
     const auto slot_index = static_cast<size_t>(home.buffer - kFirstIoBuffer);
@@ -144,7 +142,7 @@ StatusOr<bool> Context::try_bind_in_place(const IoBinding& binding, int32_t tens
     const uint64_t offset = static_cast<uint64_t>(binding.data - binding.memory->host());
     const Status attached = attach_memory(home.buffer, binding.memory, offset, home.bytes);
     if (!attached.is_ok()) {
-        RKNN_LOG_AT(3, "%s: bound by copying (%s)", graph_.tensors[static_cast<size_t>(tensor)].name.c_str(),
+        RKNN_LOG_AT(3, "%s: bound by copying (%s)", plan_->graph.tensors[static_cast<size_t>(tensor)].name.c_str(),
                     attached.message().c_str());
         return false;
     }

@@ -32,14 +32,14 @@ uint64_t line_up(uint64_t v) { return (v + kLine - 1) / kLine * kLine; }
 void Context::plan_host_reads() {
     host_reads_.clear();
     const auto add = [this](int32_t t, bool cpu_step) {
-        const DeviceHome& home = memory_.homes[static_cast<size_t>(t)];
+        const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(t)];
         if (!home.valid()) return;
         const uint64_t start = line_down(home.offset);
         host_reads_.push_back({home.buffer, start, line_up(home.offset + home.bytes) - start, cpu_step});
     };
-    for (const CpuStep& step : schedule_.cpu_steps)
+    for (const CpuStep& step : lowered_->schedule.cpu_steps)
         for (int32_t t : step.unpack_before) add(t, true);
-    for (int32_t t : graph_.outputs)
+    for (int32_t t : plan_->graph.outputs)
         if (t >= 0) add(t, false);
     // What each segment writes: its ops' outputs (in-place Concat parts and
     // aliases are slices of those bytes).
@@ -47,12 +47,12 @@ void Context::plan_host_reads() {
         return home.valid() && home.buffer == r.buffer && home.offset < r.offset + r.bytes &&
                r.offset < home.offset + home.bytes;
     };
-    segment_host_reads_.assign(schedule_.segments.size(), {});
-    for (size_t s = 0; s < schedule_.segments.size(); ++s) {
+    segment_host_reads_.assign(lowered_->schedule.segments.size(), {});
+    for (size_t s = 0; s < lowered_->schedule.segments.size(); ++s) {
         std::vector<const DeviceHome*> written;
-        for (int32_t op : schedule_.segments[s].ops)
-            for (int32_t t : graph_.ops[static_cast<size_t>(op)].outputs)
-                if (t >= 0) written.push_back(&memory_.homes[static_cast<size_t>(t)]);
+        for (int32_t op : lowered_->schedule.segments[s].ops)
+            for (int32_t t : plan_->graph.ops[static_cast<size_t>(op)].outputs)
+                if (t >= 0) written.push_back(&plan_->memory.homes[static_cast<size_t>(t)]);
         for (size_t i = 0; i < host_reads_.size(); ++i)
             if (std::any_of(written.begin(), written.end(), [&](const DeviceHome* home) { return overlaps(*home, host_reads_[i]); }))
                 segment_host_reads_[s].push_back(i);

@@ -66,15 +66,18 @@ Status write_constants(const std::vector<npu::Placement>& placements, const Memo
     return buffers.flush(kWeightBuffer);
 }
 
-Status link_segments(std::vector<SegmentProgram>* segments, const std::vector<uint64_t>& bases, uint64_t stream_base,
-                     uint8_t* stream_host, uint32_t timeout_ms) {
-    for (SegmentProgram& segment : *segments) {
+StatusOr<std::vector<driver::SubmitRequest>> link_segments(const std::vector<SegmentProgram>& segments,
+                                                          const std::vector<uint64_t>& bases, uint64_t stream_base,
+                                                          uint8_t* stream_host, uint32_t timeout_ms) {
+    std::vector<driver::SubmitRequest> submits;
+    submits.reserve(segments.size());
+    for (const SegmentProgram& segment : segments) {
         const uint64_t stream = stream_base + segment.regcmd_offset;
         RKNN_ASSIGN_OR_RETURN(std::vector<uint64_t> words, segment.program.link(stream, bases));
         std::memcpy(stream_host + segment.regcmd_offset, words.data(), words.size() * sizeof(uint64_t));
-        segment.submit = make_submit(segment.program, stream, timeout_ms);
+        submits.push_back(make_submit(segment.program, stream, timeout_ms));
     }
-    return Status::ok();
+    return submits;
 }
 
 driver::SubmitRequest make_submit(const npu::Program& program, uint64_t stream, uint32_t timeout_ms) {
@@ -98,9 +101,10 @@ driver::SubmitRequest make_submit(const npu::Program& program, uint64_t stream, 
     return submit;
 }
 
-Status submit_segment(driver::KernelDriver* driver, const SegmentProgram& segment, int64_t* npu_ns) {
+Status submit_segment(driver::KernelDriver* driver, const SegmentProgram& segment,
+                      const driver::SubmitRequest& submit, int64_t* npu_ns) {
     const npu::Program& program = segment.program;
-    RKNN_ASSIGN_OR_RETURN(driver::SubmitResult result, driver->submit(segment.submit));
+    RKNN_ASSIGN_OR_RETURN(driver::SubmitResult result, driver->submit(submit));
     if (result.task_counter != program.tasks.size())
         return make_status(StatusCode::kInternal, "the NPU completed %u of %zu tasks", result.task_counter,
                            program.tasks.size());

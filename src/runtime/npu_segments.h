@@ -1,7 +1,8 @@
 // The NPU side of a schedule: each segment's ops lowered into one program at
-// rknn_init (buffers named by id, so the streams are generated once), the
-// programs laid out in the regcmd buffer and linked against the context's
-// device buffers, and one submit per segment at rknn_run.
+// rknn_init (buffers named by id, so the streams are generated once and
+// shared by every context of the model), the programs laid out in a regcmd
+// buffer and linked against one context's device buffers, and one submit
+// per segment at rknn_run.
 #pragma once
 
 #include <cstdint>
@@ -21,8 +22,7 @@ namespace rknn::runtime {
 
 struct SegmentProgram {
     npu::Program program;
-    uint64_t regcmd_offset = 0;     // in the regcmd buffer
-    driver::SubmitRequest submit;   // made when linked: nothing to build per run
+    uint64_t regcmd_offset = 0;  // in the regcmd buffer
 };
 
 // Lowers every segment. `core_mask` 0: one core, chosen by the kernel.
@@ -38,17 +38,19 @@ Status write_constants(const std::vector<npu::Placement>& placements, const Memo
                        const DeviceBuffers& buffers);
 // Links every program against `bases` (device address per buffer id) for
 // streams placed at `stream_base`, writes the words to `stream_host` and
-// makes each segment's submit.
-Status link_segments(std::vector<SegmentProgram>* segments, const std::vector<uint64_t>& bases, uint64_t stream_base,
-                     uint8_t* stream_host, uint32_t timeout_ms);
+// returns each segment's submit (made once: nothing to build per run).
+StatusOr<std::vector<driver::SubmitRequest>> link_segments(const std::vector<SegmentProgram>& segments,
+                                                          const std::vector<uint64_t>& bases, uint64_t stream_base,
+                                                          uint8_t* stream_host, uint32_t timeout_ms);
 
 // The submit of `program` placed at device address `stream`: one task per
 // program task, the per-core ranges for multi-core masks, ping-pong mode.
 driver::SubmitRequest make_submit(const npu::Program& program, uint64_t stream, uint32_t timeout_ms);
 
-// Runs one linked segment; blocks until the NPU finished it.
-// Adds the driver-reported NPU time of the submit (0 where the driver does
-// not report one) to *npu_ns.
-Status submit_segment(driver::KernelDriver* driver, const SegmentProgram& segment, int64_t* npu_ns);
+// Runs one linked segment (`submit` from link_segments); blocks until the
+// NPU finished it. Adds the driver-reported NPU time of the submit (0 where
+// the driver does not report one) to *npu_ns.
+Status submit_segment(driver::KernelDriver* driver, const SegmentProgram& segment,
+                      const driver::SubmitRequest& submit, int64_t* npu_ns);
 
 }  // namespace rknn::runtime

@@ -1,0 +1,153 @@
+#include "runtime/compiled_plan.h"
+
+#include <algorithm>
+#include <string>
+
+#include "base/log.h"
+#include "cpu/kernel_registry.h"
+#include "graph/topology.h"
+
+namespace rknn::runtime {
+namespace {
+
+bool static_shapes(const graph::Graph& g) {
+    for (const graph::Tensor& t : g.tensors)
+        for (int64_t d : t.shape)
+            if (d < 0) return false;
+    return true;
+}
+
+// The runtime holds every tensor in memory: refuse what cannot be (a
+// malformed or hostile model must not overflow a size computation).
+constexpr int64_t kMaxTensorBytes = int64_t{1} << 31;
+
+Status check_tensor_sizes(const graph::Graph& g) {
+    for (const graph::Tensor& t : g.tensors) {
+        int64_t elems = 0;
+        if (!graph::checked_num_elements(t.shape, &elems) ||
+            elems > kMaxTensorBytes / static_cast<int64_t>(std::max<size_t>(1, graph::dtype_size(t.dtype))))
+            return make_status(StatusCode::kModelInvalid, "tensor %s of %s is larger than 2 GiB", t.name.c_str(),
+                               graph::shape_to_string(t.shape).c_str());
+    }
+    return Status::ok();
+}
+
+// A driver that ends tasks on the DPU's interrupt only (mainline rocket)
+// would never see a PPU task finish: pools run on the CPU there.
+void keep_ppu_tasks_off(const driver::KernelDriver& kd, const graph::Graph& g, std::vector<npu::Placement>* placements) {
+    if (kd.completes_ppu_tasks()) return;
+    for (size_t i = 0; i < placements->size(); ++i) {
+        npu::Placement& p = (*placements)[i];
+        if (p.target != npu::Target::kNpu || p.prepared == nullptr || !p.prepared->uses_ppu()) continue;
+        p = npu::Placement{};
+        p.reason = std::string("a PPU task, and the ") + kd.backend_name() + " driver waits for the DPU's interrupt only";
+        RKNN_LOG_AT(3, "op %zu %s (%s): CPU, %s", i, g.ops[i].name.c_str(), graph::op_type_name(g.ops[i].type),
+                    p.reason.c_str());
+    }
+}
+
+}  // namespace
+
+size_t LoweredSchedule::cube_requant_count() const {
+    return static_cast<size_t>(std::count_if(cube_requants.begin(), cube_requants.end(),
+                                             [](const std::optional<CubeRequant>& r) { return r.has_value(); }));
+}
+
+StatusOr<std::shared_ptr<const CompiledPlan>> CompiledPlan::compile(graph::Graph graph,
+                                                                    std::shared_ptr<IoMemory> model_memory,
+                                                                    const driver::OpenedDriver& driver,
+                                                                    Options options) {
+    std::shared_ptr<CompiledPlan> plan(new CompiledPlan());
+    plan->graph = std::move(graph);
+    plan->model_memory_ = std::move(model_memory);
+    plan->soc_ = driver.soc;
+    const graph::Graph& g = plan->graph;
+    if (!static_shapes(g))
+        return Status(StatusCode::kUnimplemented, "dynamic-shape models (rknn_set_input_shapes): not implemented");
+    RKNN_RETURN_IF_ERROR(check_tensor_sizes(g));
+    const hw::SocProfile& soc = *driver.soc;
+    if (!g.target_soc.empty() && g.target_soc != soc.name)
+        return make_status(StatusCode::kTargetMismatch, "the model was converted for %s, this NPU is %s",
+                           g.target_soc.c_str(), soc.name);
+
+    RKNN_ASSIGN_OR_RETURN(plan->order, graph::topological_order(g));
+    plan->producers = graph::producers(g);
+    plan->placements = npu::place_graph(g, soc);
+    keep_ppu_tasks_off(*driver.driver, g, &plan->placements);
+    RKNN_ASSIGN_OR_RETURN(plan->memory, plan_memory(g, plan->order, &plan->placements, native_form(soc),
+                                                    options.share_internal));
+    for (int32_t op_index : plan->order) {
+        const graph::Op& op = g.ops[static_cast<size_t>(op_index)];
+        const npu::Placement& placement = plan->placements[static_cast<size_t>(op_index)];
+        if (placement.target == npu::Target::kCpu && cpu::find_kernel(op.type) == nullptr)
+            return make_status(StatusCode::kUnimplemented, "op %s (%s%s%s) runs on neither the NPU (%s) nor the CPU",
+                               op.name.c_str(), graph::op_type_name(op.type), op.custom_type.empty() ? "" : " ",
+                               op.custom_type.c_str(), placement.reason.c_str());
+    }
+    if (options.stage_io_internally) place_io_in_internal(&plan->memory);
+
+    cpu::GraphExecutor::Options executor_options;
+    executor_options.skip_unsupported = true;
+    RKNN_ASSIGN_OR_RETURN(plan->executor, cpu::GraphExecutor::create(plan->graph, executor_options));
+    return std::shared_ptr<const CompiledPlan>(std::move(plan));
+}
+
+StatusOr<std::shared_ptr<const LoweredSchedule>> CompiledPlan::lowered(uint32_t core_mask, bool per_op) const {
+    std::lock_guard<std::mutex> lock(lowered_mutex_);
+    const auto key = std::make_pair(core_mask, per_op);
+    if (auto found = lowered_.find(key); found != lowered_.end()) return found->second;
+    auto result = std::make_shared<LoweredSchedule>();
+    result->core_mask = core_mask;
+    result->schedule = build_schedule(graph, order, placements, memory, per_op);
+    RKNN_ASSIGN_OR_RETURN(result->programs,
+                          lower_segments(graph, result->schedule, placements, memory, *soc_, core_mask));
+    result->cube_requants.assign(graph.ops.size(), std::nullopt);
+    for (const CpuStep& step : result->schedule.cpu_steps)
+        result->cube_requants[static_cast<size_t>(step.op)] = plan_cube_requant(step);
+    std::shared_ptr<const LoweredSchedule> done = std::move(result);
+    lowered_.emplace(key, done);
+    return done;
+}
+
+size_t CompiledPlan::npu_task_op_count() const {
+    return static_cast<size_t>(std::count_if(placements.begin(), placements.end(), [](const npu::Placement& p) {
+        return p.target == npu::Target::kNpu && p.form == npu::NpuForm::kTasks;
+    }));
+}
+
+std::optional<CubeRequant> CompiledPlan::plan_cube_requant(const CpuStep& step) const {
+    const graph::Graph& g = graph;
+    const graph::Op& op = g.ops[static_cast<size_t>(step.op)];
+    if (op.type != graph::OpType::kQuantizeLinear && op.type != graph::OpType::kDequantizeLinear) return std::nullopt;
+    std::string why_not;
+    std::optional<CubeRequant> plan = CubeRequant::plan(g, op, memory.form, &why_not);
+    const auto on_npu = [&](int32_t o) { return o >= 0 && placements[static_cast<size_t>(o)].target == npu::Target::kNpu; };
+    // Only the cubes hold the tensors: no CPU op, nor the client, reads them from host values.
+    const auto only_npu_reads = [&](int32_t t) {
+        for (const graph::Op& reader : g.ops) {
+            const int32_t index = static_cast<int32_t>(&reader - g.ops.data());
+            if (index != step.op && !on_npu(index) && std::find(reader.inputs.begin(), reader.inputs.end(), t) != reader.inputs.end())
+                return false;
+        }
+        return std::find(g.outputs.begin(), g.outputs.end(), t) == g.outputs.end();
+    };
+    const auto plain_cube = [&](int32_t t, uint64_t bytes) {
+        const DeviceHome& home = memory.homes[static_cast<size_t>(t)];
+        return home.valid() && home.packed_row_pixels == 0 && home.bytes >= bytes;
+    };
+    if (plan) {
+        const int32_t in = op.inputs[0], out = op.outputs[0];
+        if (!on_npu(producers[static_cast<size_t>(in)]))
+            why_not = "its input does not come from the NPU";
+        else if (!plain_cube(in, plan->source_bytes()) || !plain_cube(out, plan->destination_bytes()))
+            why_not = "a tensor has no plain cube in device memory (a CPU op alone reads it)";
+        else if (!only_npu_reads(in) || !only_npu_reads(out))
+            why_not = "a CPU op or the client reads one of its tensors";
+        else
+            return plan;
+    }
+    RKNN_LOG_AT(4, "CPU op %d (%s) converts through host tensors: %s", step.op, graph::op_type_name(op.type), why_not.c_str());
+    return std::nullopt;
+}
+
+}  // namespace rknn::runtime

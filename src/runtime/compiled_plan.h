@@ -1,0 +1,88 @@
+// What rknn_init compiles for a model, once: the graph, where each op runs
+// (the NPU ops prepared, their weights packed), the device memory plan, and
+// per core mask the schedule and the NPU programs. A plan is read-only once
+// built. Every context that runs the model shares it: rknn_dup_context's
+// copies now; the shape sets and batch copies of a model are plans too.
+//
+// What one context owns while it runs (device buffers, I/O bindings, host
+// values, the streams linked against its buffers, statistics) stays in
+// runtime::Context; docs/architecture.md has the split.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "cpu/graph_executor.h"
+#include "driver/kernel_driver_factory.h"
+#include "graph/graph.h"
+#include "npu/placement.h"
+#include "runtime/cube_requant.h"
+#include "runtime/io_memory.h"
+#include "runtime/memory_plan.h"
+#include "runtime/npu_segments.h"
+#include "runtime/schedule.h"
+
+namespace rknn::runtime {
+
+// The order one run follows and the NPU programs it submits, for one core
+// mask. The programs name buffers by id; each context links them against
+// its own buffers.
+struct LoweredSchedule {
+    uint32_t core_mask = 0;  // 0: one core, the kernel's choice
+    Schedule schedule;
+    std::vector<SegmentProgram> programs;
+    // Per op: CPU (de)quantisations between NPU layers that convert the
+    // device cubes directly (their tensors have no host values).
+    std::vector<std::optional<CubeRequant>> cube_requants;
+    size_t cube_requant_count() const;
+};
+
+class CompiledPlan {
+public:
+    struct Options {
+        // The client provides every buffer (RKNN_FLAG_MEM_ALLOC_OUTSIDE):
+        // the I/O regions are staged in the internal buffer.
+        bool stage_io_internally = false;
+        // False: every internal tensor gets bytes of its own (layer dumps).
+        bool share_internal = true;
+    };
+
+    // `model_memory` (may be null) holds the bytes `graph`'s constants
+    // borrow (a zero-copy model buffer); the plan keeps it alive.
+    static StatusOr<std::shared_ptr<const CompiledPlan>> compile(graph::Graph graph,
+                                                                 std::shared_ptr<IoMemory> model_memory,
+                                                                 const driver::OpenedDriver& driver, Options options);
+
+    // The schedule and programs for `core_mask`, `per_op` meaning one
+    // segment per NPU op (per-layer timing, layers split over cores).
+    // Lowered on first use and kept: contexts asking again share them.
+    StatusOr<std::shared_ptr<const LoweredSchedule>> lowered(uint32_t core_mask, bool per_op) const;
+
+    // Ops the NPU runs as tasks (not counting aliases and in-place ops).
+    size_t npu_task_op_count() const;
+
+    graph::Graph graph;
+    std::vector<int32_t> order;      // a topological order of the ops
+    std::vector<int32_t> producers;  // per tensor: the op writing it, or -1
+    std::vector<npu::Placement> placements;
+    MemoryPlan memory;
+    // CPU kernels for the ops placed on the CPU (its calls are const).
+    std::unique_ptr<cpu::GraphExecutor> executor;
+
+private:
+    CompiledPlan() = default;
+    std::optional<CubeRequant> plan_cube_requant(const CpuStep& step) const;
+
+    const hw::SocProfile* soc_ = nullptr;
+    std::shared_ptr<IoMemory> model_memory_;
+    mutable std::mutex lowered_mutex_;
+    mutable std::map<std::pair<uint32_t, bool>, std::shared_ptr<const LoweredSchedule>> lowered_;
+};
+
+}  // namespace rknn::runtime
