@@ -11,6 +11,7 @@
 //                  [1,H,W,3]) and output (rec_K.npy) for comparison with a
 //                  reference runtime
 #include <algorithm>
+#include <utility>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -32,7 +33,8 @@ double ms_since(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-// One model with one NHWC image input and one output.
+// One model with one NHWC image input and one output. A dynamic-shape model
+// (several input-shape sets) runs at the set fit_to() picks.
 class Model {
 public:
     ~Model() {
@@ -54,11 +56,48 @@ public:
             *error = std::string(path) + ": expected one NHWC 3-channel image input (convert with --mean/--std)";
             return false;
         }
-        return true;
+        max_height_ = height();
+        max_width_ = width();
+        // A static model has no dynamic range (the query fails).
+        rknn_input_range range{};
+        range.index = 0;
+        if (rknn_query(ctx_, RKNN_QUERY_INPUT_DYNAMIC_RANGE, &range, sizeof(range)) == RKNN_SUCC)
+            for (uint32_t k = 0; k < range.shape_number && k < RKNN_MAX_DYNAMIC_SHAPE_NUM; ++k)
+                sets_.push_back({static_cast<int>(range.dyn_range[k][1]), static_cast<int>(range.dyn_range[k][2])});
+        return sets_.empty() || fit_to(max_width_, max_height_, error);
     }
+    // The current input size (a dynamic model: the set fit_to chose).
     int height() const { return static_cast<int>(input_.dims[1]); }
     int width() const { return static_cast<int>(input_.dims[2]); }
+    int max_width() const { return max_width_; }
+    size_t shape_sets() const { return sets_.size(); }
     const rknn_tensor_attr& output_attr() const { return output_; }
+
+    // A dynamic model: the smallest shape set that holds width x height
+    // (else the largest), made current. A static model keeps its one size.
+    bool fit_to(int width, int height, std::string* error) {
+        if (sets_.empty()) return true;
+        size_t best = sets_.size();
+        for (size_t k = 0; k < sets_.size(); ++k) {
+            const auto [h, w] = sets_[k];
+            const bool holds = w >= width && h >= height;
+            if (holds && (best == sets_.size() || static_cast<int64_t>(w) * h <
+                                                      static_cast<int64_t>(sets_[best].second) * sets_[best].first))
+                best = k;
+        }
+        if (best == sets_.size()) best = std::max_element(sets_.begin(), sets_.end()) - sets_.begin();
+        rknn_tensor_attr attr = input_;
+        attr.dims[1] = static_cast<uint32_t>(sets_[best].first);
+        attr.dims[2] = static_cast<uint32_t>(sets_[best].second);
+        int ret = rknn_set_input_shapes(ctx_, 1, &attr);
+        if (ret == RKNN_SUCC) ret = rknn_query(ctx_, RKNN_QUERY_CURRENT_INPUT_ATTR, &input_, sizeof(input_));
+        if (ret == RKNN_SUCC) ret = rknn_query(ctx_, RKNN_QUERY_CURRENT_OUTPUT_ATTR, &output_, sizeof(output_));
+        if (ret != RKNN_SUCC) {
+            *error = "choosing the input shape failed: " + std::to_string(ret);
+            return false;
+        }
+        return true;
+    }
 
     // Runs on height() x width() x 3 pixels; `out` receives the float output.
     bool run(const std::vector<uint8_t>& pixels, std::vector<float>* out, std::string* error) {
@@ -87,6 +126,8 @@ private:
     rknn_context ctx_ = 0;
     rknn_tensor_attr input_{};
     rknn_tensor_attr output_{};
+    int max_height_ = 0, max_width_ = 0;
+    std::vector<std::pair<int, int>> sets_;  // (height, width) per shape set
 };
 
 // `image` scaled to fit width x height, top-left, the rest filled with `fill`.
@@ -143,14 +184,19 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "rknn_ocr: %s\n", error.c_str());
         return 1;
     }
-    std::printf("image %s: %dx%d; detector input %dx%d, recogniser input %dx%d, %zu characters\n",
-                positional[3].c_str(), image.width, image.height, det.width(), det.height(), rec.width(), rec.height(),
+    std::printf("image %s: %dx%d; detector input %dx%d, recogniser input %dx%d%s, %zu characters\n",
+                positional[3].c_str(), image.width, image.height, det.width(), det.height(), rec.height(), rec.max_width(),
+                rec.shape_sets() > 0 ? (" (" + std::to_string(rec.shape_sets()) + " widths)").c_str() : "",
                 charset.size());
 
     // Detection: the page fitted into the detector's input, padded with the mean colour.
     auto start = Clock::now();
     examples::Image det_input;
     float scale = 1.0f;
+    if (!det.fit_to(image.width, image.height, &error)) {
+        std::fprintf(stderr, "rknn_ocr: detector: %s\n", error.c_str());
+        return 1;
+    }
     if (!letterbox(image, det.width(), det.height(), 118, &det_input, &scale)) {
         std::fprintf(stderr, "rknn_ocr: cannot resize the image\n");
         return 1;
@@ -174,13 +220,8 @@ int main(int argc, char** argv) {
     const double post_ms = ms_since(start);
 
     // Recognition: each box at the recogniser's height, its width by aspect
-    // ratio (at most the input's), padded with grey (0 after normalisation).
-    const rknn_tensor_attr& rec_out = rec.output_attr();
-    if (rec_out.n_dims != 3) {
-        std::fprintf(stderr, "rknn_ocr: the recogniser's output is not [1, steps, classes]\n");
-        return 1;
-    }
-    const int steps = static_cast<int>(rec_out.dims[1]), classes = static_cast<int>(rec_out.dims[2]);
+    // ratio (at most the input's), padded with grey (0 after normalisation)
+    // to the input's width: a dynamic recogniser's smallest width that holds it.
     double crop_ms = 0.0, rec_ms = 0.0, decode_ms = 0.0;
     std::vector<std::string> lines;
     examples::Image annotated = image;
@@ -188,7 +229,18 @@ int main(int argc, char** argv) {
         const ocr::TextBox& b = boxes[k];
         start = Clock::now();
         const int bw = b.x1 - b.x0 + 1, bh = b.y1 - b.y0 + 1;
-        const int w = std::clamp(static_cast<int>(std::ceil(static_cast<double>(rec.height()) * bw / bh)), 1, rec.width());
+        const int w =
+            std::clamp(static_cast<int>(std::ceil(static_cast<double>(rec.height()) * bw / bh)), 1, rec.max_width());
+        if (!rec.fit_to(w, rec.height(), &error)) {
+            std::fprintf(stderr, "rknn_ocr: recogniser: %s\n", error.c_str());
+            return 1;
+        }
+        const rknn_tensor_attr& rec_out = rec.output_attr();
+        if (rec_out.n_dims != 3 || w > rec.width()) {
+            std::fprintf(stderr, "rknn_ocr: the recogniser's output is not [1, steps, classes]\n");
+            return 1;
+        }
+        const int steps = static_cast<int>(rec_out.dims[1]), classes = static_cast<int>(rec_out.dims[2]);
         examples::Image crop, canvas;
         if (!examples::resize_region(image, b.x0, b.y0, bw, bh, w, rec.height(), &crop)) continue;
         canvas.width = rec.width();

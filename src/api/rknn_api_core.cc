@@ -178,10 +178,18 @@ RKNN_EXPORT int rknn_outputs_release(rknn_context context, uint32_t n_ouputs, rk
 }
 
 RKNN_EXPORT int rknn_set_input_shape(rknn_context ctx, rknn_tensor_attr* attr) {
+    // Deprecated: the shape of one input. It selects a set of a one-input
+    // model (as rknn_set_input_shapes with that attr); with several inputs
+    // the sets cannot be told apart from one shape.
     return guard("rknn_set_input_shape", [&]() -> Status {
         RKNN_RETURN_IF_ERROR(check_handle(ctx, HandleKind::kContext));
         RKNN_RETURN_IF_ERROR(check_arg(attr != nullptr, "attr is NULL"));
-        return not_implemented("rknn_set_input_shape");
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<Context> context, context_of(ctx));
+        if (context->graph().inputs.size() != 1)
+            return Status(rknn::StatusCode::kInvalidArgument,
+                          "rknn_set_input_shape (deprecated) selects a shape of one-input models; use "
+                          "rknn_set_input_shapes");
+        return context->set_input_shapes(1, attr);
     });
 }
 
@@ -190,6 +198,7 @@ RKNN_EXPORT int rknn_set_input_shapes(rknn_context ctx, uint32_t n_inputs, rknn_
         RKNN_RETURN_IF_ERROR(check_handle(ctx, HandleKind::kContext));
         RKNN_RETURN_IF_ERROR(check_arg(attr != nullptr, "attr is NULL"));
         RKNN_RETURN_IF_ERROR(check_arg(n_inputs > 0, "n_inputs is 0"));
-        return not_implemented("rknn_set_input_shapes");
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<Context> context, context_of(ctx));
+        return context->set_input_shapes(n_inputs, attr);
     });
 }

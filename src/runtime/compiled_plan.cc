@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <string>
+#include <unordered_map>
 
 #include "base/log.h"
 #include "cpu/kernel_registry.h"
+#include "graph/shape_check.h"
 #include "graph/topology.h"
 
 namespace rknn::runtime {
@@ -46,6 +48,63 @@ void keep_ppu_tasks_off(const driver::KernelDriver& kd, const graph::Graph& g, s
     }
 }
 
+// The plans of a dynamic model share the device buffers: each I/O buffer id
+// must hold the same input or output in every set.
+Status check_same_io_buffers(const CompiledPlan& first, const CompiledPlan& other) {
+    if (first.memory.buffer_bytes.size() != other.memory.buffer_bytes.size())
+        return make_status(StatusCode::kUnimplemented,
+                           "the set needs %zu device buffers and the first set %zu: shape sets that lay out the "
+                           "model's inputs and outputs differently are not implemented",
+                           other.memory.buffer_bytes.size(), first.memory.buffer_bytes.size());
+    for (const std::vector<int32_t>* list : {&first.graph.inputs, &first.graph.outputs})
+        for (int32_t t : *list) {
+            const DeviceHome& a = first.memory.homes[static_cast<size_t>(t)];
+            const DeviceHome& b = other.memory.homes[static_cast<size_t>(t)];
+            if (a.buffer != b.buffer || a.offset != b.offset || (a.packed_row_pixels > 0) != (b.packed_row_pixels > 0))
+                return make_status(StatusCode::kUnimplemented,
+                                   "tensor %s has another device home than in the first set: shape sets that lay out "
+                                   "the model's inputs and outputs differently are not implemented",
+                                   first.graph.tensors[static_cast<size_t>(t)].name.c_str());
+        }
+    return Status::ok();
+}
+
+uint64_t fnv1a(const std::vector<uint8_t>& bytes) {
+    uint64_t h = 1469598103934665603ull;
+    for (uint8_t b : bytes) h = (h ^ b) * 1099511628211ull;
+    return h;
+}
+
+// One weight layout for all plans: each distinct constant (by its packed
+// bytes) gets one place, and every plan's constant offsets point there.
+void share_weight_layout(std::vector<std::shared_ptr<CompiledPlan>>* plans) {
+    std::unordered_multimap<uint64_t, std::pair<uint64_t, const std::vector<uint8_t>*>> stored;
+    uint64_t end = 0;
+    for (auto& plan : *plans) {
+        for (size_t i = 0; i < plan->placements.size(); ++i) {
+            std::vector<uint64_t>& offsets = plan->memory.constant_offsets[i];
+            if (offsets.empty()) continue;
+            const auto& constants = plan->placements[i].prepared->constants();
+            for (size_t k = 0; k < offsets.size(); ++k) {
+                const std::vector<uint8_t>& bytes = constants[k];
+                const uint64_t hash = fnv1a(bytes);
+                bool found = false;
+                for (auto [it, last] = stored.equal_range(hash); it != last; ++it)
+                    if (*it->second.second == bytes) {
+                        offsets[k] = it->second.first;
+                        found = true;
+                        break;
+                    }
+                if (found) continue;
+                offsets[k] = end;
+                stored.emplace(hash, std::make_pair(end, &bytes));
+                end += (bytes.size() + kPlanAlignment - 1) / kPlanAlignment * kPlanAlignment;
+            }
+        }
+    }
+    for (auto& plan : *plans) plan->memory.buffer_bytes[kWeightBuffer] = end;
+}
+
 }  // namespace
 
 size_t LoweredSchedule::cube_requant_count() const {
@@ -57,13 +116,21 @@ StatusOr<std::shared_ptr<const CompiledPlan>> CompiledPlan::compile(graph::Graph
                                                                     std::shared_ptr<IoMemory> model_memory,
                                                                     const driver::OpenedDriver& driver,
                                                                     Options options) {
+    RKNN_ASSIGN_OR_RETURN(std::shared_ptr<CompiledPlan> plan,
+                          build(std::move(graph), std::move(model_memory), driver, options));
+    return std::shared_ptr<const CompiledPlan>(std::move(plan));
+}
+
+StatusOr<std::shared_ptr<CompiledPlan>> CompiledPlan::build(graph::Graph graph, std::shared_ptr<IoMemory> model_memory,
+                                                            const driver::OpenedDriver& driver, Options options) {
     std::shared_ptr<CompiledPlan> plan(new CompiledPlan());
     plan->graph = std::move(graph);
     plan->model_memory_ = std::move(model_memory);
     plan->soc_ = driver.soc;
     const graph::Graph& g = plan->graph;
     if (!static_shapes(g))
-        return Status(StatusCode::kUnimplemented, "dynamic-shape models (rknn_set_input_shapes): not implemented");
+        return Status(StatusCode::kModelInvalid,
+                      "the graph has dims left open (-1) and no shape set fixes them (rknn_convert --input-shapes)");
     RKNN_RETURN_IF_ERROR(check_tensor_sizes(g));
     const hw::SocProfile& soc = *driver.soc;
     if (!g.target_soc.empty() && g.target_soc != soc.name)
@@ -89,7 +156,40 @@ StatusOr<std::shared_ptr<const CompiledPlan>> CompiledPlan::compile(graph::Graph
     cpu::GraphExecutor::Options executor_options;
     executor_options.skip_unsupported = true;
     RKNN_ASSIGN_OR_RETURN(plan->executor, cpu::GraphExecutor::create(plan->graph, executor_options));
-    return std::shared_ptr<const CompiledPlan>(std::move(plan));
+    return plan;
+}
+
+StatusOr<std::vector<std::shared_ptr<const CompiledPlan>>> CompiledPlan::compile_all(
+    const graph::Graph& graph, std::shared_ptr<IoMemory> model_memory, const driver::OpenedDriver& driver,
+    Options options) {
+    std::vector<std::shared_ptr<const CompiledPlan>> done;
+    if (graph.shape_sets.empty()) {
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<const CompiledPlan> plan, compile(graph, std::move(model_memory), driver, options));
+        done.push_back(std::move(plan));
+        return done;
+    }
+    std::vector<std::shared_ptr<CompiledPlan>> plans;
+    for (size_t k = 0; k < graph.shape_sets.size(); ++k) {
+        const std::vector<graph::Shape>& shapes = graph.shape_sets[k];
+        std::string named = "shape set " + std::to_string(k) + " (";
+        for (size_t i = 0; i < shapes.size(); ++i) named += (i ? " " : "") + graph::shape_to_string(shapes[i]);
+        named += ")";
+        graph::Graph set_graph = graph;  // constant bytes are shared, not copied
+        for (size_t i = 0; i < shapes.size() && i < set_graph.inputs.size(); ++i) {
+            const graph::Tensor& input = set_graph.tensors[static_cast<size_t>(set_graph.inputs[i])];
+            if (shapes[i].size() != input.shape.size())
+                return make_status(StatusCode::kModelInvalid, "%s: input %s has rank %zu", named.c_str(),
+                                   input.name.c_str(), input.shape.size());
+        }
+        RKNN_RETURN_IF_ERROR(graph::infer_graph_shapes(&set_graph, shapes).with_context(named));
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<CompiledPlan> plan,
+                              build(std::move(set_graph), model_memory, driver, options));
+        if (!plans.empty()) RKNN_RETURN_IF_ERROR(check_same_io_buffers(*plans.front(), *plan).with_context(named));
+        plans.push_back(std::move(plan));
+    }
+    share_weight_layout(&plans);
+    for (auto& plan : plans) done.push_back(std::move(plan));
+    return done;
 }
 
 StatusOr<std::shared_ptr<const LoweredSchedule>> CompiledPlan::lowered(uint32_t core_mask, bool per_op) const {

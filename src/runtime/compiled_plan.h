@@ -58,6 +58,15 @@ public:
     static StatusOr<std::shared_ptr<const CompiledPlan>> compile(graph::Graph graph,
                                                                  std::shared_ptr<IoMemory> model_memory,
                                                                  const driver::OpenedDriver& driver, Options options);
+    // Every plan of a model: one for a static model; for a dynamic one
+    // (graph.shape_sets), one per shape set in the model's order, each with
+    // the shapes inferred from its set's input shapes. The plans use the same
+    // device buffer ids for the model's inputs and outputs and one weight
+    // layout: a constant that packs to the same bytes in two sets is stored
+    // once. A set the graph cannot take is refused, named.
+    static StatusOr<std::vector<std::shared_ptr<const CompiledPlan>>> compile_all(
+        const graph::Graph& graph, std::shared_ptr<IoMemory> model_memory, const driver::OpenedDriver& driver,
+        Options options);
 
     // The schedule and programs for `core_mask`, `per_op` meaning one
     // segment per NPU op (per-layer timing, layers split over cores).
@@ -77,6 +86,8 @@ public:
 
 private:
     CompiledPlan() = default;
+    static StatusOr<std::shared_ptr<CompiledPlan>> build(graph::Graph graph, std::shared_ptr<IoMemory> model_memory,
+                                                         const driver::OpenedDriver& driver, Options options);
     std::optional<CubeRequant> plan_cube_requant(const CpuStep& step) const;
 
     const hw::SocProfile* soc_ = nullptr;

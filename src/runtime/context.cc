@@ -37,6 +37,28 @@ void raise_priority(uint32_t flags) {
     if (setpriority(PRIO_PROCESS, 0, -19) != 0) RKNN_LOG_AT(2, "could not raise the process priority (not permitted)");
 }
 
+// The shape set of the shapes a dynamic model's graph declares (the
+// converter infers it at its largest set), else the one of most elements.
+size_t main_shape_set(const graph::Graph& g) {
+    size_t best = 0;
+    int64_t best_elements = -1;
+    for (size_t k = 0; k < g.shape_sets.size(); ++k) {
+        bool declared = g.shape_sets[k].size() == g.inputs.size();
+        int64_t elements = 0;
+        for (size_t i = 0; i < g.shape_sets[k].size(); ++i) {
+            int64_t n = 0;
+            if (graph::checked_num_elements(g.shape_sets[k][i], &n)) elements += n;
+            declared = declared && i < g.inputs.size() && g.tensors[static_cast<size_t>(g.inputs[i])].shape == g.shape_sets[k][i];
+        }
+        if (declared) return k;
+        if (elements > best_elements) {
+            best = k;
+            best_elements = elements;
+        }
+    }
+    return best;
+}
+
 uint32_t timeout_from_env() {
     const char* text = std::getenv("RKNN_NPU_TIMEOUT_MS");
     if (text == nullptr) return 20000;
@@ -51,25 +73,32 @@ StatusOr<std::shared_ptr<Context>> Context::create(const void* model, uint32_t s
     std::shared_ptr<Context> context(new Context());
     context->flags_ = flags;
     RKNN_ASSIGN_OR_RETURN(graph::Graph graph, load_graph(model, size, (flags & RKNN_FLAG_MODEL_BUFFER_ZERO_COPY) != 0));
+    context->dynamic_ = !graph.shape_sets.empty();
+    if (context->dynamic_ && context->io_staged_internally())
+        return Status(StatusCode::kUnimplemented,
+                      "dynamic-shape models with RKNN_FLAG_MEM_ALLOC_OUTSIDE: not implemented");
     RKNN_ASSIGN_OR_RETURN(driver::OpenedDriver opened, driver::open_kernel_driver());
     context->driver_ = std::make_shared<driver::OpenedDriver>(std::move(opened));
     CompiledPlan::Options options;
     options.stage_io_internally = context->io_staged_internally();
     options.share_internal = log::level() < 5;  // level 5 dumps every tensor after the run: each its own bytes
-    RKNN_ASSIGN_OR_RETURN(context->plan_,
-                          CompiledPlan::compile(std::move(graph), std::move(model_memory), *context->driver_, options));
-    RKNN_RETURN_IF_ERROR(context->build());
+    RKNN_ASSIGN_OR_RETURN(std::vector<std::shared_ptr<const CompiledPlan>> plans,
+                          CompiledPlan::compile_all(graph, std::move(model_memory), *context->driver_, options));
+    RKNN_RETURN_IF_ERROR(context->build(std::move(plans), main_shape_set(graph)));
     raise_priority(flags);
     return context;
 }
 
 StatusOr<std::shared_ptr<Context>> Context::duplicate() {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (dynamic_)
+        return Status(StatusCode::kFailedPrecondition,
+                      "a dynamic-shape model cannot be duplicated (as the vendor documents); rknn_init it again");
     std::shared_ptr<Context> copy(new Context());
     copy->flags_ = flags_;
     copy->driver_ = driver_;
-    copy->plan_ = plan_;  // the graph, prepared ops and programs are shared, not compiled again
-    RKNN_RETURN_IF_ERROR(copy->build(this));
+    // The graph, prepared ops and programs are shared, not compiled again.
+    RKNN_RETURN_IF_ERROR(copy->build({main_set_->plan}, 0, this));
     if (core_mask_ != 0) RKNN_RETURN_IF_ERROR(copy->generate_programs(core_mask_));
     return copy;
 }
@@ -83,11 +112,20 @@ Context::~Context() {
     buffers_.reset();
 }
 
-Status Context::build(const Context* original) {
-    const graph::Graph& g = plan_->graph;
+Status Context::build(std::vector<std::shared_ptr<const CompiledPlan>> plans, size_t main, const Context* original) {
+    sets_.resize(plans.size());
+    for (size_t k = 0; k < plans.size(); ++k) sets_[k].plan = std::move(plans[k]);
+    set_ = &sets_[main];
+    main_set_ = set_;
+    const graph::Graph& g = set_->plan->graph;
     timeout_ms_ = timeout_from_env();
     ranged_sync_ = driver_->driver->syncs_byte_ranges() && log::level() < 5;
-    std::vector<uint64_t> bytes = plan_->memory.buffer_bytes;
+    // Every plan runs in the same buffers: each as large as the largest set needs.
+    buffer_bytes_ = set_->plan->memory.buffer_bytes;
+    for (const PlanState& s : sets_)
+        for (size_t id = 0; id < buffer_bytes_.size(); ++id)
+            buffer_bytes_[id] = std::max(buffer_bytes_[id], s.plan->memory.buffer_bytes[id]);
+    std::vector<uint64_t> bytes = buffer_bytes_;
     regcmd_buffer_ = static_cast<int32_t>(bytes.size());
     bytes.push_back(0);  // the regcmd streams: generate_programs sizes it
     // Memory the client provides is not allocated here (spec 4.3).
@@ -96,15 +134,16 @@ Status Context::build(const Context* original) {
     if (io_staged_internally()) std::fill(bytes.begin() + kFirstIoBuffer, bytes.begin() + regcmd_buffer_, 0);
     // A duplicate runs its original's plan: the weights on the device are
     // the same bytes at the same offsets, shared.
-    const bool share_weights = original != nullptr && original->plan_ == plan_ && original->buffers_->present(kWeightBuffer);
+    const bool share_weights = original != nullptr && original->main_set_->plan == set_->plan &&
+                               original->buffers_->present(kWeightBuffer);
     if (share_weights) bytes[kWeightBuffer] = 0;
     const uint64_t sram = sram_request(bytes[kInternalBuffer]);
     RKNN_ASSIGN_OR_RETURN(buffers_, DeviceBuffers::create(driver_, bytes, sram > 0 ? kInternalBuffer : -1, sram));
     uses_sram_ = buffers_->sram_bytes(kInternalBuffer) > 0;  // the driver may give none
     if (io_staged_internally()) {
         for (int32_t id = kFirstIoBuffer; id < regcmd_buffer_; ++id)
-            buffers_->attach_view(id, kInternalBuffer, plan_->memory.io_staging_offsets[static_cast<size_t>(id)],
-                                  plan_->memory.buffer_bytes[static_cast<size_t>(id)]);
+            buffers_->attach_view(id, kInternalBuffer, set_->plan->memory.io_staging_offsets[static_cast<size_t>(id)],
+                                  set_->plan->memory.buffer_bytes[static_cast<size_t>(id)]);
     }
     for (int32_t id = kFirstIoBuffer; id < regcmd_buffer_; ++id) io_slots_.push_back(buffers_->slot(id));
     client_input_buffers_.assign(static_cast<size_t>(regcmd_buffer_), false);
@@ -112,17 +151,20 @@ Status Context::build(const Context* original) {
     if (share_weights) {
         RKNN_RETURN_IF_ERROR(buffers_->share(kWeightBuffer, *original->buffers_));
     } else if (!weights_outside()) {
-        RKNN_RETURN_IF_ERROR(write_constants(plan_->placements, plan_->memory, *buffers_));
+        RKNN_RETURN_IF_ERROR(write_all_constants());
     }
     RKNN_RETURN_IF_ERROR(generate_programs(0));
 
-    values_.resize(g.tensors.size());
-    for (int32_t t : g.inputs) {
-        const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
-        values_[static_cast<size_t>(t)] = cpu::make_tensor_like(declared, declared.shape);
-    }
-    prepare_cpu_calls();
-    prepare_fast_io();
+    for_each_set([this] {
+        const graph::Graph& set_graph = set_->plan->graph;
+        set_->values.resize(set_graph.tensors.size());
+        for (int32_t t : set_graph.inputs) {
+            const graph::Tensor& declared = set_graph.tensors[static_cast<size_t>(t)];
+            set_->values[static_cast<size_t>(t)] = cpu::make_tensor_like(declared, declared.shape);
+        }
+        prepare_cpu_calls();
+        prepare_fast_io();
+    });
     if (buffers_->sram_bytes(kInternalBuffer) > 0) {
         const uint64_t base = buffers_->device_address(kInternalBuffer);
         RKNN_LOG_AT(3, "Total allocated Internal SRAM Size: %llu, Addr: [0x%llx, 0x%llx)",
@@ -131,12 +173,20 @@ Status Context::build(const Context* original) {
                     static_cast<unsigned long long>(base + buffers_->sram_bytes(kInternalBuffer)));
     }
     size_t npu_ops = 0, tasks = 0;
-    for (const NpuSegment& s : lowered_->schedule.segments) npu_ops += s.ops.size();
-    for (const SegmentProgram& p : lowered_->programs) tasks += p.program.tasks.size();
+    for (const NpuSegment& s : set_->lowered->schedule.segments) npu_ops += s.ops.size();
+    for (const SegmentProgram& p : set_->lowered->programs) tasks += p.program.tasks.size();
     RKNN_LOGI("model: %zu ops, %zu with NPU tasks in %zu segment(s) (%zu tasks, %llu regcmd bytes), %zu on the CPU",
-              g.ops.size(), npu_ops, lowered_->programs.size(), tasks,
-              static_cast<unsigned long long>(regcmd_bytes(lowered_->programs)), lowered_->schedule.cpu_steps.size());
+              g.ops.size(), npu_ops, set_->lowered->programs.size(), tasks,
+              static_cast<unsigned long long>(regcmd_bytes(set_->lowered->programs)), set_->lowered->schedule.cpu_steps.size());
+    if (dynamic_) RKNN_LOGI("dynamic shapes: %zu shape sets; call rknn_set_input_shapes to choose one", sets_.size());
     if (log::level() >= 3) RKNN_LOG_AT(3, "%s", memory_table().c_str());
+    return Status::ok();
+}
+
+Status Context::write_all_constants() {
+    // The plans share one weight layout; each writes its own constants.
+    for (const PlanState& s : sets_)
+        RKNN_RETURN_IF_ERROR(write_constants(s.plan->placements, s.plan->memory, *buffers_));
     return Status::ok();
 }
 
@@ -145,14 +195,22 @@ Status Context::generate_programs(uint32_t core_mask) {
     // layer starts: one submit per op then.
     const bool per_op = (flags_ & RKNN_FLAG_COLLECT_PERF_MASK) != 0 || log::level() >= 4 ||
                         __builtin_popcount(core_mask) > 1;
-    RKNN_ASSIGN_OR_RETURN(std::shared_ptr<const LoweredSchedule> lowered, plan_->lowered(core_mask, per_op));
-    RKNN_ASSIGN_OR_RETURN(std::vector<driver::SubmitRequest> submits, link_and_install(lowered->programs));
-    lowered_ = std::move(lowered);
-    submits_ = std::move(submits);
-    plan_host_reads();
+    std::vector<std::shared_ptr<const LoweredSchedule>> lowered;
+    for (const PlanState& s : sets_) {
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<const LoweredSchedule> one, s.plan->lowered(core_mask, per_op));
+        lowered.push_back(std::move(one));
+    }
+    RKNN_ASSIGN_OR_RETURN(std::vector<LinkedSet> linked, link_and_install(lowered));
+    for (size_t k = 0; k < sets_.size(); ++k) {
+        PlanState& s = sets_[k];
+        s.lowered = std::move(lowered[k]);
+        s.regcmd_offset = linked[k].regcmd_offset;
+        s.submits = std::move(linked[k].submits);
+        s.step_us.assign(s.lowered->schedule.steps.size(), 0);
+        s.step_npu_ns.assign(s.lowered->schedule.steps.size(), -1);
+    }
+    for_each_set([this] { plan_host_reads(); });
     core_mask_ = core_mask;
-    step_us_.assign(lowered_->schedule.steps.size(), 0);
-    step_npu_ns_.assign(lowered_->schedule.steps.size(), -1);
     return Status::ok();
 }
 
@@ -181,19 +239,31 @@ uint64_t Context::sram_request(uint64_t internal_bytes) const {
     return std::min<uint64_t>((internal_bytes + 4095) / 4096 * 4096, free_bytes);
 }
 
-StatusOr<std::vector<driver::SubmitRequest>> Context::link_and_install(const std::vector<SegmentProgram>& programs) {
-    const uint64_t stream_bytes = regcmd_bytes(programs);
+StatusOr<std::vector<Context::LinkedSet>> Context::link_and_install(
+    const std::vector<std::shared_ptr<const LoweredSchedule>>& lowered) {
+    // Every plan's streams in one regcmd buffer, one after the other.
+    std::vector<LinkedSet> linked(lowered.size());
+    uint64_t stream_bytes = 0;
+    for (size_t k = 0; k < lowered.size(); ++k) {
+        linked[k].regcmd_offset = stream_bytes;
+        stream_bytes += (regcmd_bytes(lowered[k]->programs) + kPlanAlignment - 1) / kPlanAlignment * kPlanAlignment;
+    }
     RKNN_ASSIGN_OR_RETURN(driver::BufferObject streams, buffers_->create_detached(stream_bytes));
-    StatusOr<std::vector<driver::SubmitRequest>> submits =
-        link_segments(programs, buffers_->bases(), streams.dma_addr, streams.host, timeout_ms_);
-    Status status = submits.status();
+    Status status = Status::ok();
+    for (size_t k = 0; k < lowered.size() && status.is_ok(); ++k) {
+        const uint64_t offset = linked[k].regcmd_offset;
+        StatusOr<std::vector<driver::SubmitRequest>> submits = link_segments(
+            lowered[k]->programs, buffers_->bases(), streams.dma_addr + offset, streams.host + offset, timeout_ms_);
+        status = submits.status();
+        if (status.is_ok()) linked[k].submits = std::move(submits).value();
+    }
     if (status.is_ok()) status = buffers_->flush_detached(streams);
     if (!status.is_ok()) {
         buffers_->discard(&streams);
         return status;
     }
     buffers_->install(regcmd_buffer_, streams, stream_bytes);
-    return submits;
+    return linked;
 }
 
 Status Context::set_core_mask(uint32_t mask) {
@@ -216,30 +286,30 @@ Status Context::set_core_mask(uint32_t mask) {
 Status Context::run_npu_segment(int32_t segment, int64_t* npu_ns) {
     RKNN_RETURN_IF_ERROR(sync_before_submit());
     const auto index = static_cast<size_t>(segment);
-    RKNN_RETURN_IF_ERROR(submit_segment(driver_->driver.get(), lowered_->programs[index], submits_[index], npu_ns));
+    RKNN_RETURN_IF_ERROR(submit_segment(driver_->driver.get(), set_->lowered->programs[index], set_->submits[index], npu_ns));
     return sync_after_submit(segment);
 }
 
-size_t Context::npu_task_op_count() const { return plan_->npu_task_op_count(); }
+size_t Context::npu_task_op_count() const { return set_->plan->npu_task_op_count(); }
 
-size_t Context::cube_requant_count() const { return lowered_->cube_requant_count(); }
+size_t Context::cube_requant_count() const { return set_->lowered->cube_requant_count(); }
 
 void Context::prepare_cpu_calls() {
-    const graph::Graph& g = plan_->graph;
-    cpu_calls_.assign(g.ops.size(), std::nullopt);
+    const graph::Graph& g = set_->plan->graph;
+    set_->cpu_calls.assign(g.ops.size(), std::nullopt);
     // Gives tensor `t` a host value of its declared dtype and shape.
     const auto allocate = [&](int32_t t) {
         const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
-        cpu::HostTensor& value = values_[static_cast<size_t>(t)];
+        cpu::HostTensor& value = set_->values[static_cast<size_t>(t)];
         if (value.dtype() != declared.dtype || value.shape() != declared.shape)
             value = cpu::make_tensor_like(declared, declared.shape);
     };
-    for (const CpuStep& step : lowered_->schedule.cpu_steps) {
-        if (lowered_->cube_requants[static_cast<size_t>(step.op)]) continue;
+    for (const CpuStep& step : set_->lowered->schedule.cpu_steps) {
+        if (set_->lowered->cube_requants[static_cast<size_t>(step.op)]) continue;
         for (int32_t t : step.unpack_before) allocate(t);
-        auto call = plan_->executor->prepare_call(step.op, values_);
+        auto call = set_->plan->executor->prepare_call(step.op, set_->values);
         if (call.is_ok()) {
-            cpu_calls_[static_cast<size_t>(step.op)] = std::move(call).value();
+            set_->cpu_calls[static_cast<size_t>(step.op)] = std::move(call).value();
             continue;
         }
         RKNN_LOG_AT(4, "CPU op %d (%s) allocates on each run: %s", step.op,
@@ -252,28 +322,28 @@ void Context::prepare_cpu_calls() {
 }
 
 Status Context::run_cpu_step(const CpuStep& step) {
-    const graph::Graph& g = plan_->graph;
-    if (const std::optional<CubeRequant>& requant = lowered_->cube_requants[static_cast<size_t>(step.op)]) {
+    const graph::Graph& g = set_->plan->graph;
+    if (const std::optional<CubeRequant>& requant = set_->lowered->cube_requants[static_cast<size_t>(step.op)]) {
         const graph::Op& op = g.ops[static_cast<size_t>(step.op)];
-        const DeviceHome& from = plan_->memory.homes[static_cast<size_t>(op.inputs[0])];
-        const DeviceHome& to = plan_->memory.homes[static_cast<size_t>(op.outputs[0])];
+        const DeviceHome& from = set_->plan->memory.homes[static_cast<size_t>(op.inputs[0])];
+        const DeviceHome& to = set_->plan->memory.homes[static_cast<size_t>(op.outputs[0])];
         RKNN_RETURN_IF_ERROR(begin_cpu_write(to));
         requant->run(buffers_->host(from.buffer) + from.offset, buffers_->host(to.buffer) + to.offset);
         return Status::ok();
     }
     for (int32_t t : step.unpack_before) {
-        const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(t)];
+        const DeviceHome& home = set_->plan->memory.homes[static_cast<size_t>(t)];
         RKNN_RETURN_IF_ERROR(unpack_native_into(buffers_->host(home.buffer) + home.offset, home.bytes,
-                                                g.tensors[static_cast<size_t>(t)], plan_->memory.form, home.packed_row_pixels,
-                                                &values_[static_cast<size_t>(t)]));
+                                                g.tensors[static_cast<size_t>(t)], set_->plan->memory.form, home.packed_row_pixels,
+                                                &set_->values[static_cast<size_t>(t)]));
     }
-    const std::optional<cpu::GraphExecutor::PreparedCall>& call = cpu_calls_[static_cast<size_t>(step.op)];
-    RKNN_RETURN_IF_ERROR(call.has_value() ? plan_->executor->run_prepared(*call) : plan_->executor->run_op(step.op, values_));
+    const std::optional<cpu::GraphExecutor::PreparedCall>& call = set_->cpu_calls[static_cast<size_t>(step.op)];
+    RKNN_RETURN_IF_ERROR(call.has_value() ? set_->plan->executor->run_prepared(*call) : set_->plan->executor->run_op(step.op, set_->values));
     for (int32_t t : step.pack_after) {
-        const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(t)];
+        const DeviceHome& home = set_->plan->memory.homes[static_cast<size_t>(t)];
         RKNN_RETURN_IF_ERROR(begin_cpu_write(home));
-        RKNN_RETURN_IF_ERROR(pack_native(values_[static_cast<size_t>(t)], buffers_->host(home.buffer) + home.offset,
-                                         home.bytes, plan_->memory.form, home.packed_row_pixels));
+        RKNN_RETURN_IF_ERROR(pack_native(set_->values[static_cast<size_t>(t)], buffers_->host(home.buffer) + home.offset,
+                                         home.bytes, set_->plan->memory.form, home.packed_row_pixels));
     }
     return Status::ok();
 }
@@ -288,25 +358,26 @@ Status Context::run() {
     const Clock::time_point start = Clock::now();
     int64_t run_npu_ns = 0;
     RKNN_RETURN_IF_ERROR(check_memory_ready());
+    RKNN_RETURN_IF_ERROR(refuse_before_shapes("rknn_run"));
     for (size_t i = 0; i < staged_inputs_.size(); ++i) {
         if (staged_inputs_[i].empty() || (i < input_bindings_.size() && input_bindings_[i])) continue;
-        const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(plan_->graph.inputs[i])];
+        const DeviceHome& home = set_->plan->memory.homes[static_cast<size_t>(set_->plan->graph.inputs[i])];
         RKNN_RETURN_IF_ERROR(begin_cpu_write(home));
         std::memcpy(buffers_->host(home.buffer) + home.offset, staged_inputs_[i].data(), staged_inputs_[i].size());
     }
     RKNN_RETURN_IF_ERROR(read_bound_inputs());
-    for (size_t i = 0; i < lowered_->schedule.steps.size(); ++i) {
-        const Step& step = lowered_->schedule.steps[i];
+    for (size_t i = 0; i < set_->lowered->schedule.steps.size(); ++i) {
+        const Step& step = set_->lowered->schedule.steps[i];
         const Clock::time_point step_start = Clock::now();
         int64_t step_npu_ns = 0;
         const Status status = step.npu ? run_npu_segment(step.index, &step_npu_ns)
-                                       : run_cpu_step(lowered_->schedule.cpu_steps[static_cast<size_t>(step.index)]);
+                                       : run_cpu_step(set_->lowered->schedule.cpu_steps[static_cast<size_t>(step.index)]);
         if (!status.is_ok()) {
             (void)sync_before_submit();  // nothing the CPU wrote stays dirty in memory others may share
             return status.with_context("step " + std::to_string(i));
         }
-        step_us_[i] = micros_since(step_start);
-        step_npu_ns_[i] = step.npu ? step_npu_ns : -1;
+        set_->step_us[i] = micros_since(step_start);
+        set_->step_npu_ns[i] = step.npu ? step_npu_ns : -1;
         run_npu_ns += step_npu_ns;
     }
     RKNN_RETURN_IF_ERROR(sync_before_submit());  // what CPU steps wrote after the last segment
@@ -324,25 +395,25 @@ Status Context::run() {
 }
 
 StatusOr<cpu::HostTensor> Context::current_value(int32_t tensor) const {
-    if (const graph::Buffer* constant = plan_->graph.constant_buffer(tensor)) {
-        const graph::Tensor& t = plan_->graph.tensors[static_cast<size_t>(tensor)];
+    if (const graph::Buffer* constant = set_->plan->graph.constant_buffer(tensor)) {
+        const graph::Tensor& t = set_->plan->graph.tensors[static_cast<size_t>(tensor)];
         cpu::HostTensor view = cpu::HostTensor::borrow(t.dtype, t.shape, constant->data);
         view.quant = t.quant;
         return view;
     }
-    const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(tensor)];
-    const int32_t producer = plan_->producers[static_cast<size_t>(tensor)];
-    const bool on_device = home.valid() && (producer < 0 || plan_->placements[static_cast<size_t>(producer)].target == npu::Target::kNpu ||
-                                            lowered_->cube_requants[static_cast<size_t>(producer)].has_value());
-    if (!on_device) return values_[static_cast<size_t>(tensor)];
-    return unpack_native(cube_after_run(tensor), home.bytes, plan_->graph.tensors[static_cast<size_t>(tensor)], plan_->memory.form,
+    const DeviceHome& home = set_->plan->memory.homes[static_cast<size_t>(tensor)];
+    const int32_t producer = set_->plan->producers[static_cast<size_t>(tensor)];
+    const bool on_device = home.valid() && (producer < 0 || set_->plan->placements[static_cast<size_t>(producer)].target == npu::Target::kNpu ||
+                                            set_->lowered->cube_requants[static_cast<size_t>(producer)].has_value());
+    if (!on_device) return set_->values[static_cast<size_t>(tensor)];
+    return unpack_native(cube_after_run(tensor), home.bytes, set_->plan->graph.tensors[static_cast<size_t>(tensor)], set_->plan->memory.form,
                          home.packed_row_pixels);
 }
 
 void Context::keep_outputs() {
-    kept_outputs_.resize(plan_->graph.outputs.size());
-    for (size_t k = 0; k < plan_->graph.outputs.size(); ++k) {
-        const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(plan_->graph.outputs[k])];
+    kept_outputs_.resize(set_->plan->graph.outputs.size());
+    for (size_t k = 0; k < set_->plan->graph.outputs.size(); ++k) {
+        const DeviceHome& home = set_->plan->memory.homes[static_cast<size_t>(set_->plan->graph.outputs[k])];
         if (!home.valid() || (k < output_bindings_.size() && output_bindings_[k])) continue;
         const uint8_t* cube = buffers_->host(home.buffer) + home.offset;
         kept_outputs_[k].assign(cube, cube + home.bytes);
@@ -351,8 +422,8 @@ void Context::keep_outputs() {
 
 const uint8_t* Context::cube_after_run(int32_t t) const {
     for (size_t k = 0; k < kept_outputs_.size(); ++k)
-        if (plan_->graph.outputs[k] == t && !kept_outputs_[k].empty()) return kept_outputs_[k].data();
-    const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(t)];
+        if (set_->plan->graph.outputs[k] == t && !kept_outputs_[k].empty()) return kept_outputs_[k].data();
+    const DeviceHome& home = set_->plan->memory.homes[static_cast<size_t>(t)];
     return buffers_->host(home.buffer) + home.offset;
 }
 
@@ -360,17 +431,17 @@ void Context::dump_layers() const {
     static const LayerDumper dumper;
     if (!dumper.active()) return;
     int position = 0;
-    for (int32_t t : plan_->graph.inputs) {
+    for (int32_t t : set_->plan->graph.inputs) {
         auto value = current_value(t);
-        if (value.is_ok()) dumper.dump(runs_, position, "InputOperator", plan_->graph.tensors[static_cast<size_t>(t)].name, value.value());
+        if (value.is_ok()) dumper.dump(runs_, position, "InputOperator", set_->plan->graph.tensors[static_cast<size_t>(t)].name, value.value());
     }
-    for (int32_t op_index : plan_->order) {
-        const graph::Op& op = plan_->graph.ops[static_cast<size_t>(op_index)];
+    for (int32_t op_index : set_->plan->order) {
+        const graph::Op& op = set_->plan->graph.ops[static_cast<size_t>(op_index)];
         ++position;
         for (int32_t t : op.outputs) {
             auto value = current_value(t);
             if (value.is_ok() && value.value().dtype() != graph::DType::kUndefined)
-                dumper.dump(runs_, position, graph::op_type_name(op.type), plan_->graph.tensors[static_cast<size_t>(t)].name,
+                dumper.dump(runs_, position, graph::op_type_name(op.type), set_->plan->graph.tensors[static_cast<size_t>(t)].name,
                             value.value());
         }
     }

@@ -47,6 +47,9 @@ public:
     Status query(int cmd, void* info, uint32_t size);
     Status inputs_set(uint32_t count, const rknn_input* inputs);
     Status run();
+    // rknn_set_input_shapes: the shape set of a dynamic model that rknn_run
+    // runs from now on; `attrs` give every input's dims (NHWC for 4-D).
+    Status set_input_shapes(uint32_t count, const rknn_tensor_attr* attrs);
     Status outputs_get(uint32_t count, rknn_output* outputs);
     Status outputs_release(uint32_t count, rknn_output* outputs);
     // RKNN_NPU_CORE_AUTO, a mask of cores the SoC runs together, or _ALL.
@@ -79,7 +82,7 @@ public:
     // How many inputs and outputs are bound in place (tests, tools).
     size_t in_place_bindings();
 
-    const graph::Graph& graph() const { return plan_->graph; }
+    const graph::Graph& graph() const { return main_set_->plan->graph; }
     // Ops the NPU runs as tasks (not counting aliases and in-place ops), for tools and tests.
     size_t npu_task_op_count() const;
     // CPU (de)quantisations that convert device cubes directly (CubeRequant).
@@ -90,15 +93,21 @@ public:
 
 private:
     Context() = default;
-    // This context's memory and links for plan_. `original`: the context
-    // this one duplicates (its weights buffer is shared), or nullptr.
-    Status build(const Context* original = nullptr);
-    // The plan's schedule and NPU programs for `core_mask`, linked into the
+    // This context's memory and links for `plans` (one per shape set; `main`
+    // the set of the model's declared shapes). `original`: the context this
+    // one duplicates (its weights buffer is shared), or nullptr.
+    Status build(std::vector<std::shared_ptr<const CompiledPlan>> plans, size_t main, const Context* original = nullptr);
+    Status write_all_constants();
+    // Every plan's schedule and NPU programs for `core_mask`, linked into the
     // regcmd buffer; the context keeps its previous ones when this fails.
     Status generate_programs(uint32_t core_mask);
-    // Links `programs` into a new regcmd buffer and puts it in place of the
-    // old one (returning the submits); nothing changes when that fails.
-    StatusOr<std::vector<driver::SubmitRequest>> link_and_install(const std::vector<SegmentProgram>& programs);
+    // Links each plan's programs into one new regcmd buffer and puts it in
+    // place of the old one; nothing changes when that fails.
+    struct LinkedSet {
+        uint64_t regcmd_offset = 0;
+        std::vector<driver::SubmitRequest> submits;
+    };
+    StatusOr<std::vector<LinkedSet>> link_and_install(const std::vector<std::shared_ptr<const LoweredSchedule>>& lowered);
     // NPU SRAM the driver reports (0: none, or no way to ask).
     uint64_t sram_total() const;
     // Bytes of SRAM to ask for the internal buffer (0: none).
@@ -181,21 +190,15 @@ private:
     void dump_layers() const;  // RKNN_LOG_LEVEL >= 5
     std::string memory_table() const;  // RKNN_LOG_LEVEL >= 3
     Status query_tensor_attr(int cmd, rknn_tensor_attr* attr);
+    Status query_dynamic_range(rknn_input_range* range) const;
     std::string perf_table() const;
 
     std::mutex mutex_;
     uint32_t flags_ = 0;
     std::shared_ptr<driver::OpenedDriver> driver_;  // shared with duplicates
-    std::shared_ptr<const CompiledPlan> plan_;      // shared with duplicates
-    std::shared_ptr<const LoweredSchedule> lowered_;  // the plan's, for core_mask_
-    std::vector<driver::SubmitRequest> submits_;      // per segment, linked to buffers_
     std::unique_ptr<DeviceBuffers> buffers_;  // after driver_: released first
     int32_t regcmd_buffer_ = -1;
-    std::vector<cpu::HostTensor> values_;  // per tensor: the CPU's value
-    // Per op: the CPU steps' kernel calls prepared at init (their tensors in
-    // values_), so that a run allocates nothing for them; empty where the op
-    // needs conversions (GraphExecutor::run_op then).
-    std::vector<std::optional<cpu::GraphExecutor::PreparedCall>> cpu_calls_;
+
     // Cache maintenance by ranges (a buffer's bytes from an offset): what the
     // CPU wrote since the last submit, flushed before the next one, and what
     // the host reads after a segment (tensors CPU steps unpack, the outputs),
@@ -204,13 +207,61 @@ private:
     struct ByteRange {
         int32_t buffer = -1;
         uint64_t offset = 0, bytes = 0;
-        bool cpu_step = false;  // in host_reads_: a CPU step reads it (else an output)
+        bool cpu_step = false;  // in host_reads: a CPU step reads it (else an output)
     };
     std::vector<ByteRange> cpu_written_;
-    std::vector<ByteRange> host_reads_;
-    // Per segment: the host_reads_ its ops' outputs overlap, the only ones
-    // its submit can have made stale.
-    std::vector<std::vector<size_t>> segment_host_reads_;
+
+    // What this context keeps for one plan: a static model has one, a
+    // dynamic model one per shape set (all made at rknn_init, so that
+    // rknn_set_input_shapes only points set_ at another).
+    struct PlanState {
+        std::shared_ptr<const CompiledPlan> plan;      // shared with duplicates
+        std::shared_ptr<const LoweredSchedule> lowered;  // the plan's, for core_mask_
+        uint64_t regcmd_offset = 0;                    // its streams in the regcmd buffer
+        std::vector<driver::SubmitRequest> submits;    // per segment, linked to buffers_
+        std::vector<cpu::HostTensor> values;           // per tensor: the CPU's value
+        // Per op: the CPU steps' kernel calls prepared at init (their tensors
+        // in values), so that a run allocates nothing for them; empty where
+        // the op needs conversions (GraphExecutor::run_op then).
+        std::vector<std::optional<cpu::GraphExecutor::PreparedCall>> cpu_calls;
+        std::vector<ByteRange> host_reads;
+        // Per segment: the host_reads its ops' outputs overlap, the only ones
+        // its submit can have made stale.
+        std::vector<std::vector<size_t>> segment_host_reads;
+        // Of the last run in this plan (PERF_DETAIL, RKNN_LOG_LEVEL=4).
+        std::vector<int64_t> step_us;
+        std::vector<int64_t> step_npu_ns;  // driver-reported, per NPU step (-1: a CPU step)
+        // Table-driven conversions (fast_io.h), per input / output; empty
+        // where the generic path applies.
+        std::vector<std::vector<int8_t>> pixel_codes;
+        std::vector<std::optional<PixelRule>> pixel_rules;  // the same tables as arithmetic, where they are
+        std::vector<bool> input_read_on_cpu;
+        std::vector<std::optional<Dequant>> dequant_rules;
+    };
+    std::vector<PlanState> sets_;  // made once at rknn_init, never resized
+    std::vector<uint64_t> buffer_bytes_;  // per buffer id: the most any plan needs
+    PlanState* set_ = nullptr;     // the plan rknn_run runs
+    // The plan of the model's declared (largest) shapes: INPUT_ATTR and
+    // OUTPUT_ATTR report it, and its buffers are the ones every plan uses.
+    const PlanState* main_set_ = nullptr;
+    bool dynamic_ = false;       // the model lists shape sets
+    bool shape_chosen_ = false;  // a dynamic model: rknn_set_input_shapes was called
+    Status refuse_before_shapes(const char* call) const;
+    // Calls `fn` with set_ pointing at each plan in turn.
+    template <typename Fn>
+    void for_each_set(Fn fn) {
+        PlanState* current = set_;
+        for (PlanState& s : sets_) {
+            set_ = &s;
+            fn();
+        }
+        set_ = current;
+    }
+    // The shape set `attrs` (one per input, in index order) select.
+    StatusOr<size_t> find_shape_set(uint32_t count, const rknn_tensor_attr* attrs) const;
+    // Makes set `index` the one rknn_run runs; I/O memory bindings end.
+    Status switch_to_set(size_t index);
+
     bool ranged_sync_ = true;
     bool cpu_wrote_ = false;  // without ranges: since the last submit
     // Before the CPU writes `home`: the cache lines it shares with other
@@ -231,18 +282,10 @@ private:
     uint64_t runs_ = 0;
     int64_t last_run_us_ = 0;
     int64_t last_run_npu_ns_ = 0;  // driver-reported NPU time of the last finished run
-    std::vector<int64_t> step_us_;
-    std::vector<int64_t> step_npu_ns_;  // driver-reported, per NPU step (-1: a CPU step)
     std::string perf_text_;  // the last PERF_DETAIL answer (valid until the next query or destroy)
 
     std::set<void*> owned_outputs_;  // buffers rknn_outputs_get allocated
 
-    // Table-driven conversions (fast_io.h), per input / output; empty where
-    // the generic path applies.
-    std::vector<std::vector<int8_t>> pixel_codes_;
-    std::vector<std::optional<PixelRule>> pixel_rules_;  // the same tables as arithmetic, where they are
-    std::vector<bool> input_read_on_cpu_;
-    std::vector<std::optional<Dequant>> dequant_rules_;
     void prepare_fast_io();
     bool set_pixels_fast(const rknn_input& in);
     bool get_float_fast(size_t index, rknn_output* out) const;

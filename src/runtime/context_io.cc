@@ -21,15 +21,15 @@ uint64_t declared_bytes(const graph::Tensor& t) {
 }  // namespace
 
 void Context::prepare_fast_io() {
-    const graph::Graph& g = plan_->graph;
-    pixel_codes_.assign(g.inputs.size(), {});
-    pixel_rules_.assign(g.inputs.size(), std::nullopt);
-    input_read_on_cpu_.assign(g.inputs.size(), false);
-    dequant_rules_.assign(g.outputs.size(), std::nullopt);
+    const graph::Graph& g = set_->plan->graph;
+    set_->pixel_codes.assign(g.inputs.size(), {});
+    set_->pixel_rules.assign(g.inputs.size(), std::nullopt);
+    set_->input_read_on_cpu.assign(g.inputs.size(), false);
+    set_->dequant_rules.assign(g.outputs.size(), std::nullopt);
     for (size_t k = 0; k < g.inputs.size(); ++k) {
-        for (const CpuStep& step : lowered_->schedule.cpu_steps) {
+        for (const CpuStep& step : set_->lowered->schedule.cpu_steps) {
             const auto& reads = g.ops[static_cast<size_t>(step.op)].inputs;
-            if (std::find(reads.begin(), reads.end(), g.inputs[k]) != reads.end()) input_read_on_cpu_[k] = true;
+            if (std::find(reads.begin(), reads.end(), g.inputs[k]) != reads.end()) set_->input_read_on_cpu[k] = true;
         }
     }
     for (size_t k = 0; k < g.inputs.size(); ++k) {
@@ -40,21 +40,21 @@ void Context::prepare_fast_io() {
         if ((pre != nullptr && pre->reverse_channels) || declared.shape.size() != 4 || declared.shape[0] != 1) continue;
         // The cube conversions write RK3588 cubes: RK356x takes the image one
         // only (its ARGB images, whose bytes set_pixels_fast then biases).
-        if (plan_->memory.form.rk356x && plan_->memory.homes[static_cast<size_t>(t)].packed_row_pixels == 0) continue;
+        if (set_->plan->memory.form.rk356x && set_->plan->memory.homes[static_cast<size_t>(t)].packed_row_pixels == 0) continue;
         auto codes = make_pixel_codes(declared, pre);
         if (!codes.is_ok()) continue;
-        pixel_codes_[k] = std::move(codes).value();
-        auto rule = fit_pixel_rule(pixel_codes_[k], static_cast<int>(declared.shape[1]));
+        set_->pixel_codes[k] = std::move(codes).value();
+        auto rule = fit_pixel_rule(set_->pixel_codes[k], static_cast<int>(declared.shape[1]));
         if (rule.is_ok()) {
-            pixel_rules_[k] = std::move(rule).value();
+            set_->pixel_rules[k] = std::move(rule).value();
         } else {
             RKNN_LOG_AT(4, "input %zu: uint8 pixels through tables (%s)", k, rule.status().message().c_str());
         }
     }
     for (size_t k = 0; k < g.outputs.size(); ++k) {
-        if (!lowered_->schedule.output_on_device[k] || plan_->memory.form.rk356x) continue;
+        if (!set_->lowered->schedule.output_on_device[k] || set_->plan->memory.form.rk356x) continue;
         auto rule = make_dequant(g.tensors[static_cast<size_t>(g.outputs[k])]);
-        if (rule.is_ok()) dequant_rules_[k] = rule.value();
+        if (rule.is_ok()) set_->dequant_rules[k] = rule.value();
     }
 }
 
@@ -62,33 +62,33 @@ void Context::prepare_fast_io() {
 // the cube the NPU reads (and the NCHW value CPU ops read). False when the
 // generic path must run.
 bool Context::set_pixels_fast(const rknn_input& in) {
-    const std::vector<int8_t>& codes = pixel_codes_[in.index];
+    const std::vector<int8_t>& codes = set_->pixel_codes[in.index];
     const int raw_fmt = static_cast<int>(in.fmt);
     if (codes.empty() || in.pass_through || static_cast<int>(in.type) != RKNN_TENSOR_UINT8 ||
         (raw_fmt != RKNN_TENSOR_NHWC && raw_fmt != RKNN_TENSOR_NCHW))
         return false;
-    const int32_t t = plan_->graph.inputs[in.index];
-    const graph::Tensor& declared = plan_->graph.tensors[static_cast<size_t>(t)];
+    const int32_t t = set_->plan->graph.inputs[in.index];
+    const graph::Tensor& declared = set_->plan->graph.tensors[static_cast<size_t>(t)];
     if (in.size != static_cast<uint64_t>(graph::num_elements(declared.shape))) return false;
     const int c = static_cast<int>(declared.shape[1]), h = static_cast<int>(declared.shape[2]);
     const int w = static_cast<int>(declared.shape[3]);
     const bool nhwc = raw_fmt == RKNN_TENSOR_NHWC;
-    const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(t)];
+    const DeviceHome& home = set_->plan->memory.homes[static_cast<size_t>(t)];
     const auto* pixels = static_cast<const uint8_t*>(in.buf);
     if (home.valid()) {
         if (!begin_cpu_write(home).is_ok()) return false;  // the generic path says why
         uint8_t* dst = buffers_->host(home.buffer) + home.offset;
         if (home.packed_row_pixels > 0) {
-            const std::optional<PixelRule>& rule = pixel_rules_[in.index];
+            const std::optional<PixelRule>& rule = set_->pixel_rules[in.index];
             pixels_to_packed(pixels, nhwc, c, h, w, static_cast<int>(home.packed_row_pixels), codes.data(),
                              rule.has_value() ? &*rule : nullptr, dst);
-            if (packed_image_biased(plan_->memory.form)) copy_sign_flipped(dst, dst, static_cast<size_t>(home.bytes));
+            if (packed_image_biased(set_->plan->memory.form)) copy_sign_flipped(dst, dst, static_cast<size_t>(home.bytes));
         } else {
             pixels_to_cube(pixels, nhwc, c, h, w, codes.data(), dst);
         }
     }
-    if (input_read_on_cpu_[in.index] || !home.valid()) {
-        cpu::HostTensor& value = values_[static_cast<size_t>(t)];
+    if (set_->input_read_on_cpu[in.index] || !home.valid()) {
+        cpu::HostTensor& value = set_->values[static_cast<size_t>(t)];
         if (value.dtype() != declared.dtype || value.shape() != declared.shape)
             value = cpu::make_tensor_like(declared, declared.shape);
         pixels_to_nchw(pixels, nhwc, c, h, w, codes.data(), value.data<int8_t>());
@@ -98,10 +98,10 @@ bool Context::set_pixels_fast(const rknn_input& in) {
 
 // A quantised output cube dequantised straight into the client's buffer.
 bool Context::get_float_fast(size_t index, rknn_output* out) const {
-    const std::optional<Dequant>& rule = dequant_rules_[index];
+    const std::optional<Dequant>& rule = set_->dequant_rules[index];
     if (!rule.has_value() || !out->want_float) return false;
-    const int32_t t = plan_->graph.outputs[index];
-    const graph::Tensor& declared = plan_->graph.tensors[static_cast<size_t>(t)];
+    const int32_t t = set_->plan->graph.outputs[index];
+    const graph::Tensor& declared = set_->plan->graph.tensors[static_cast<size_t>(t)];
     int c = 0, h = 0, w = 0;
     // A matrix of several rows orders its values unlike its cube: the generic path.
     if (!native_cube_shape(declared, &c, &h, &w) || (declared.shape.size() == 2 && declared.shape[0] > 1)) return false;
@@ -115,14 +115,15 @@ Status Context::inputs_set(uint32_t count, const rknn_input* inputs) {
     if (bound(input_bindings_))
         return Status(StatusCode::kFailedPrecondition, "an input is bound with rknn_set_io_mem: rknn_inputs_set is not used then");
     RKNN_RETURN_IF_ERROR(refuse_info_only());
-    const graph::Graph& g = plan_->graph;
+    RKNN_RETURN_IF_ERROR(refuse_before_shapes("rknn_inputs_set"));
+    const graph::Graph& g = set_->plan->graph;
     for (uint32_t k = 0; k < count; ++k) {
         const rknn_input& in = inputs[k];
         if (in.index >= g.inputs.size())
             return make_status(StatusCode::kInvalidArgument, "inputs[%u].index %u: the model has %zu input(s)", k,
                                in.index, g.inputs.size());
         if (in.buf == nullptr) return make_status(StatusCode::kInvalidArgument, "inputs[%u].buf is NULL", k);
-        const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(g.inputs[in.index])];
+        const DeviceHome& home = set_->plan->memory.homes[static_cast<size_t>(g.inputs[in.index])];
         if (home.valid() && !buffers_->present(home.buffer))
             return Status(StatusCode::kFailedPrecondition,
                           "inputs are staged in the internal memory: call rknn_set_internal_mem first");
@@ -130,7 +131,7 @@ Status Context::inputs_set(uint32_t count, const rknn_input* inputs) {
     for (uint32_t k = 0; k < count; ++k) {
         RKNN_RETURN_IF_ERROR(set_input(inputs[k]));
         // Memory other contexts may use between now and the run: keep a copy.
-        const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(g.inputs[inputs[k].index])];
+        const DeviceHome& home = set_->plan->memory.homes[static_cast<size_t>(g.inputs[inputs[k].index])];
         if (io_staged_internally() && home.valid()) {
             staged_inputs_.resize(g.inputs.size());
             const uint8_t* staged = buffers_->host(home.buffer) + home.offset;
@@ -144,19 +145,19 @@ Status Context::inputs_set(uint32_t count, const rknn_input* inputs) {
 
 uint64_t Context::pass_through_bytes(uint32_t index) const {
     // The native form: the device cube (or image), or the model's NCHW values.
-    const int32_t t = plan_->graph.inputs[index];
-    const graph::Tensor& declared = plan_->graph.tensors[static_cast<size_t>(t)];
-    const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(t)];
+    const int32_t t = set_->plan->graph.inputs[index];
+    const graph::Tensor& declared = set_->plan->graph.tensors[static_cast<size_t>(t)];
+    const DeviceHome& home = set_->plan->memory.homes[static_cast<size_t>(t)];
     if (!home.valid()) return declared_bytes(declared);
-    return home.packed_row_pixels > 0 ? home.bytes : native_cube_dims(declared, plan_->memory.form).bytes;
+    return home.packed_row_pixels > 0 ? home.bytes : native_cube_dims(declared, set_->plan->memory.form).bytes;
 }
 
 Status Context::set_input(const rknn_input& in) {
-    const graph::Graph& g = plan_->graph;
+    const graph::Graph& g = set_->plan->graph;
     if (set_pixels_fast(in)) return Status::ok();
     const int32_t t = g.inputs[in.index];
     const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
-    const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(t)];
+    const DeviceHome& home = set_->plan->memory.homes[static_cast<size_t>(t)];
     cpu::HostTensor value;
     if (in.pass_through) {
         const uint64_t native = pass_through_bytes(in.index);
@@ -165,7 +166,7 @@ Status Context::set_input(const rknn_input& in) {
                                static_cast<unsigned long long>(native), in.size);
         if (home.valid()) {
             RKNN_ASSIGN_OR_RETURN(value, unpack_native(static_cast<const uint8_t*>(in.buf), in.size, declared,
-                                                       plan_->memory.form, home.packed_row_pixels));
+                                                       set_->plan->memory.form, home.packed_row_pixels));
         } else {
             value = cpu::make_tensor_like(declared, declared.shape);
             std::memcpy(value.raw(), in.buf, value.byte_size());
@@ -176,22 +177,22 @@ Status Context::set_input(const rknn_input& in) {
     }
     if (home.valid()) {
         RKNN_RETURN_IF_ERROR(begin_cpu_write(home));
-        RKNN_RETURN_IF_ERROR(pack_native(value, buffers_->host(home.buffer) + home.offset, home.bytes, plan_->memory.form,
+        RKNN_RETURN_IF_ERROR(pack_native(value, buffers_->host(home.buffer) + home.offset, home.bytes, set_->plan->memory.form,
                                          home.packed_row_pixels));
     }
-    values_[static_cast<size_t>(t)] = std::move(value);
+    set_->values[static_cast<size_t>(t)] = std::move(value);
     return Status::ok();
 }
 
 StatusOr<cpu::HostTensor> Context::output_value(size_t index) const {
-    return current_value(plan_->graph.outputs[index]);
+    return current_value(set_->plan->graph.outputs[index]);
 }
 
 Status Context::outputs_get(uint32_t count, rknn_output* outputs) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (count > plan_->graph.outputs.size())
+    if (count > set_->plan->graph.outputs.size())
         return make_status(StatusCode::kInvalidArgument, "n_outputs %u: the model has %zu output(s)", count,
-                           plan_->graph.outputs.size());
+                           set_->plan->graph.outputs.size());
     if (runs_ == 0) return Status(StatusCode::kFailedPrecondition, "rknn_run has not been called yet");
     if (bound(output_bindings_))
         return Status(StatusCode::kFailedPrecondition,
@@ -199,7 +200,7 @@ Status Context::outputs_get(uint32_t count, rknn_output* outputs) {
     // Outputs are filled by position, as clients rely on.
     for (uint32_t k = 0; k < count; ++k) {
         rknn_output& out = outputs[k];
-        const graph::Tensor& declared = plan_->graph.tensors[static_cast<size_t>(plan_->graph.outputs[k])];
+        const graph::Tensor& declared = set_->plan->graph.tensors[static_cast<size_t>(set_->plan->graph.outputs[k])];
         const size_t bytes = output_bytes(declared, out.want_float != 0);
         if (out.is_prealloc && (out.buf == nullptr || out.size < bytes))
             return make_status(StatusCode::kOutputInvalid, "outputs[%u]: preallocated buffer of %u bytes, %zu needed",
@@ -207,7 +208,7 @@ Status Context::outputs_get(uint32_t count, rknn_output* outputs) {
     }
     for (uint32_t k = 0; k < count; ++k) {
         rknn_output& out = outputs[k];
-        const graph::Tensor& declared = plan_->graph.tensors[static_cast<size_t>(plan_->graph.outputs[k])];
+        const graph::Tensor& declared = set_->plan->graph.tensors[static_cast<size_t>(set_->plan->graph.outputs[k])];
         const size_t bytes = output_bytes(declared, out.want_float != 0);
         out.index = k;
         if (!out.is_prealloc) {

@@ -30,7 +30,7 @@ namespace {
 
 bool is_4d(const graph::Tensor& t) { return t.shape.size() == 4; }
 
-// Elements of `t` (static shapes: dynamic-shape models are refused at init).
+// Elements of `t` (in the current shape set's plan: all shapes are static).
 uint64_t element_count(const graph::Tensor& t) { return static_cast<uint64_t>(graph::num_elements(t.shape)); }
 
 // Where an attr's name matches: the input index, the output index, or neither.
@@ -83,7 +83,8 @@ Status Context::bind_io_memory(std::shared_ptr<IoMemory> memory, uint8_t* data, 
                                const rknn_tensor_attr& attr) {
     std::lock_guard<std::mutex> lock(mutex_);
     RKNN_RETURN_IF_ERROR(refuse_info_only());
-    RKNN_ASSIGN_OR_RETURN(const NamedTensor named, find_by_name(plan_->graph, attr));
+    RKNN_RETURN_IF_ERROR(refuse_before_shapes("rknn_set_io_mem"));
+    RKNN_ASSIGN_OR_RETURN(const NamedTensor named, find_by_name(set_->plan->graph, attr));
     IoBinding binding;
     binding.memory = std::move(memory);
     binding.data = data;
@@ -93,9 +94,9 @@ Status Context::bind_io_memory(std::shared_ptr<IoMemory> memory, uint8_t* data, 
 }
 
 Status Context::bind_input(IoBinding b, uint32_t index) {
-    const graph::Tensor& declared = plan_->graph.tensors[static_cast<size_t>(plan_->graph.inputs[index])];
+    const graph::Tensor& declared = set_->plan->graph.tensors[static_cast<size_t>(set_->plan->graph.inputs[index])];
     rknn_tensor_attr& a = b.attr;
-    const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(plan_->graph.inputs[index])];
+    const DeviceHome& home = set_->plan->memory.homes[static_cast<size_t>(set_->plan->graph.inputs[index])];
     // A native attr is used as it is (abi-facts 8): an NC1HWC2 cube is the native data.
     if (a.fmt == RKNN_TENSOR_NC1HWC2) a.pass_through = 1;
     uint64_t needed = 0;
@@ -136,24 +137,24 @@ Status Context::bind_input(IoBinding b, uint32_t index) {
                            a.pass_through ? "pass_through" : get_type_string(a.type),
                            a.pass_through ? "" : (a.fmt == RKNN_TENSOR_NHWC ? " NHWC" : " NCHW"));
     // Native bytes: the NPU can read them where they are.
-    RKNN_ASSIGN_OR_RETURN(b.in_place, try_bind_in_place(b, plan_->graph.inputs[index], a.pass_through != 0));
+    RKNN_ASSIGN_OR_RETURN(b.in_place, try_bind_in_place(b, set_->plan->graph.inputs[index], a.pass_through != 0));
     if (home.valid()) client_input_buffers_[static_cast<size_t>(home.buffer)] = b.in_place;
     if (index < staged_inputs_.size()) staged_inputs_[index].clear();  // the binding gives the input from now on
-    input_bindings_.resize(plan_->graph.inputs.size());
+    input_bindings_.resize(set_->plan->graph.inputs.size());
     input_bindings_[index] = std::move(b);
     return Status::ok();
 }
 
 Status Context::bind_output(IoBinding b, uint32_t index) {
-    const int32_t t = plan_->graph.outputs[index];
-    const graph::Tensor& declared = plan_->graph.tensors[static_cast<size_t>(t)];
-    const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(t)];
+    const int32_t t = set_->plan->graph.outputs[index];
+    const graph::Tensor& declared = set_->plan->graph.tensors[static_cast<size_t>(t)];
+    const DeviceHome& home = set_->plan->memory.homes[static_cast<size_t>(t)];
     const rknn_tensor_attr& a = b.attr;
     const rknn_tensor_type model_type = to_rknn_type(declared.dtype);
     uint64_t needed = 0;
     if (a.fmt == RKNN_TENSOR_NC1HWC2) {
         rknn_tensor_attr native{};
-        fill_tensor_attr(declared, false, AttrKind::kNative, home.valid(), 0, plan_->memory.form, &native);
+        fill_tensor_attr(declared, false, AttrKind::kNative, home.valid(), 0, set_->plan->memory.form, &native);
         if (native.fmt != RKNN_TENSOR_NC1HWC2 || a.type != model_type)
             return make_status(StatusCode::kInvalidArgument,
                                "output %u: NC1HWC2 is offered only for the native attr's own type and layout (%s %s)",
@@ -179,13 +180,13 @@ Status Context::bind_output(IoBinding b, uint32_t index) {
                            index, static_cast<unsigned long long>(b.bytes), static_cast<unsigned long long>(needed),
                            get_type_string(a.type), get_format_string(a.fmt));
     // The native cube, written by the NPU: it can write it there itself.
-    const bool native = a.fmt == RKNN_TENSOR_NC1HWC2 && lowered_->schedule.output_on_device[index] && home.bytes == needed;
+    const bool native = a.fmt == RKNN_TENSOR_NC1HWC2 && set_->lowered->schedule.output_on_device[index] && home.bytes == needed;
     RKNN_ASSIGN_OR_RETURN(b.in_place, try_bind_in_place(b, t, native));
     if (home.valid())
         client_output_buffers_[static_cast<size_t>(home.buffer)] =
             b.in_place && (flags_ & RKNN_FLAG_DISABLE_FLUSH_OUTPUT_MEM_CACHE) != 0;
     if (index < kept_outputs_.size()) kept_outputs_[index].clear();  // the binding gives the output from now on
-    output_bindings_.resize(plan_->graph.outputs.size());
+    output_bindings_.resize(set_->plan->graph.outputs.size());
     output_bindings_[index] = std::move(b);
     return Status::ok();
 }
@@ -194,14 +195,14 @@ Status Context::read_bound_inputs() {
     for (size_t i = 0; i < input_bindings_.size(); ++i) {
         std::optional<IoBinding>& b = input_bindings_[i];
         if (!b) continue;
-        const int32_t t = plan_->graph.inputs[i];
+        const int32_t t = set_->plan->graph.inputs[i];
         if (b->in_place) {
             // The client wrote it with the CPU, unless it keeps the caches itself.
-            const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(t)];
+            const DeviceHome& home = set_->plan->memory.homes[static_cast<size_t>(t)];
             if ((flags_ & RKNN_FLAG_DISABLE_FLUSH_INPUT_MEM_CACHE) == 0) RKNN_RETURN_IF_ERROR(buffers_->flush(home.buffer));
-            if (input_read_on_cpu_[i]) {
-                RKNN_RETURN_IF_ERROR(unpack_native_into(b->data, home.bytes, plan_->graph.tensors[static_cast<size_t>(t)], plan_->memory.form,
-                                                        home.packed_row_pixels, &values_[static_cast<size_t>(t)]));
+            if (set_->input_read_on_cpu[i]) {
+                RKNN_RETURN_IF_ERROR(unpack_native_into(b->data, home.bytes, set_->plan->graph.tensors[static_cast<size_t>(t)], set_->plan->memory.form,
+                                                        home.packed_row_pixels, &set_->values[static_cast<size_t>(t)]));
             }
             continue;
         }
@@ -214,7 +215,7 @@ Status Context::read_bound_inputs() {
         in.buf = b->data;
         in.size = static_cast<uint32_t>(std::min<uint64_t>(b->data_bytes, UINT32_MAX));
         if (!b->staging.empty()) {
-            const graph::Tensor& declared = plan_->graph.tensors[static_cast<size_t>(t)];
+            const graph::Tensor& declared = set_->plan->graph.tensors[static_cast<size_t>(t)];
             // [N, C, H, W] declared; the client's rows hold W x C elements at a w_stride x C pitch.
             const size_t row = b->staging.size() / static_cast<size_t>(declared.shape[0] * declared.shape[2]);
             const size_t pitch = row / static_cast<size_t>(declared.shape[3]) * a.w_stride;
@@ -232,12 +233,12 @@ Status Context::write_bound_outputs() {
     for (size_t k = 0; k < output_bindings_.size(); ++k) {
         std::optional<IoBinding>& b = output_bindings_[k];
         if (!b || b->in_place) continue;  // in place: the NPU wrote it (invalidated then, or synced by the client)
-        const int32_t t = plan_->graph.outputs[k];
-        const graph::Tensor& declared = plan_->graph.tensors[static_cast<size_t>(t)];
+        const int32_t t = set_->plan->graph.outputs[k];
+        const graph::Tensor& declared = set_->plan->graph.tensors[static_cast<size_t>(t)];
         RKNN_ASSIGN_OR_RETURN(cpu::HostTensor value, current_value(t));
         const rknn_tensor_attr& a = b->attr;
         if (a.fmt == RKNN_TENSOR_NC1HWC2) {
-            RKNN_RETURN_IF_ERROR(pack_native(value, b->data, b->bytes, plan_->memory.form, 0));
+            RKNN_RETURN_IF_ERROR(pack_native(value, b->data, b->bytes, set_->plan->memory.form, 0));
         } else {
             // The general API's form (NCHW / model order, float32 or raw), then
             // float16 and NHWC where asked for.

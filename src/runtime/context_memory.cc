@@ -39,16 +39,22 @@ Status Context::refuse_info_only() const {
 
 Status Context::check_memory_ready() const {
     RKNN_RETURN_IF_ERROR(refuse_info_only());
-    if (plan_->memory.buffer_bytes[kWeightBuffer] > 0 && !buffers_->present(kWeightBuffer))
+    if (buffer_bytes_[kWeightBuffer] > 0 && !buffers_->present(kWeightBuffer))
         return Status(StatusCode::kFailedPrecondition,
                       "no weight memory: call rknn_set_weight_mem first (RKNN_FLAG_MEM_ALLOC_OUTSIDE)");
-    if (plan_->memory.buffer_bytes[kInternalBuffer] > 0 && !buffers_->present(kInternalBuffer))
+    if (buffer_bytes_[kInternalBuffer] > 0 && !buffers_->present(kInternalBuffer))
         return Status(StatusCode::kFailedPrecondition, "no internal memory: call rknn_set_internal_mem first");
     return Status::ok();
 }
 
 Status Context::relink() {
-    RKNN_ASSIGN_OR_RETURN(submits_, link_and_install(lowered_->programs));
+    std::vector<std::shared_ptr<const LoweredSchedule>> lowered;
+    for (const PlanState& s : sets_) lowered.push_back(s.lowered);
+    RKNN_ASSIGN_OR_RETURN(std::vector<LinkedSet> linked, link_and_install(lowered));
+    for (size_t k = 0; k < sets_.size(); ++k) {
+        sets_[k].regcmd_offset = linked[k].regcmd_offset;
+        sets_[k].submits = std::move(linked[k].submits);
+    }
     return Status::ok();
 }
 
@@ -75,7 +81,7 @@ StatusOr<bool> Context::attach_outside_memory(int32_t id, bool left_to_client, s
                            "the context holds its own %s memory: only the init flags RKNN_FLAG_MEM_ALLOC_OUTSIDE%s "
                            "leave it to the client", buffer_name(id),
                            id == kInternalBuffer ? " or RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE" : "");
-    const uint64_t needed = plan_->memory.buffer_bytes[static_cast<size_t>(id)];
+    const uint64_t needed = buffer_bytes_[static_cast<size_t>(id)];
     if (bytes < needed)
         return make_status(StatusCode::kInvalidArgument, "%s memory of %llu bytes; total_%s_size is %llu", buffer_name(id),
                            static_cast<unsigned long long>(bytes), buffer_name(id), static_cast<unsigned long long>(needed));
@@ -89,7 +95,7 @@ StatusOr<bool> Context::attach_outside_memory(int32_t id, bool left_to_client, s
 Status Context::set_weight_memory(std::shared_ptr<IoMemory> memory, uint64_t offset, uint64_t bytes) {
     std::lock_guard<std::mutex> lock(mutex_);
     RKNN_ASSIGN_OR_RETURN(const bool attached, attach_outside_memory(kWeightBuffer, weights_outside(), std::move(memory), offset, bytes));
-    return attached ? write_constants(plan_->placements, plan_->memory, *buffers_) : Status::ok();
+    return attached ? write_all_constants() : Status::ok();
 }
 
 Status Context::set_internal_memory(std::shared_ptr<IoMemory> memory, uint64_t offset, uint64_t bytes) {
@@ -107,17 +113,17 @@ size_t Context::in_place_bindings() {
 }
 
 bool Context::tensor_owns_buffer(int32_t tensor) const {
-    const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(tensor)];
+    const DeviceHome& home = set_->plan->memory.homes[static_cast<size_t>(tensor)];
     if (!home.valid() || home.buffer < kFirstIoBuffer || home.offset != 0) return false;
     // Aliases of the tensor (the same bytes) may share it; slices of a
     // Concat in place, the Concat a slice belongs to, or another input or
     // output (bound on its own) may not.
     const auto is_io = [this](int32_t t) {
-        return std::find(plan_->graph.inputs.begin(), plan_->graph.inputs.end(), t) != plan_->graph.inputs.end() ||
-               std::find(plan_->graph.outputs.begin(), plan_->graph.outputs.end(), t) != plan_->graph.outputs.end();
+        return std::find(set_->plan->graph.inputs.begin(), set_->plan->graph.inputs.end(), t) != set_->plan->graph.inputs.end() ||
+               std::find(set_->plan->graph.outputs.begin(), set_->plan->graph.outputs.end(), t) != set_->plan->graph.outputs.end();
     };
-    for (size_t t = 0; t < plan_->memory.homes.size(); ++t) {
-        const DeviceHome& other = plan_->memory.homes[t];
+    for (size_t t = 0; t < set_->plan->memory.homes.size(); ++t) {
+        const DeviceHome& other = set_->plan->memory.homes[t];
         if (other.buffer != home.buffer || static_cast<int32_t>(t) == tensor) continue;
         if (other.offset != 0 || other.bytes > home.bytes || is_io(static_cast<int32_t>(t))) return false;
     }
@@ -125,7 +131,7 @@ bool Context::tensor_owns_buffer(int32_t tensor) const {
 }
 
 StatusOr<bool> Context::try_bind_in_place(const IoBinding& binding, int32_t tensor, bool native) {
-    const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(tensor)];
+    const DeviceHome& home = set_->plan->memory.homes[static_cast<size_t>(tensor)];
     if (!home.valid() || home.buffer < kFirstIoBuffer) return false;
     // A previous binding in place ends here (and stays when that fails).
     const auto slot_index = static_cast<size_t>(home.buffer - kFirstIoBuffer);
@@ -142,7 +148,7 @@ StatusOr<bool> Context::try_bind_in_place(const IoBinding& binding, int32_t tens
     const uint64_t offset = static_cast<uint64_t>(binding.data - binding.memory->host());
     const Status attached = attach_memory(home.buffer, binding.memory, offset, home.bytes);
     if (!attached.is_ok()) {
-        RKNN_LOG_AT(3, "%s: bound by copying (%s)", plan_->graph.tensors[static_cast<size_t>(tensor)].name.c_str(),
+        RKNN_LOG_AT(3, "%s: bound by copying (%s)", set_->plan->graph.tensors[static_cast<size_t>(tensor)].name.c_str(),
                     attached.message().c_str());
         return false;
     }

@@ -28,19 +28,39 @@ std::string shapes_of(const graph::Graph& g, const std::vector<int32_t>& tensors
 }  // namespace
 
 Status Context::query_tensor_attr(int cmd, rknn_tensor_attr* attr) {
+    // The CURRENT_* queries answer for the shape set chosen; the others for
+    // the model's declared (largest) shapes.
+    const bool current = cmd >= RKNN_QUERY_CURRENT_INPUT_ATTR && cmd <= RKNN_QUERY_CURRENT_NATIVE_OUTPUT_ATTR;
+    if (current) {
+        const bool native = cmd == RKNN_QUERY_CURRENT_NATIVE_INPUT_ATTR || cmd == RKNN_QUERY_CURRENT_NATIVE_OUTPUT_ATTR;
+        if (native && !dynamic_)
+            return Status(StatusCode::kFailedPrecondition,
+                          "CURRENT_NATIVE_*_ATTR: the model has static input shapes (NATIVE_*_ATTR describes them)");
+        if (dynamic_ && !shape_chosen_)
+            return Status(StatusCode::kFailedPrecondition,
+                          "CURRENT_*_ATTR: no shape set chosen yet; call rknn_set_input_shapes first");
+    }
+    if (cmd == RKNN_QUERY_NATIVE_NHWC_OUTPUT_ATTR && dynamic_)
+        return Status(StatusCode::kFailedPrecondition, "NATIVE_NHWC_OUTPUT_ATTR: not offered for dynamic-shape models");
+    const PlanState& state = current ? *set_ : *main_set_;
     const bool input = cmd == RKNN_QUERY_INPUT_ATTR || cmd == RKNN_QUERY_NATIVE_INPUT_ATTR ||
-                       cmd == RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR;
-    const std::vector<int32_t>& list = input ? plan_->graph.inputs : plan_->graph.outputs;
+                       cmd == RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR || cmd == RKNN_QUERY_CURRENT_INPUT_ATTR ||
+                       cmd == RKNN_QUERY_CURRENT_NATIVE_INPUT_ATTR;
+    const graph::Graph& g = state.plan->graph;
+    const std::vector<int32_t>& list = input ? g.inputs : g.outputs;
     if (attr->index >= list.size())
         return make_status(StatusCode::kInvalidArgument, "index %u: the model has %zu %s", attr->index, list.size(),
                            input ? "input(s)" : "output(s)");
     AttrKind kind = AttrKind::kUser;
-    if (cmd == RKNN_QUERY_NATIVE_INPUT_ATTR || cmd == RKNN_QUERY_NATIVE_OUTPUT_ATTR) kind = AttrKind::kNative;
+    if (cmd == RKNN_QUERY_NATIVE_INPUT_ATTR || cmd == RKNN_QUERY_NATIVE_OUTPUT_ATTR ||
+        cmd == RKNN_QUERY_CURRENT_NATIVE_INPUT_ATTR || cmd == RKNN_QUERY_CURRENT_NATIVE_OUTPUT_ATTR)
+        kind = AttrKind::kNative;
     if (cmd == RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR || cmd == RKNN_QUERY_NATIVE_NHWC_OUTPUT_ATTR) kind = AttrKind::kNativeNhwc;
-    const bool on_device = input ? lowered_->schedule.input_on_device[attr->index] : lowered_->schedule.output_on_device[attr->index];
+    const Schedule& schedule = state.lowered->schedule;
+    const bool on_device = input ? schedule.input_on_device[attr->index] : schedule.output_on_device[attr->index];
     const int32_t t = list[attr->index];
-    fill_tensor_attr(plan_->graph.tensors[static_cast<size_t>(t)], input, kind, on_device,
-                     plan_->memory.homes[static_cast<size_t>(t)].packed_row_pixels, plan_->memory.form, attr);
+    fill_tensor_attr(g.tensors[static_cast<size_t>(t)], input, kind, on_device,
+                     state.plan->memory.homes[static_cast<size_t>(t)].packed_row_pixels, state.plan->memory.form, attr);
     return Status::ok();
 }
 
@@ -50,8 +70,8 @@ Status Context::query(int cmd, void* info, uint32_t size) {
         case RKNN_QUERY_IN_OUT_NUM: {
             RKNN_RETURN_IF_ERROR(expect_size(size, sizeof(rknn_input_output_num), "rknn_input_output_num"));
             auto* num = static_cast<rknn_input_output_num*>(info);
-            num->n_input = static_cast<uint32_t>(plan_->graph.inputs.size());
-            num->n_output = static_cast<uint32_t>(plan_->graph.outputs.size());
+            num->n_input = static_cast<uint32_t>(main_set_->plan->graph.inputs.size());
+            num->n_output = static_cast<uint32_t>(main_set_->plan->graph.outputs.size());
             return Status::ok();
         }
         case RKNN_QUERY_INPUT_ATTR:
@@ -60,8 +80,15 @@ Status Context::query(int cmd, void* info, uint32_t size) {
         case RKNN_QUERY_NATIVE_OUTPUT_ATTR:
         case RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR:
         case RKNN_QUERY_NATIVE_NHWC_OUTPUT_ATTR:
+        case RKNN_QUERY_CURRENT_INPUT_ATTR:
+        case RKNN_QUERY_CURRENT_OUTPUT_ATTR:
+        case RKNN_QUERY_CURRENT_NATIVE_INPUT_ATTR:
+        case RKNN_QUERY_CURRENT_NATIVE_OUTPUT_ATTR:
             RKNN_RETURN_IF_ERROR(expect_size(size, sizeof(rknn_tensor_attr), "rknn_tensor_attr"));
             return query_tensor_attr(cmd, static_cast<rknn_tensor_attr*>(info));
+        case RKNN_QUERY_INPUT_DYNAMIC_RANGE:
+            RKNN_RETURN_IF_ERROR(expect_size(size, sizeof(rknn_input_range), "rknn_input_range"));
+            return query_dynamic_range(static_cast<rknn_input_range*>(info));
         case RKNN_QUERY_SDK_VERSION: {
             RKNN_RETURN_IF_ERROR(expect_size(size, sizeof(rknn_sdk_version), "rknn_sdk_version"));
             auto* version = static_cast<rknn_sdk_version*>(info);
@@ -76,8 +103,8 @@ Status Context::query(int cmd, void* info, uint32_t size) {
             RKNN_RETURN_IF_ERROR(expect_size(size, sizeof(rknn_mem_size), "rknn_mem_size"));
             auto* mem = static_cast<rknn_mem_size*>(info);
             std::memset(mem, 0, sizeof(*mem));
-            mem->total_weight_size = static_cast<uint32_t>(plan_->memory.buffer_bytes[kWeightBuffer]);
-            mem->total_internal_size = static_cast<uint32_t>(plan_->memory.buffer_bytes[kInternalBuffer]);
+            mem->total_weight_size = static_cast<uint32_t>(buffer_bytes_[kWeightBuffer]);
+            mem->total_internal_size = static_cast<uint32_t>(buffer_bytes_[kInternalBuffer]);
             mem->total_dma_allocated_size = buffers_->total_allocated();
             if (uses_sram_) {  // 0 when SRAM is off or absent
                 mem->total_sram_size = static_cast<uint32_t>(sram_total());
@@ -90,7 +117,7 @@ Status Context::query(int cmd, void* info, uint32_t size) {
             RKNN_RETURN_IF_ERROR(expect_size(size, sizeof(rknn_custom_string), "rknn_custom_string"));
             auto* custom = static_cast<rknn_custom_string*>(info);
             std::memset(custom, 0, sizeof(*custom));
-            std::snprintf(custom->string, sizeof(custom->string), "%s", plan_->graph.custom_string.c_str());
+            std::snprintf(custom->string, sizeof(custom->string), "%s", set_->plan->graph.custom_string.c_str());
             return Status::ok();
         }
         case RKNN_QUERY_PERF_RUN: {
@@ -130,22 +157,22 @@ std::string Context::memory_table() const {
     text += line;
     std::snprintf(line, sizeof(line), "  %-6s %-10s %10s %10s  %s\n", "tensor", "buffer", "offset", "bytes", "name");
     text += line;
-    for (size_t t = 0; t < plan_->memory.homes.size(); ++t) {
-        const DeviceHome& home = plan_->memory.homes[t];
+    for (size_t t = 0; t < set_->plan->memory.homes.size(); ++t) {
+        const DeviceHome& home = set_->plan->memory.homes[t];
         if (!home.valid()) continue;
         const std::string buffer = home.buffer < kFirstIoBuffer ? fixed[home.buffer]
                                                                 : "io" + std::to_string(home.buffer - kFirstIoBuffer);
         std::snprintf(line, sizeof(line), "  %-6zu %-10s %10llu %10llu  %s\n", t, buffer.c_str(),
                       static_cast<unsigned long long>(home.offset), static_cast<unsigned long long>(home.bytes),
-                      plan_->graph.tensors[t].name.c_str());
+                      set_->plan->graph.tensors[t].name.c_str());
         text += line;
     }
     std::snprintf(line, sizeof(line),
                   "total: weights %llu, internal %llu (tensors %llu before sharing, scratch %llu), allocated %llu bytes\n",
-                  static_cast<unsigned long long>(plan_->memory.buffer_bytes[kWeightBuffer]),
-                  static_cast<unsigned long long>(plan_->memory.buffer_bytes[kInternalBuffer]),
-                  static_cast<unsigned long long>(plan_->memory.internal_tensor_bytes),
-                  static_cast<unsigned long long>(plan_->memory.scratch_bytes),
+                  static_cast<unsigned long long>(buffer_bytes_[kWeightBuffer]),
+                  static_cast<unsigned long long>(buffer_bytes_[kInternalBuffer]),
+                  static_cast<unsigned long long>(set_->plan->memory.internal_tensor_bytes),
+                  static_cast<unsigned long long>(set_->plan->memory.scratch_bytes),
                   static_cast<unsigned long long>(buffers_->total_allocated()));
     text += line;
     return text;
@@ -157,13 +184,13 @@ std::string Context::memory_table() const {
 // the part the kernel driver reports as NPU time (on the mock: the emulated
 // tasks and the mock kernel's dispatch), the rest of Time(us) the runtime's.
 std::string Context::perf_table() const {
-    std::vector<int64_t> op_us(plan_->graph.ops.size(), -1), op_npu_ns(plan_->graph.ops.size(), -1);
-    for (size_t i = 0; i < lowered_->schedule.steps.size(); ++i) {
-        const Step& step = lowered_->schedule.steps[i];
-        const int32_t first = step.npu ? lowered_->schedule.segments[static_cast<size_t>(step.index)].ops.front()
-                                       : lowered_->schedule.cpu_steps[static_cast<size_t>(step.index)].op;
-        op_us[static_cast<size_t>(first)] = step_us_[i];
-        op_npu_ns[static_cast<size_t>(first)] = step_npu_ns_[i];
+    std::vector<int64_t> op_us(set_->plan->graph.ops.size(), -1), op_npu_ns(set_->plan->graph.ops.size(), -1);
+    for (size_t i = 0; i < set_->lowered->schedule.steps.size(); ++i) {
+        const Step& step = set_->lowered->schedule.steps[i];
+        const int32_t first = step.npu ? set_->lowered->schedule.segments[static_cast<size_t>(step.index)].ops.front()
+                                       : set_->lowered->schedule.cpu_steps[static_cast<size_t>(step.index)].op;
+        op_us[static_cast<size_t>(first)] = set_->step_us[i];
+        op_npu_ns[static_cast<size_t>(first)] = set_->step_npu_ns[i];
     }
     std::string text;
     char line[512];
@@ -172,9 +199,9 @@ std::string Context::perf_table() const {
     text += line;
     int64_t total = 0;
     int id = 1;
-    for (int32_t op_index : plan_->order) {
-        const graph::Op& op = plan_->graph.ops[static_cast<size_t>(op_index)];
-        const npu::Placement& p = plan_->placements[static_cast<size_t>(op_index)];
+    for (int32_t op_index : set_->plan->order) {
+        const graph::Op& op = set_->plan->graph.ops[static_cast<size_t>(op_index)];
+        const npu::Placement& p = set_->plan->placements[static_cast<size_t>(op_index)];
         const char* target = p.target == npu::Target::kCpu ? "CPU" : "NPU";
         const int64_t us = op_us[static_cast<size_t>(op_index)];
         char time[32] = "-", npu[32] = "-";
@@ -185,10 +212,10 @@ std::string Context::perf_table() const {
         const int64_t npu_ns = op_npu_ns[static_cast<size_t>(op_index)];
         if (npu_ns >= 0) std::snprintf(npu, sizeof(npu), "%" PRId64, npu_ns / 1000);
         const graph::DType dtype = op.outputs.empty() ? graph::DType::kUndefined
-                                                      : plan_->graph.tensors[static_cast<size_t>(op.outputs[0])].dtype;
+                                                      : set_->plan->graph.tensors[static_cast<size_t>(op.outputs[0])].dtype;
         std::snprintf(line, sizeof(line), "%-5d %-18s %-8s %-6s %-28s %-20s %10s %8s  %s\n", id++,
                       graph::op_type_name(op.type), graph::dtype_name(dtype), target,
-                      shapes_of(plan_->graph, op.inputs).c_str(), shapes_of(plan_->graph, op.outputs).c_str(), time, npu,
+                      shapes_of(set_->plan->graph, op.inputs).c_str(), shapes_of(set_->plan->graph, op.outputs).c_str(), time, npu,
                       op.name.c_str());
         text += line;
     }

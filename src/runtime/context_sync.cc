@@ -30,16 +30,16 @@ uint64_t line_up(uint64_t v) { return (v + kLine - 1) / kLine * kLine; }
 }  // namespace
 
 void Context::plan_host_reads() {
-    host_reads_.clear();
+    set_->host_reads.clear();
     const auto add = [this](int32_t t, bool cpu_step) {
-        const DeviceHome& home = plan_->memory.homes[static_cast<size_t>(t)];
+        const DeviceHome& home = set_->plan->memory.homes[static_cast<size_t>(t)];
         if (!home.valid()) return;
         const uint64_t start = line_down(home.offset);
-        host_reads_.push_back({home.buffer, start, line_up(home.offset + home.bytes) - start, cpu_step});
+        set_->host_reads.push_back({home.buffer, start, line_up(home.offset + home.bytes) - start, cpu_step});
     };
-    for (const CpuStep& step : lowered_->schedule.cpu_steps)
+    for (const CpuStep& step : set_->lowered->schedule.cpu_steps)
         for (int32_t t : step.unpack_before) add(t, true);
-    for (int32_t t : plan_->graph.outputs)
+    for (int32_t t : set_->plan->graph.outputs)
         if (t >= 0) add(t, false);
     // What each segment writes: its ops' outputs (in-place Concat parts and
     // aliases are slices of those bytes).
@@ -47,15 +47,15 @@ void Context::plan_host_reads() {
         return home.valid() && home.buffer == r.buffer && home.offset < r.offset + r.bytes &&
                r.offset < home.offset + home.bytes;
     };
-    segment_host_reads_.assign(lowered_->schedule.segments.size(), {});
-    for (size_t s = 0; s < lowered_->schedule.segments.size(); ++s) {
+    set_->segment_host_reads.assign(set_->lowered->schedule.segments.size(), {});
+    for (size_t s = 0; s < set_->lowered->schedule.segments.size(); ++s) {
         std::vector<const DeviceHome*> written;
-        for (int32_t op : lowered_->schedule.segments[s].ops)
-            for (int32_t t : plan_->graph.ops[static_cast<size_t>(op)].outputs)
-                if (t >= 0) written.push_back(&plan_->memory.homes[static_cast<size_t>(t)]);
-        for (size_t i = 0; i < host_reads_.size(); ++i)
-            if (std::any_of(written.begin(), written.end(), [&](const DeviceHome* home) { return overlaps(*home, host_reads_[i]); }))
-                segment_host_reads_[s].push_back(i);
+        for (int32_t op : set_->lowered->schedule.segments[s].ops)
+            for (int32_t t : set_->plan->graph.ops[static_cast<size_t>(op)].outputs)
+                if (t >= 0) written.push_back(&set_->plan->memory.homes[static_cast<size_t>(t)]);
+        for (size_t i = 0; i < set_->host_reads.size(); ++i)
+            if (std::any_of(written.begin(), written.end(), [&](const DeviceHome* home) { return overlaps(*home, set_->host_reads[i]); }))
+                set_->segment_host_reads[s].push_back(i);
     }
 }
 
@@ -109,10 +109,10 @@ Status Context::sync_after_submit(int32_t segment, bool whole_buffers) {
                 return buffers_->invalidate(r.buffer, r.offset, r.bytes);
             return Status::ok();
         };
-        if (segment >= 0 && static_cast<size_t>(segment) < segment_host_reads_.size()) {
-            for (size_t i : segment_host_reads_[static_cast<size_t>(segment)]) RKNN_RETURN_IF_ERROR(invalidate(host_reads_[i]));
+        if (segment >= 0 && static_cast<size_t>(segment) < set_->segment_host_reads.size()) {
+            for (size_t i : set_->segment_host_reads[static_cast<size_t>(segment)]) RKNN_RETURN_IF_ERROR(invalidate(set_->host_reads[i]));
         } else {
-            for (const ByteRange& r : host_reads_) RKNN_RETURN_IF_ERROR(invalidate(r));
+            for (const ByteRange& r : set_->host_reads) RKNN_RETURN_IF_ERROR(invalidate(r));
         }
         return Status::ok();
     }

@@ -11,8 +11,7 @@
 namespace rknn::runtime {
 namespace {
 
-// Device addresses start on 128-byte boundaries, as the vendor places tensors.
-constexpr uint64_t kAlignment = 128;
+constexpr uint64_t kAlignment = kPlanAlignment;
 uint64_t aligned(uint64_t bytes) { return (bytes + kAlignment - 1) & ~(kAlignment - 1); }
 
 // A tensor stored inside another one's bytes.

@@ -26,6 +26,10 @@ constexpr int32_t kWeightBuffer = 0;
 constexpr int32_t kInternalBuffer = 1;
 constexpr int32_t kFirstIoBuffer = 2;  // then one per I/O region
 
+// Every tensor and constant starts on this boundary in its buffer, as the
+// vendor places tensors.
+constexpr uint64_t kPlanAlignment = 128;
+
 struct DeviceHome {
     int32_t buffer = -1;  // -1: the tensor has no device form
     uint64_t offset = 0;

@@ -77,7 +77,10 @@ graph::Graph conv_pool_model() {
 }
 
 std::vector<uint8_t> run_pixels(rknn_context ctx, uint32_t seed, bool want_float) {
-    std::vector<uint8_t> p = pixels(seed);
+    return run_image(ctx, pixels(seed), want_float);
+}
+
+std::vector<uint8_t> run_image(rknn_context ctx, std::vector<uint8_t> p, bool want_float) {
     rknn_input in = input_of(p.data(), static_cast<uint32_t>(p.size()), RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
     if (rknn_inputs_set(ctx, 1, &in) != RKNN_SUCC || rknn_run(ctx, nullptr) != RKNN_SUCC) {
         ADD_FAILURE() << "inputs_set or run failed";

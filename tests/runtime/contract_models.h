@@ -27,5 +27,7 @@ rknn_input input_of(void* buf, uint32_t size, rknn_tensor_type type, rknn_tensor
 // Output 0 (float32 or the model's type, NCHW) after running pixels(seed)
 // through the general API; empty after a failed call (which the test sees).
 std::vector<uint8_t> run_pixels(rknn_context ctx, uint32_t seed, bool want_float);
+// The same for any uint8 NHWC pixels of input 0.
+std::vector<uint8_t> run_image(rknn_context ctx, std::vector<uint8_t> pixels, bool want_float);
 
 }  // namespace rknn::testing

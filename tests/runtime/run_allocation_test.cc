@@ -10,8 +10,8 @@
 #include <new>
 #include <vector>
 
-#include "runtime/contract_models.h"
 #include "driver/mock/mock_kernel.h"
+#include "graph/shape_check.h"
 #include "rknn_api.h"
 #include "runtime/contract_models.h"
 
@@ -141,3 +141,39 @@ TEST(RunAllocations, CpuStepsBetweenNpuSegmentsDoNotAllocate) {
 }
 
 }  // namespace
+
+// A dynamic-shape model: switching between shape sets and running each
+// allocates nothing (every set's plan and host values are made at init).
+TEST(RunAllocations, SwitchingShapeSetsAndRunningDoNotAllocate) {
+    SKIP_WITHOUT_COUNTING();
+    rknn::graph::Graph g = rknn::testing::conv_pool_model();
+    ASSERT_TRUE(rknn::graph::infer_graph_shapes(&g, {{1, 3, 16, 16}}).is_ok());
+    g.shape_sets = {{{1, 3, 8, 8}}, {{1, 3, 16, 16}}};
+    rknn_context ctx = 0;
+    ASSERT_EQ(rknn::testing::init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &ctx), RKNN_SUCC);
+    rknn_tensor_attr attrs[2] = {};
+    for (int k = 0; k < 2; ++k) {
+        ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_INPUT_ATTR, &attrs[k], sizeof(attrs[k])), RKNN_SUCC);
+        attrs[k].dims[1] = attrs[k].dims[2] = k == 0 ? 8 : 16;  // NHWC
+        ASSERT_EQ(rknn_set_input_shapes(ctx, 1, &attrs[k]), RKNN_SUCC);
+        ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);  // warm-up of each set
+    }
+    std::vector<int> codes;
+    codes.reserve(12);
+    size_t in_switches = 0, in_runs = 0;
+    for (int round = 0; round < 3; ++round)
+        for (rknn_tensor_attr& attr : attrs) {
+            {
+                AllocationCounter counter;
+                codes.push_back(rknn_set_input_shapes(ctx, 1, &attr));
+                in_switches += counter.count();
+            }
+            AllocationCounter counter;
+            codes.push_back(rknn_run(ctx, nullptr));
+            in_runs += counter.count();
+        }
+    for (int code : codes) EXPECT_EQ(code, RKNN_SUCC);
+    EXPECT_EQ(in_switches, 0u);
+    EXPECT_EQ(in_runs, 0u);
+    EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+}

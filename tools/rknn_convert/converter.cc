@@ -16,6 +16,7 @@
 #include "quant/calibrate.h"
 #include "quant/hybrid.h"
 #include "quant/quantize.h"
+#include "shape_sets.h"
 #include "util/progress.h"
 
 namespace rknn::convert {
@@ -248,6 +249,12 @@ Status to_int8(const graph::Graph& float_graph, const ConvertOptions& options, C
     return correct_biases(calibration, samples, options, result);
 }
 
+std::string shapes_text(const std::vector<graph::Shape>& shapes) {
+    std::string text;
+    for (const graph::Shape& s : shapes) text += (text.empty() ? "" : " ") + graph::shape_to_string(s);
+    return text;
+}
+
 }  // namespace
 
 std::string converter_version() { return std::string("rknn_convert ") + version::openrknn_version(); }
@@ -275,6 +282,8 @@ StatusOr<ConvertResult> convert_onnx(const ConvertOptions& options) {
     result.log.push_back("imported " + options.onnx_path + ": opset " + std::to_string(imported.opset) + ", " +
                          std::to_string(g.ops.size()) + " ops, " + std::to_string(g.tensors.size()) + " tensors");
     RKNN_ASSIGN_OR_RETURN(const std::vector<graph::Shape> shapes, main_shapes(&g, options));
+    if (!g.shape_sets.empty())
+        result.log.push_back("dynamic shapes: inferred, calibrated and stored at the largest set, " + shapes_text(shapes));
     RKNN_RETURN_IF_ERROR(run_graph_passes(&g, shapes, &result.log));
     RKNN_RETURN_IF_ERROR(set_preprocess(&g, options));
 
@@ -302,6 +311,11 @@ StatusOr<ConvertResult> convert_onnx(const ConvertOptions& options) {
     g.custom_string = options.custom_string;
     RKNN_RETURN_IF_ERROR(graph::validate_structure(g));
     RKNN_RETURN_IF_ERROR(graph::check_graph_shapes(g));
+    if (!g.shape_sets.empty()) {
+        RKNN_ASSIGN_OR_RETURN(const std::vector<graph::Graph> sources, source_graphs_per_set(options));
+        RKNN_RETURN_IF_ERROR(generalise_reshape_targets(&g, sources, &result.log));
+        RKNN_RETURN_IF_ERROR(check_shape_sets(g, sources, &result.log));
+    }
     return result;
 }
 

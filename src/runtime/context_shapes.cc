@@ -1,0 +1,163 @@
+// Dynamic shapes (spec 6): a model converted with several input-shape sets
+// has one plan per set, all compiled at rknn_init into the same device
+// buffers (each as large as the largest set needs). rknn_set_input_shapes
+// points the context at another set's plan; nothing is generated or
+// allocated then. The sets are matched by position across the inputs, with
+// 4-D shapes given as NHWC, as the vendor's API has them.
+#include <algorithm>
+#include <cstring>
+
+#include "base/log.h"
+#include "runtime/context.h"
+
+namespace rknn::runtime {
+namespace {
+
+// A model shape as the API reports it: 4-D shapes as NHWC.
+std::vector<int64_t> api_order(const graph::Shape& shape) {
+    if (shape.size() != 4) return shape;
+    return {shape[0], shape[2], shape[3], shape[1]};
+}
+
+std::string api_shape_text(const graph::Shape& shape) {
+    std::string text = "[";
+    const std::vector<int64_t> dims = api_order(shape);
+    for (size_t d = 0; d < dims.size(); ++d) text += (d ? "," : "") + std::to_string(dims[d]);
+    return text + "]";
+}
+
+}  // namespace
+
+Status Context::refuse_before_shapes(const char* call) const {
+    if (!dynamic_ || shape_chosen_) return Status::ok();
+    return make_status(StatusCode::kFailedPrecondition,
+                       "%s: the model has dynamic shapes; choose one of its %zu shape sets with rknn_set_input_shapes "
+                       "first",
+                       call, sets_.size());
+}
+
+StatusOr<size_t> Context::find_shape_set(uint32_t count, const rknn_tensor_attr* attrs) const {
+    // Allocation-free until a mismatch: RKNNLite calls this before every run.
+    const graph::Graph& g = main_set_->plan->graph;
+    if (count != g.inputs.size())
+        return make_status(StatusCode::kInvalidArgument, "n_inputs is %u; the model has %zu input(s)", count,
+                           g.inputs.size());
+    for (uint32_t i = 0; i < count; ++i) {
+        const rknn_tensor_attr& a = attrs[i];
+        const size_t rank = g.tensors[static_cast<size_t>(g.inputs[i])].shape.size();
+        if (a.index != i)
+            return make_status(StatusCode::kInvalidArgument, "attr[%u].index is %u: give every input once, in index order",
+                               i, a.index);
+        if (a.n_dims != rank || rank > RKNN_MAX_DIMS)
+            return make_status(StatusCode::kInputInvalid, "input %u: n_dims %u, but the input has %zu dims", i, a.n_dims,
+                               rank);
+        const rknn_tensor_format expected = rank == 4 ? RKNN_TENSOR_NHWC : RKNN_TENSOR_UNDEFINED;
+        if (a.fmt != expected)
+            return make_status(StatusCode::kInputInvalid, "input %u: fmt %s; a %zu-D input's shape is given as %s", i,
+                               get_format_string(a.fmt), rank, get_format_string(expected));
+    }
+    // Dim d of a model shape as the API orders it (NHWC for 4-D).
+    const auto api_dim = [](const graph::Shape& shape, size_t d) {
+        static constexpr size_t kNhwc[] = {0, 2, 3, 1};
+        return shape.size() == 4 ? shape[kNhwc[d]] : shape[d];
+    };
+    for (size_t k = 0; k < sets_.size(); ++k) {
+        const graph::Graph& set_graph = sets_[k].plan->graph;
+        bool match = true;
+        for (uint32_t i = 0; i < count && match; ++i) {
+            const graph::Shape& shape = set_graph.tensors[static_cast<size_t>(set_graph.inputs[i])].shape;
+            for (size_t d = 0; d < shape.size() && match; ++d)
+                match = api_dim(shape, d) == static_cast<int64_t>(attrs[i].dims[d]);
+        }
+        if (match) return k;
+    }
+    std::string given, valid;
+    for (uint32_t i = 0; i < count; ++i) {
+        given += i ? " [" : "[";
+        for (uint32_t d = 0; d < attrs[i].n_dims; ++d) given += (d ? "," : "") + std::to_string(attrs[i].dims[d]);
+        given += "]";
+    }
+    for (size_t k = 0; k < sets_.size(); ++k) {
+        const graph::Graph& set_graph = sets_[k].plan->graph;
+        valid += "\n  set " + std::to_string(k) + ":";
+        for (int32_t t : set_graph.inputs) valid += " " + api_shape_text(set_graph.tensors[static_cast<size_t>(t)].shape);
+    }
+    return make_status(StatusCode::kInputInvalid, "input shapes %s are not one of the model's shape sets (NHWC for 4-D):%s",
+                       given.c_str(), valid.c_str());
+}
+
+Status Context::set_input_shapes(uint32_t count, const rknn_tensor_attr* attrs) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    RKNN_RETURN_IF_ERROR(refuse_info_only());
+    if (!dynamic_)
+        return Status(StatusCode::kFailedPrecondition,
+                      "the model has static input shapes (it was converted with one --input-shapes set)");
+    RKNN_ASSIGN_OR_RETURN(const size_t index, find_shape_set(count, attrs));
+    if (shape_chosen_ && set_ == &sets_[index]) return Status::ok();  // RKNNLite sets the shapes on every run
+    return switch_to_set(index);
+}
+
+Status Context::switch_to_set(size_t index) {
+    // A binding describes the previous shapes: every one ends, and buffers the
+    // NPU used in place become the context's again (the vendor's flow binds
+    // again after each switch).
+    bool in_place = false;
+    for (size_t i = 0; i < io_slots_.size(); ++i)
+        in_place = in_place || buffers_->slot(kFirstIoBuffer + static_cast<int32_t>(i)) != io_slots_[i];
+    if (in_place) {
+        std::vector<std::shared_ptr<const DeviceBuffers::Slot>> previous;
+        for (size_t i = 0; i < io_slots_.size(); ++i) {
+            const int32_t id = kFirstIoBuffer + static_cast<int32_t>(i);
+            previous.push_back(buffers_->slot(id));
+            buffers_->restore(id, io_slots_[i]);
+        }
+        const Status relinked = relink();
+        if (!relinked.is_ok()) {
+            for (size_t i = 0; i < previous.size(); ++i)
+                buffers_->restore(kFirstIoBuffer + static_cast<int32_t>(i), previous[i]);
+            return relinked;
+        }
+    }
+    size_t ended = 0;
+    for (auto* bindings : {&input_bindings_, &output_bindings_})
+        for (auto& b : *bindings)
+            if (b) {
+                ++ended;
+                b.reset();
+            }
+    if (ended > 0)
+        RKNN_LOG_AT(3, "shape set %zu: %zu I/O memory binding(s) ended; bind again with rknn_set_io_mem", index, ended);
+    std::fill(client_input_buffers_.begin(), client_input_buffers_.end(), false);
+    std::fill(client_output_buffers_.begin(), client_output_buffers_.end(), false);
+    set_ = &sets_[index];
+    shape_chosen_ = true;
+    return Status::ok();
+}
+
+Status Context::query_dynamic_range(rknn_input_range* range) const {
+    if (!dynamic_)
+        return Status(StatusCode::kFailedPrecondition, "INPUT_DYNAMIC_RANGE: the model has static input shapes");
+    const graph::Graph& g = main_set_->plan->graph;
+    if (range->index >= g.inputs.size())
+        return make_status(StatusCode::kInvalidArgument, "index %u: the model has %zu input(s)", range->index,
+                           g.inputs.size());
+    if (sets_.size() > RKNN_MAX_DYNAMIC_SHAPE_NUM)
+        return make_status(StatusCode::kModelInvalid, "the model has %zu shape sets; the API reports at most %d",
+                           sets_.size(), RKNN_MAX_DYNAMIC_SHAPE_NUM);
+    const uint32_t index = range->index;
+    std::memset(range, 0, sizeof(*range));
+    range->index = index;
+    const graph::Tensor& declared = g.tensors[static_cast<size_t>(g.inputs[index])];
+    std::snprintf(range->name, sizeof(range->name), "%s", declared.name.c_str());
+    range->n_dims = static_cast<uint32_t>(std::min<size_t>(declared.shape.size(), RKNN_MAX_DIMS));
+    range->fmt = declared.shape.size() == 4 ? RKNN_TENSOR_NHWC : RKNN_TENSOR_UNDEFINED;
+    range->shape_number = static_cast<uint32_t>(sets_.size());
+    for (size_t k = 0; k < sets_.size(); ++k) {
+        const graph::Graph& set_graph = sets_[k].plan->graph;
+        const std::vector<int64_t> dims = api_order(set_graph.tensors[static_cast<size_t>(set_graph.inputs[index])].shape);
+        for (uint32_t d = 0; d < range->n_dims; ++d) range->dyn_range[k][d] = static_cast<uint32_t>(dims[d]);
+    }
+    return Status::ok();
+}
+
+}  // namespace rknn::runtime

@@ -1,0 +1,33 @@
+// Dynamic shape sets (--input-shapes given more than once). The model file
+// stores one graph, inferred and quantised at the largest set; the runtime
+// infers every other set's shapes from it (runtime/compiled_plan.h). Shapes
+// the ONNX graph computes (Shape -> Gather -> Concat into a Reshape) were
+// folded into constants at the largest set, so before writing:
+//   - Reshape targets whose entries change from set to set are rewritten
+//     with 0 (copy the input's dim) or -1 (the rest), when one form holds
+//     for every set;
+//   - every set is checked: the stored graph must take its shapes and give
+//     the outputs the ONNX graph gives at them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "converter.h"
+#include "graph/graph.h"
+
+namespace rknn::convert {
+
+// The ONNX graph after the graph passes, once per shape set of `options`.
+StatusOr<std::vector<graph::Graph>> source_graphs_per_set(const ConvertOptions& options);
+
+// Rewrites the shape-dependent Reshape targets of `g` (see above); the count
+// goes into `log`. Refuses, naming the op, a target no 0/-1 form generalises.
+Status generalise_reshape_targets(graph::Graph* g, const std::vector<graph::Graph>& sources,
+                                  std::vector<std::string>* log);
+
+// `sources[k]`: the ONNX graph at set k. Names the first set `g` cannot take.
+Status check_shape_sets(const graph::Graph& g, const std::vector<graph::Graph>& sources, std::vector<std::string>* log);
+
+}  // namespace rknn::convert
