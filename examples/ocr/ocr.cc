@@ -5,7 +5,9 @@
 // PP-OCR character list gives the text.
 //
 // usage: rknn_ocr DET.rknn REC.rknn KEYS.txt IMAGE [ANNOTATED.png] [--expect FILE] [--dump DIR]
-//   both models take NHWC uint8 pixels (converted with --mean/--std);
+//   both models take NHWC uint8 pixels (converted with --mean/--std); the
+//   recogniser may have several input widths (shape sets: each line runs at
+//   the smallest that holds it), the detector has one input size;
 //   --expect FILE  exit 1 unless the lines read equal FILE's lines, in order
 //   --dump DIR     write each recogniser input (crop_K.npy, float32 pixels
 //                  [1,H,W,3]) and output (rec_K.npy) for comparison with a
@@ -40,7 +42,9 @@ public:
     ~Model() {
         if (ctx_ != 0) rknn_destroy(ctx_);
     }
-    bool load(const char* path, std::string* error) {
+    // `shape_sets`: ask for the model's shape sets (a static model's runtime
+    // logs that it has none).
+    bool load(const char* path, bool shape_sets, std::string* error) {
         int ret = rknn_init(&ctx_, const_cast<char*>(path), 0, 0, nullptr);
         if (ret != RKNN_SUCC) {
             ctx_ = 0;
@@ -61,7 +65,7 @@ public:
         // A static model has no dynamic range (the query fails).
         rknn_input_range range{};
         range.index = 0;
-        if (rknn_query(ctx_, RKNN_QUERY_INPUT_DYNAMIC_RANGE, &range, sizeof(range)) == RKNN_SUCC)
+        if (shape_sets && rknn_query(ctx_, RKNN_QUERY_INPUT_DYNAMIC_RANGE, &range, sizeof(range)) == RKNN_SUCC)
             for (uint32_t k = 0; k < range.shape_number && k < RKNN_MAX_DYNAMIC_SHAPE_NUM; ++k)
                 sets_.push_back({static_cast<int>(range.dyn_range[k][1]), static_cast<int>(range.dyn_range[k][2])});
         return sets_.empty() || fit_to(max_width_, max_height_, error);
@@ -179,8 +183,8 @@ int main(int argc, char** argv) {
     std::vector<std::string> charset;
     examples::Image image;
     Model det, rec;
-    if (!ocr::load_charset(positional[2], &charset, &error) || !det.load(positional[0].c_str(), &error) ||
-        !rec.load(positional[1].c_str(), &error) || !examples::load_image(positional[3], 3, 0, 0, &image, &error)) {
+    if (!ocr::load_charset(positional[2], &charset, &error) || !det.load(positional[0].c_str(), false, &error) ||
+        !rec.load(positional[1].c_str(), true, &error) || !examples::load_image(positional[3], 3, 0, 0, &image, &error)) {
         std::fprintf(stderr, "rknn_ocr: %s\n", error.c_str());
         return 1;
     }
@@ -193,10 +197,6 @@ int main(int argc, char** argv) {
     auto start = Clock::now();
     examples::Image det_input;
     float scale = 1.0f;
-    if (!det.fit_to(image.width, image.height, &error)) {
-        std::fprintf(stderr, "rknn_ocr: detector: %s\n", error.c_str());
-        return 1;
-    }
     if (!letterbox(image, det.width(), det.height(), 118, &det_input, &scale)) {
         std::fprintf(stderr, "rknn_ocr: cannot resize the image\n");
         return 1;

@@ -58,7 +58,11 @@ bool shape_matches(const Shape& declared, const Shape& inferred) {
 
 }  // namespace
 
-Status infer_graph_shapes(Graph* graph, const std::vector<Shape>& input_shapes) {
+namespace {
+
+// `keep_dtypes`: only shapes are written; each tensor keeps its stored
+// element type, and ops after it see that type.
+Status infer_shapes(Graph* graph, const std::vector<Shape>& input_shapes, bool keep_dtypes) {
     if (input_shapes.size() != graph->inputs.size())
         return Status(StatusCode::kInvalidArgument, "one shape per input is needed");
     RKNN_ASSIGN_OR_RETURN(const std::vector<int32_t> order, topological_order(*graph));
@@ -81,11 +85,21 @@ Status infer_graph_shapes(Graph* graph, const std::vector<Shape>& input_shapes) 
         for (size_t i = 0; i < op.outputs.size(); ++i) {
             Tensor& t = graph->tensors[op.outputs[i]];
             t.shape = out[i].shape;
-            if (op.type != OpType::kCustom) t.dtype = out[i].dtype;
+            if (op.type != OpType::kCustom && !keep_dtypes) t.dtype = out[i].dtype;
             known[op.outputs[i]] = {true, {t.dtype, t.shape, nullptr}};
         }
     }
     return Status::ok();
+}
+
+}  // namespace
+
+Status infer_graph_shapes(Graph* graph, const std::vector<Shape>& input_shapes) {
+    return infer_shapes(graph, input_shapes, /*keep_dtypes=*/false);
+}
+
+Status reinfer_graph_shapes(Graph* graph, const std::vector<Shape>& input_shapes) {
+    return infer_shapes(graph, input_shapes, /*keep_dtypes=*/true);
 }
 
 Status check_graph_shapes(const Graph& graph) {

@@ -158,6 +158,12 @@ Status validate_structure(const Graph& graph) {
     if (!graph.preprocess.empty() && graph.preprocess.size() != graph.inputs.size())
         return make_status(StatusCode::kModelInvalid, "%zu pre-processing entries for %zu inputs",
                            graph.preprocess.size(), graph.inputs.size());
+    // The API reports at most RKNN_MAX_DYNAMIC_SHAPE_NUM sets, and the
+    // runtime compiles every one at init.
+    constexpr size_t kMaxShapeSets = 512;
+    if (graph.shape_sets.size() > kMaxShapeSets)
+        return make_status(StatusCode::kModelInvalid, "%zu shape sets; at most %zu", graph.shape_sets.size(),
+                           kMaxShapeSets);
     for (size_t k = 0; k < graph.shape_sets.size(); ++k) {
         if (graph.shape_sets[k].size() != graph.inputs.size())
             return make_status(StatusCode::kModelInvalid, "shape set %zu has %zu shapes for %zu inputs", k,

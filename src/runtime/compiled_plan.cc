@@ -181,7 +181,7 @@ StatusOr<std::vector<std::shared_ptr<const CompiledPlan>>> CompiledPlan::compile
                 return make_status(StatusCode::kModelInvalid, "%s: input %s has rank %zu", named.c_str(),
                                    input.name.c_str(), input.shape.size());
         }
-        RKNN_RETURN_IF_ERROR(graph::infer_graph_shapes(&set_graph, shapes).with_context(named));
+        RKNN_RETURN_IF_ERROR(graph::reinfer_graph_shapes(&set_graph, shapes).with_context(named));
         RKNN_ASSIGN_OR_RETURN(std::shared_ptr<CompiledPlan> plan,
                               build(std::move(set_graph), model_memory, driver, options));
         if (!plans.empty()) RKNN_RETURN_IF_ERROR(check_same_io_buffers(*plans.front(), *plan).with_context(named));

@@ -74,7 +74,8 @@ StatusOr<std::shared_ptr<Context>> Context::create(const void* model, uint32_t s
     context->flags_ = flags;
     RKNN_ASSIGN_OR_RETURN(graph::Graph graph, load_graph(model, size, (flags & RKNN_FLAG_MODEL_BUFFER_ZERO_COPY) != 0));
     context->dynamic_ = !graph.shape_sets.empty();
-    if (context->dynamic_ && context->io_staged_internally())
+    // Only sizes are asked of an info-only context: its staging is never used.
+    if (context->dynamic_ && context->io_staged_internally() && !context->info_only())
         return Status(StatusCode::kUnimplemented,
                       "dynamic-shape models with RKNN_FLAG_MEM_ALLOC_OUTSIDE: not implemented");
     RKNN_ASSIGN_OR_RETURN(driver::OpenedDriver opened, driver::open_kernel_driver());
@@ -290,9 +291,9 @@ Status Context::run_npu_segment(int32_t segment, int64_t* npu_ns) {
     return sync_after_submit(segment);
 }
 
-size_t Context::npu_task_op_count() const { return set_->plan->npu_task_op_count(); }
+size_t Context::npu_task_op_count() const { return main_set_->plan->npu_task_op_count(); }
 
-size_t Context::cube_requant_count() const { return set_->lowered->cube_requant_count(); }
+size_t Context::cube_requant_count() const { return main_set_->lowered->cube_requant_count(); }
 
 void Context::prepare_cpu_calls() {
     const graph::Graph& g = set_->plan->graph;
@@ -386,6 +387,7 @@ Status Context::run() {
     last_run_us_ = micros_since(start);
     last_run_npu_ns_ = run_npu_ns;
     ++runs_;
+    ran_since_switch_ = true;
     if (log::level() >= 4) RKNN_LOG_AT(4, "%s", perf_table().c_str());
     if (log::level() >= 5) {
         RKNN_RETURN_IF_ERROR(sync_after_submit(-1, /*whole_buffers=*/true));  // every tensor is read

@@ -86,7 +86,7 @@ public:
     // Ops the NPU runs as tasks (not counting aliases and in-place ops), for tools and tests.
     size_t npu_task_op_count() const;
     // CPU (de)quantisations that convert device cubes directly (CubeRequant).
-    size_t cube_requant_count() const;
+    size_t cube_requant_count() const;  // not while another thread sets the core mask
     // Of the last finished rknn_run: the NPU time the kernel driver reported,
     // summed over its submits (0 where the driver reports none).
     int64_t last_run_npu_ns();
@@ -246,6 +246,7 @@ private:
     const PlanState* main_set_ = nullptr;
     bool dynamic_ = false;       // the model lists shape sets
     bool shape_chosen_ = false;  // a dynamic model: rknn_set_input_shapes was called
+    bool ran_since_switch_ = true;  // rknn_outputs_get reads the current set's last run
     Status refuse_before_shapes(const char* call) const;
     // Calls `fn` with set_ pointing at each plan in turn.
     template <typename Fn>

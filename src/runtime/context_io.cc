@@ -194,6 +194,9 @@ Status Context::outputs_get(uint32_t count, rknn_output* outputs) {
         return make_status(StatusCode::kInvalidArgument, "n_outputs %u: the model has %zu output(s)", count,
                            set_->plan->graph.outputs.size());
     if (runs_ == 0) return Status(StatusCode::kFailedPrecondition, "rknn_run has not been called yet");
+    if (!ran_since_switch_)
+        return Status(StatusCode::kFailedPrecondition,
+                      "rknn_run has not been called since rknn_set_input_shapes chose another shape set");
     if (bound(output_bindings_))
         return Status(StatusCode::kFailedPrecondition,
                       "an output is bound with rknn_set_io_mem: the outputs are in its buffers, rknn_outputs_get is not used then");

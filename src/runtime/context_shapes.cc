@@ -131,6 +131,7 @@ Status Context::switch_to_set(size_t index) {
     std::fill(client_output_buffers_.begin(), client_output_buffers_.end(), false);
     set_ = &sets_[index];
     shape_chosen_ = true;
+    ran_since_switch_ = false;
     return Status::ok();
 }
 

@@ -212,6 +212,7 @@ TEST(ModelFile, StructuralDefectsAreRejected) {
         {"pre-processing for a missing input",
          [](rknn::graph::Graph* g) { g->preprocess.resize(3); }},
         {"shape set of the wrong size", [](rknn::graph::Graph* g) { g->shape_sets = {{{1, 3, 8, 8}, {1}}}; }},
+        {"too many shape sets", [](rknn::graph::Graph* g) { g->shape_sets.assign(513, {{1, 3, 8, 8}}); }},
         {"std of zero",
          [](rknn::graph::Graph* g) {
              g->preprocess.resize(1);

@@ -322,6 +322,18 @@ TEST_F(DynamicShapes, CoreMasksApplyToEverySet) {
     }
 }
 
+// After a switch, rknn_outputs_get waits for a run of the new set.
+TEST_F(DynamicShapes, OutputsOfAnotherSetAreNotHandedOut) {
+    ASSERT_EQ(set_shape(0), RKNN_SUCC);
+    ASSERT_FALSE(run_general(ctx_, pixels_of(kSets[0], 40), false).empty());
+    ASSERT_EQ(set_shape(1), RKNN_SUCC);
+    rknn_output out{};
+    EXPECT_NE(rknn_outputs_get(ctx_, 1, &out, nullptr), RKNN_SUCC);
+    EXPECT_EQ(out.buf, nullptr);
+    const std::vector<uint8_t> pixels = pixels_of(kSets[1], 41);
+    EXPECT_EQ(run_general(ctx_, pixels, false), run_general(static_[1], pixels, false));
+}
+
 // Internal memory from the client, sized by MEM_SIZE: the largest set's.
 TEST(DynamicShapeModels, ClientInternalMemoryServesEverySet) {
     rknn_context ctx = 0, reference = 0;
@@ -346,10 +358,56 @@ TEST(DynamicShapeModels, ClientInternalMemoryServesEverySet) {
     EXPECT_EQ(rknn_destroy(reference), RKNN_SUCC);
 }
 
+// A quantised graph stores element types inference does not derive: the
+// converter's DequantizeLinear into float16 layers is float16 (inference
+// says float32). Every set keeps the stored types.
+TEST(DynamicShapeModels, EverySetKeepsTheStoredElementTypes) {
+    graph::Graph g = conv_pool_model();
+    const int32_t pooled = g.outputs[0];
+    graph::Tensor wide = g.tensors[static_cast<size_t>(pooled)];
+    wide.name = "pooled_fp16";
+    wide.dtype = graph::DType::kFloat16;
+    wide.quant = graph::QuantParams();
+    const int32_t out = g.add_tensor(wide);
+    const float scale = g.tensors[static_cast<size_t>(pooled)].quant.scale();
+    const int8_t zero_point = static_cast<int8_t>(g.tensors[static_cast<size_t>(pooled)].quant.zero_point());
+    const int32_t s = g.add_constant("dq_scale", graph::DType::kFloat32, {}, graph::Buffer::copy_of(&scale, 4));
+    const int32_t z = g.add_constant("dq_zero_point", graph::DType::kInt8, {}, graph::Buffer::copy_of(&zero_point, 1));
+    g.add_op({graph::OpType::kDequantizeLinear, "dq", "", {pooled, s, z}, {out}, {}});
+    g.outputs = {out};
+    ASSERT_TRUE(graph::reinfer_graph_shapes(&g, {kSets[1]}).is_ok());
+    for (const graph::Shape& set : kSets) g.shape_sets.push_back({set});
+    rknn_context ctx = 0;
+    ASSERT_EQ(init_graph(g, kFlags, &ctx), RKNN_SUCC);
+    for (size_t k = 0; k < kSets.size(); ++k) {
+        rknn_tensor_attr attr = shape_attr(ctx, kSets[k]);
+        ASSERT_EQ(rknn_set_input_shapes(ctx, 1, &attr), RKNN_SUCC);
+        const rknn_tensor_attr current = query_attr(ctx, RKNN_QUERY_CURRENT_OUTPUT_ATTR);
+        EXPECT_EQ(current.type, RKNN_TENSOR_FLOAT16) << "set " << k;
+        EXPECT_EQ(current.size, current.n_elems * 2) << "set " << k;
+        // And it runs as the stored graph does at that shape.
+        graph::Graph fixed = g;
+        fixed.shape_sets.clear();
+        ASSERT_TRUE(graph::reinfer_graph_shapes(&fixed, {kSets[k]}).is_ok());
+        rknn_context reference = 0;
+        ASSERT_EQ(init_graph(fixed, kFlags, &reference), RKNN_SUCC);
+        const std::vector<uint8_t> pixels = pixels_of(kSets[k], 50 + static_cast<uint32_t>(k));
+        EXPECT_EQ(run_general(ctx, pixels, false), run_general(reference, pixels, false)) << "set " << k;
+        EXPECT_EQ(rknn_destroy(reference), RKNN_SUCC);
+    }
+    EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+}
+
 // Not yet: the client's weights and I/O too (their staging differs per set).
 TEST(DynamicShapeModels, AllMemoryFromTheClientIsRefusedForNow) {
     rknn_context ctx = 0;
     EXPECT_EQ(init_graph(dynamic_model(), kFlags | RKNN_FLAG_MEM_ALLOC_OUTSIDE, &ctx), RKNN_ERR_FAIL);
+    // Asking for the sizes is fine.
+    ASSERT_EQ(init_graph(dynamic_model(), kFlags | RKNN_FLAG_COLLECT_MODEL_INFO_ONLY, &ctx), RKNN_SUCC);
+    rknn_mem_size size{};
+    EXPECT_EQ(rknn_query(ctx, RKNN_QUERY_MEM_SIZE, &size, sizeof(size)), RKNN_SUCC);
+    EXPECT_GT(size.total_internal_size, 0u);
+    EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
 }
 
 }  // namespace

@@ -146,7 +146,7 @@ Status check_shape_sets(const graph::Graph& g, const std::vector<graph::Graph>& 
         const std::vector<graph::Shape>& shapes = g.shape_sets[k];
         const std::string named = set_name(k, shapes);
         graph::Graph at_set = g;
-        const Status status = graph::infer_graph_shapes(&at_set, shapes);
+        const Status status = graph::reinfer_graph_shapes(&at_set, shapes);
         if (!status.is_ok())
             return Status(StatusCode::kInvalidArgument,
                           named + ": the converted graph cannot take these shapes (" + status.message() +
