@@ -32,6 +32,12 @@ std::string shape_to_string(const Shape& shape) {
     return text + "]";
 }
 
+std::string shapes_to_string(const std::vector<Shape>& shapes) {
+    std::string text;
+    for (const Shape& s : shapes) text += (text.empty() ? "" : " ") + shape_to_string(s);
+    return text;
+}
+
 Buffer Buffer::copy_of(const void* bytes, size_t size) {
     auto storage = std::make_shared<AlignedBytes>(size);
     if (size) std::memcpy(storage->data(), bytes, size);

@@ -21,6 +21,8 @@ constexpr int64_t kMaxTensorElements = int64_t{1} << 40;
 bool checked_num_elements(const Shape& shape, int64_t* out);
 int64_t num_elements(const Shape& shape);  // assumes a valid, non-negative shape
 std::string shape_to_string(const Shape& shape);
+// One per input, space-separated: "[1,3,48,80] [1,10]".
+std::string shapes_to_string(const std::vector<Shape>& shapes);
 
 // Affine quantisation: real = (q - zero_point) * scale. One entry per tensor,
 // or one per slice along `axis` (per-channel).

@@ -1,7 +1,9 @@
 #include "runtime/compiled_plan.h"
 
 #include <algorithm>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "base/log.h"
@@ -69,16 +71,14 @@ Status check_same_io_buffers(const CompiledPlan& first, const CompiledPlan& othe
     return Status::ok();
 }
 
-uint64_t fnv1a(const std::vector<uint8_t>& bytes) {
-    uint64_t h = 1469598103934665603ull;
-    for (uint8_t b : bytes) h = (h ^ b) * 1099511628211ull;
-    return h;
+size_t hash_of(const std::vector<uint8_t>& bytes) {
+    return std::hash<std::string_view>{}(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
 // One weight layout for all plans: each distinct constant (by its packed
 // bytes) gets one place, and every plan's constant offsets point there.
 void share_weight_layout(std::vector<std::shared_ptr<CompiledPlan>>* plans) {
-    std::unordered_multimap<uint64_t, std::pair<uint64_t, const std::vector<uint8_t>*>> stored;
+    std::unordered_multimap<size_t, std::pair<uint64_t, const std::vector<uint8_t>*>> stored;
     uint64_t end = 0;
     for (auto& plan : *plans) {
         for (size_t i = 0; i < plan->placements.size(); ++i) {
@@ -87,7 +87,7 @@ void share_weight_layout(std::vector<std::shared_ptr<CompiledPlan>>* plans) {
             const auto& constants = plan->placements[i].prepared->constants();
             for (size_t k = 0; k < offsets.size(); ++k) {
                 const std::vector<uint8_t>& bytes = constants[k];
-                const uint64_t hash = fnv1a(bytes);
+                const size_t hash = hash_of(bytes);
                 bool found = false;
                 for (auto [it, last] = stored.equal_range(hash); it != last; ++it)
                     if (*it->second.second == bytes) {
@@ -98,7 +98,7 @@ void share_weight_layout(std::vector<std::shared_ptr<CompiledPlan>>* plans) {
                 if (found) continue;
                 offsets[k] = end;
                 stored.emplace(hash, std::make_pair(end, &bytes));
-                end += (bytes.size() + kPlanAlignment - 1) / kPlanAlignment * kPlanAlignment;
+                end += plan_aligned(bytes.size());
             }
         }
     }
@@ -171,9 +171,7 @@ StatusOr<std::vector<std::shared_ptr<const CompiledPlan>>> CompiledPlan::compile
     std::vector<std::shared_ptr<CompiledPlan>> plans;
     for (size_t k = 0; k < graph.shape_sets.size(); ++k) {
         const std::vector<graph::Shape>& shapes = graph.shape_sets[k];
-        std::string named = "shape set " + std::to_string(k) + " (";
-        for (size_t i = 0; i < shapes.size(); ++i) named += (i ? " " : "") + graph::shape_to_string(shapes[i]);
-        named += ")";
+        const std::string named = "shape set " + std::to_string(k) + " (" + graph::shapes_to_string(shapes) + ")";
         graph::Graph set_graph = graph;  // constant bytes are shared, not copied
         for (size_t i = 0; i < shapes.size() && i < set_graph.inputs.size(); ++i) {
             const graph::Tensor& input = set_graph.tensors[static_cast<size_t>(set_graph.inputs[i])];

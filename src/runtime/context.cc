@@ -38,25 +38,12 @@ void raise_priority(uint32_t flags) {
 }
 
 // The shape set of the shapes a dynamic model's graph declares (the
-// converter infers it at its largest set), else the one of most elements.
+// converter stores the graph at its largest set), else the first.
 size_t main_shape_set(const graph::Graph& g) {
-    size_t best = 0;
-    int64_t best_elements = -1;
-    for (size_t k = 0; k < g.shape_sets.size(); ++k) {
-        bool declared = g.shape_sets[k].size() == g.inputs.size();
-        int64_t elements = 0;
-        for (size_t i = 0; i < g.shape_sets[k].size(); ++i) {
-            int64_t n = 0;
-            if (graph::checked_num_elements(g.shape_sets[k][i], &n)) elements += n;
-            declared = declared && i < g.inputs.size() && g.tensors[static_cast<size_t>(g.inputs[i])].shape == g.shape_sets[k][i];
-        }
-        if (declared) return k;
-        if (elements > best_elements) {
-            best = k;
-            best_elements = elements;
-        }
-    }
-    return best;
+    std::vector<graph::Shape> declared;
+    for (int32_t t : g.inputs) declared.push_back(g.tensors[static_cast<size_t>(t)].shape);
+    const auto found = std::find(g.shape_sets.begin(), g.shape_sets.end(), declared);
+    return found == g.shape_sets.end() ? 0 : static_cast<size_t>(found - g.shape_sets.begin());
 }
 
 uint32_t timeout_from_env() {
@@ -156,16 +143,16 @@ Status Context::build(std::vector<std::shared_ptr<const CompiledPlan>> plans, si
     }
     RKNN_RETURN_IF_ERROR(generate_programs(0));
 
-    for_each_set([this] {
-        const graph::Graph& set_graph = set_->plan->graph;
-        set_->values.resize(set_graph.tensors.size());
+    for (PlanState& s : sets_) {
+        const graph::Graph& set_graph = s.plan->graph;
+        s.values.resize(set_graph.tensors.size());
         for (int32_t t : set_graph.inputs) {
             const graph::Tensor& declared = set_graph.tensors[static_cast<size_t>(t)];
-            set_->values[static_cast<size_t>(t)] = cpu::make_tensor_like(declared, declared.shape);
+            s.values[static_cast<size_t>(t)] = cpu::make_tensor_like(declared, declared.shape);
         }
-        prepare_cpu_calls();
-        prepare_fast_io();
-    });
+        prepare_cpu_calls(s);
+        prepare_fast_io(s);
+    }
     if (buffers_->sram_bytes(kInternalBuffer) > 0) {
         const uint64_t base = buffers_->device_address(kInternalBuffer);
         RKNN_LOG_AT(3, "Total allocated Internal SRAM Size: %llu, Addr: [0x%llx, 0x%llx)",
@@ -201,16 +188,15 @@ Status Context::generate_programs(uint32_t core_mask) {
         RKNN_ASSIGN_OR_RETURN(std::shared_ptr<const LoweredSchedule> one, s.plan->lowered(core_mask, per_op));
         lowered.push_back(std::move(one));
     }
-    RKNN_ASSIGN_OR_RETURN(std::vector<LinkedSet> linked, link_and_install(lowered));
+    RKNN_ASSIGN_OR_RETURN(std::vector<Submits> submits, link_and_install(lowered));
     for (size_t k = 0; k < sets_.size(); ++k) {
         PlanState& s = sets_[k];
         s.lowered = std::move(lowered[k]);
-        s.regcmd_offset = linked[k].regcmd_offset;
-        s.submits = std::move(linked[k].submits);
+        s.submits = std::move(submits[k]);
         s.step_us.assign(s.lowered->schedule.steps.size(), 0);
         s.step_npu_ns.assign(s.lowered->schedule.steps.size(), -1);
+        plan_host_reads(s);
     }
-    for_each_set([this] { plan_host_reads(); });
     core_mask_ = core_mask;
     return Status::ok();
 }
@@ -240,23 +226,22 @@ uint64_t Context::sram_request(uint64_t internal_bytes) const {
     return std::min<uint64_t>((internal_bytes + 4095) / 4096 * 4096, free_bytes);
 }
 
-StatusOr<std::vector<Context::LinkedSet>> Context::link_and_install(
+StatusOr<std::vector<Context::Submits>> Context::link_and_install(
     const std::vector<std::shared_ptr<const LoweredSchedule>>& lowered) {
-    // Every plan's streams in one regcmd buffer, one after the other.
-    std::vector<LinkedSet> linked(lowered.size());
+    std::vector<uint64_t> offsets;
     uint64_t stream_bytes = 0;
-    for (size_t k = 0; k < lowered.size(); ++k) {
-        linked[k].regcmd_offset = stream_bytes;
-        stream_bytes += (regcmd_bytes(lowered[k]->programs) + kPlanAlignment - 1) / kPlanAlignment * kPlanAlignment;
+    for (const auto& one : lowered) {
+        offsets.push_back(stream_bytes);
+        stream_bytes += plan_aligned(regcmd_bytes(one->programs));
     }
     RKNN_ASSIGN_OR_RETURN(driver::BufferObject streams, buffers_->create_detached(stream_bytes));
+    std::vector<Submits> linked(lowered.size());
     Status status = Status::ok();
     for (size_t k = 0; k < lowered.size() && status.is_ok(); ++k) {
-        const uint64_t offset = linked[k].regcmd_offset;
-        StatusOr<std::vector<driver::SubmitRequest>> submits = link_segments(
-            lowered[k]->programs, buffers_->bases(), streams.dma_addr + offset, streams.host + offset, timeout_ms_);
+        StatusOr<Submits> submits = link_segments(lowered[k]->programs, buffers_->bases(), streams.dma_addr + offsets[k],
+                                                  streams.host + offsets[k], timeout_ms_);
         status = submits.status();
-        if (status.is_ok()) linked[k].submits = std::move(submits).value();
+        if (status.is_ok()) linked[k] = std::move(submits).value();
     }
     if (status.is_ok()) status = buffers_->flush_detached(streams);
     if (!status.is_ok()) {
@@ -295,22 +280,22 @@ size_t Context::npu_task_op_count() const { return main_set_->plan->npu_task_op_
 
 size_t Context::cube_requant_count() const { return main_set_->lowered->cube_requant_count(); }
 
-void Context::prepare_cpu_calls() {
-    const graph::Graph& g = set_->plan->graph;
-    set_->cpu_calls.assign(g.ops.size(), std::nullopt);
+void Context::prepare_cpu_calls(PlanState& s) {
+    const graph::Graph& g = s.plan->graph;
+    s.cpu_calls.assign(g.ops.size(), std::nullopt);
     // Gives tensor `t` a host value of its declared dtype and shape.
     const auto allocate = [&](int32_t t) {
         const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
-        cpu::HostTensor& value = set_->values[static_cast<size_t>(t)];
+        cpu::HostTensor& value = s.values[static_cast<size_t>(t)];
         if (value.dtype() != declared.dtype || value.shape() != declared.shape)
             value = cpu::make_tensor_like(declared, declared.shape);
     };
-    for (const CpuStep& step : set_->lowered->schedule.cpu_steps) {
-        if (set_->lowered->cube_requants[static_cast<size_t>(step.op)]) continue;
+    for (const CpuStep& step : s.lowered->schedule.cpu_steps) {
+        if (s.lowered->cube_requants[static_cast<size_t>(step.op)]) continue;
         for (int32_t t : step.unpack_before) allocate(t);
-        auto call = set_->plan->executor->prepare_call(step.op, set_->values);
+        auto call = s.plan->executor->prepare_call(step.op, s.values);
         if (call.is_ok()) {
-            set_->cpu_calls[static_cast<size_t>(step.op)] = std::move(call).value();
+            s.cpu_calls[static_cast<size_t>(step.op)] = std::move(call).value();
             continue;
         }
         RKNN_LOG_AT(4, "CPU op %d (%s) allocates on each run: %s", step.op,

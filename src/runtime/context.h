@@ -92,6 +92,7 @@ public:
     int64_t last_run_npu_ns();
 
 private:
+    struct PlanState;  // below: what the context keeps per plan
     Context() = default;
     // This context's memory and links for `plans` (one per shape set; `main`
     // the set of the model's declared shapes). `original`: the context this
@@ -101,20 +102,18 @@ private:
     // Every plan's schedule and NPU programs for `core_mask`, linked into the
     // regcmd buffer; the context keeps its previous ones when this fails.
     Status generate_programs(uint32_t core_mask);
-    // Links each plan's programs into one new regcmd buffer and puts it in
-    // place of the old one; nothing changes when that fails.
-    struct LinkedSet {
-        uint64_t regcmd_offset = 0;
-        std::vector<driver::SubmitRequest> submits;
-    };
-    StatusOr<std::vector<LinkedSet>> link_and_install(const std::vector<std::shared_ptr<const LoweredSchedule>>& lowered);
+    // Links each plan's programs into one new regcmd buffer (one after the
+    // other) and puts it in place of the old one; per plan, the submits.
+    // Nothing changes when that fails.
+    using Submits = std::vector<driver::SubmitRequest>;
+    StatusOr<std::vector<Submits>> link_and_install(const std::vector<std::shared_ptr<const LoweredSchedule>>& lowered);
     // NPU SRAM the driver reports (0: none, or no way to ask).
     uint64_t sram_total() const;
     // Bytes of SRAM to ask for the internal buffer (0: none).
     uint64_t sram_request(uint64_t internal_bytes) const;
     bool uses_sram_ = false;  // RKNN_FLAG_ENABLE_SRAM took effect
     Status run_cpu_step(const CpuStep& step);
-    void prepare_cpu_calls();
+    void prepare_cpu_calls(PlanState& s);
     // Adds the driver-reported NPU time to *npu_ns.
     Status run_npu_segment(int32_t segment, int64_t* npu_ns);
     StatusOr<cpu::HostTensor> output_value(size_t index) const;
@@ -217,7 +216,6 @@ private:
     struct PlanState {
         std::shared_ptr<const CompiledPlan> plan;      // shared with duplicates
         std::shared_ptr<const LoweredSchedule> lowered;  // the plan's, for core_mask_
-        uint64_t regcmd_offset = 0;                    // its streams in the regcmd buffer
         std::vector<driver::SubmitRequest> submits;    // per segment, linked to buffers_
         std::vector<cpu::HostTensor> values;           // per tensor: the CPU's value
         // Per op: the CPU steps' kernel calls prepared at init (their tensors
@@ -248,16 +246,6 @@ private:
     bool shape_chosen_ = false;  // a dynamic model: rknn_set_input_shapes was called
     bool ran_since_switch_ = true;  // rknn_outputs_get reads the current set's last run
     Status refuse_before_shapes(const char* call) const;
-    // Calls `fn` with set_ pointing at each plan in turn.
-    template <typename Fn>
-    void for_each_set(Fn fn) {
-        PlanState* current = set_;
-        for (PlanState& s : sets_) {
-            set_ = &s;
-            fn();
-        }
-        set_ = current;
-    }
     // The shape set `attrs` (one per input, in index order) select.
     StatusOr<size_t> find_shape_set(uint32_t count, const rknn_tensor_attr* attrs) const;
     // Makes set `index` the one rknn_run runs; I/O memory bindings end.
@@ -269,7 +257,7 @@ private:
     // bytes are made current first (a flush writes whole lines back), and the
     // lines are remembered for the next flush.
     Status begin_cpu_write(const DeviceHome& home);
-    void plan_host_reads();
+    void plan_host_reads(PlanState& state);
     // Also at the end of rknn_inputs_set and rknn_run: lines the CPU wrote
     // are not left dirty for another context using the same memory to meet.
     Status sync_before_submit();
@@ -287,7 +275,7 @@ private:
 
     std::set<void*> owned_outputs_;  // buffers rknn_outputs_get allocated
 
-    void prepare_fast_io();
+    void prepare_fast_io(PlanState& s);
     bool set_pixels_fast(const rknn_input& in);
     bool get_float_fast(size_t index, rknn_output* out) const;
 };

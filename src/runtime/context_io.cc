@@ -20,16 +20,16 @@ uint64_t declared_bytes(const graph::Tensor& t) {
 
 }  // namespace
 
-void Context::prepare_fast_io() {
-    const graph::Graph& g = set_->plan->graph;
-    set_->pixel_codes.assign(g.inputs.size(), {});
-    set_->pixel_rules.assign(g.inputs.size(), std::nullopt);
-    set_->input_read_on_cpu.assign(g.inputs.size(), false);
-    set_->dequant_rules.assign(g.outputs.size(), std::nullopt);
+void Context::prepare_fast_io(PlanState& s) {
+    const graph::Graph& g = s.plan->graph;
+    s.pixel_codes.assign(g.inputs.size(), {});
+    s.pixel_rules.assign(g.inputs.size(), std::nullopt);
+    s.input_read_on_cpu.assign(g.inputs.size(), false);
+    s.dequant_rules.assign(g.outputs.size(), std::nullopt);
     for (size_t k = 0; k < g.inputs.size(); ++k) {
-        for (const CpuStep& step : set_->lowered->schedule.cpu_steps) {
+        for (const CpuStep& step : s.lowered->schedule.cpu_steps) {
             const auto& reads = g.ops[static_cast<size_t>(step.op)].inputs;
-            if (std::find(reads.begin(), reads.end(), g.inputs[k]) != reads.end()) set_->input_read_on_cpu[k] = true;
+            if (std::find(reads.begin(), reads.end(), g.inputs[k]) != reads.end()) s.input_read_on_cpu[k] = true;
         }
     }
     for (size_t k = 0; k < g.inputs.size(); ++k) {
@@ -40,21 +40,21 @@ void Context::prepare_fast_io() {
         if ((pre != nullptr && pre->reverse_channels) || declared.shape.size() != 4 || declared.shape[0] != 1) continue;
         // The cube conversions write RK3588 cubes: RK356x takes the image one
         // only (its ARGB images, whose bytes set_pixels_fast then biases).
-        if (set_->plan->memory.form.rk356x && set_->plan->memory.homes[static_cast<size_t>(t)].packed_row_pixels == 0) continue;
+        if (s.plan->memory.form.rk356x && s.plan->memory.homes[static_cast<size_t>(t)].packed_row_pixels == 0) continue;
         auto codes = make_pixel_codes(declared, pre);
         if (!codes.is_ok()) continue;
-        set_->pixel_codes[k] = std::move(codes).value();
-        auto rule = fit_pixel_rule(set_->pixel_codes[k], static_cast<int>(declared.shape[1]));
+        s.pixel_codes[k] = std::move(codes).value();
+        auto rule = fit_pixel_rule(s.pixel_codes[k], static_cast<int>(declared.shape[1]));
         if (rule.is_ok()) {
-            set_->pixel_rules[k] = std::move(rule).value();
+            s.pixel_rules[k] = std::move(rule).value();
         } else {
             RKNN_LOG_AT(4, "input %zu: uint8 pixels through tables (%s)", k, rule.status().message().c_str());
         }
     }
     for (size_t k = 0; k < g.outputs.size(); ++k) {
-        if (!set_->lowered->schedule.output_on_device[k] || set_->plan->memory.form.rk356x) continue;
+        if (!s.lowered->schedule.output_on_device[k] || s.plan->memory.form.rk356x) continue;
         auto rule = make_dequant(g.tensors[static_cast<size_t>(g.outputs[k])]);
-        if (rule.is_ok()) set_->dequant_rules[k] = rule.value();
+        if (rule.is_ok()) s.dequant_rules[k] = rule.value();
     }
 }
 

@@ -50,11 +50,8 @@ Status Context::check_memory_ready() const {
 Status Context::relink() {
     std::vector<std::shared_ptr<const LoweredSchedule>> lowered;
     for (const PlanState& s : sets_) lowered.push_back(s.lowered);
-    RKNN_ASSIGN_OR_RETURN(std::vector<LinkedSet> linked, link_and_install(lowered));
-    for (size_t k = 0; k < sets_.size(); ++k) {
-        sets_[k].regcmd_offset = linked[k].regcmd_offset;
-        sets_[k].submits = std::move(linked[k].submits);
-    }
+    RKNN_ASSIGN_OR_RETURN(std::vector<Submits> submits, link_and_install(lowered));
+    for (size_t k = 0; k < sets_.size(); ++k) sets_[k].submits = std::move(submits[k]);
     return Status::ok();
 }
 

@@ -13,16 +13,15 @@
 namespace rknn::runtime {
 namespace {
 
-// A model shape as the API reports it: 4-D shapes as NHWC.
-std::vector<int64_t> api_order(const graph::Shape& shape) {
-    if (shape.size() != 4) return shape;
-    return {shape[0], shape[2], shape[3], shape[1]};
+// Dim d of a model shape as the API orders it: NHWC for 4-D shapes.
+int64_t api_dim(const graph::Shape& shape, size_t d) {
+    static constexpr size_t kNhwc[] = {0, 2, 3, 1};
+    return shape.size() == 4 ? shape[kNhwc[d]] : shape[d];
 }
 
 std::string api_shape_text(const graph::Shape& shape) {
     std::string text = "[";
-    const std::vector<int64_t> dims = api_order(shape);
-    for (size_t d = 0; d < dims.size(); ++d) text += (d ? "," : "") + std::to_string(dims[d]);
+    for (size_t d = 0; d < shape.size(); ++d) text += (d ? "," : "") + std::to_string(api_dim(shape, d));
     return text + "]";
 }
 
@@ -56,11 +55,6 @@ StatusOr<size_t> Context::find_shape_set(uint32_t count, const rknn_tensor_attr*
             return make_status(StatusCode::kInputInvalid, "input %u: fmt %s; a %zu-D input's shape is given as %s", i,
                                get_format_string(a.fmt), rank, get_format_string(expected));
     }
-    // Dim d of a model shape as the API orders it (NHWC for 4-D).
-    const auto api_dim = [](const graph::Shape& shape, size_t d) {
-        static constexpr size_t kNhwc[] = {0, 2, 3, 1};
-        return shape.size() == 4 ? shape[kNhwc[d]] : shape[d];
-    };
     for (size_t k = 0; k < sets_.size(); ++k) {
         const graph::Graph& set_graph = sets_[k].plan->graph;
         bool match = true;
@@ -142,9 +136,6 @@ Status Context::query_dynamic_range(rknn_input_range* range) const {
     if (range->index >= g.inputs.size())
         return make_status(StatusCode::kInvalidArgument, "index %u: the model has %zu input(s)", range->index,
                            g.inputs.size());
-    if (sets_.size() > RKNN_MAX_DYNAMIC_SHAPE_NUM)
-        return make_status(StatusCode::kModelInvalid, "the model has %zu shape sets; the API reports at most %d",
-                           sets_.size(), RKNN_MAX_DYNAMIC_SHAPE_NUM);
     const uint32_t index = range->index;
     std::memset(range, 0, sizeof(*range));
     range->index = index;
@@ -152,11 +143,11 @@ Status Context::query_dynamic_range(rknn_input_range* range) const {
     std::snprintf(range->name, sizeof(range->name), "%s", declared.name.c_str());
     range->n_dims = static_cast<uint32_t>(std::min<size_t>(declared.shape.size(), RKNN_MAX_DIMS));
     range->fmt = declared.shape.size() == 4 ? RKNN_TENSOR_NHWC : RKNN_TENSOR_UNDEFINED;
-    range->shape_number = static_cast<uint32_t>(sets_.size());
+    range->shape_number = static_cast<uint32_t>(sets_.size());  // at most 512: the loader refuses more
     for (size_t k = 0; k < sets_.size(); ++k) {
         const graph::Graph& set_graph = sets_[k].plan->graph;
-        const std::vector<int64_t> dims = api_order(set_graph.tensors[static_cast<size_t>(set_graph.inputs[index])].shape);
-        for (uint32_t d = 0; d < range->n_dims; ++d) range->dyn_range[k][d] = static_cast<uint32_t>(dims[d]);
+        const graph::Shape& shape = set_graph.tensors[static_cast<size_t>(set_graph.inputs[index])].shape;
+        for (uint32_t d = 0; d < range->n_dims; ++d) range->dyn_range[k][d] = static_cast<uint32_t>(api_dim(shape, d));
     }
     return Status::ok();
 }

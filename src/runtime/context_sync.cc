@@ -29,17 +29,18 @@ uint64_t line_up(uint64_t v) { return (v + kLine - 1) / kLine * kLine; }
 
 }  // namespace
 
-void Context::plan_host_reads() {
-    set_->host_reads.clear();
-    const auto add = [this](int32_t t, bool cpu_step) {
-        const DeviceHome& home = set_->plan->memory.homes[static_cast<size_t>(t)];
+void Context::plan_host_reads(PlanState& state) {
+    state.host_reads.clear();
+    const auto add = [&state](int32_t t, bool cpu_step) {
+        const DeviceHome& home = state.plan->memory.homes[static_cast<size_t>(t)];
         if (!home.valid()) return;
         const uint64_t start = line_down(home.offset);
-        set_->host_reads.push_back({home.buffer, start, line_up(home.offset + home.bytes) - start, cpu_step});
+        state.host_reads.push_back({home.buffer, start, line_up(home.offset + home.bytes) - start, cpu_step});
     };
-    for (const CpuStep& step : set_->lowered->schedule.cpu_steps)
+    const Schedule& schedule = state.lowered->schedule;
+    for (const CpuStep& step : schedule.cpu_steps)
         for (int32_t t : step.unpack_before) add(t, true);
-    for (int32_t t : set_->plan->graph.outputs)
+    for (int32_t t : state.plan->graph.outputs)
         if (t >= 0) add(t, false);
     // What each segment writes: its ops' outputs (in-place Concat parts and
     // aliases are slices of those bytes).
@@ -47,15 +48,15 @@ void Context::plan_host_reads() {
         return home.valid() && home.buffer == r.buffer && home.offset < r.offset + r.bytes &&
                r.offset < home.offset + home.bytes;
     };
-    set_->segment_host_reads.assign(set_->lowered->schedule.segments.size(), {});
-    for (size_t s = 0; s < set_->lowered->schedule.segments.size(); ++s) {
+    state.segment_host_reads.assign(schedule.segments.size(), {});
+    for (size_t s = 0; s < schedule.segments.size(); ++s) {
         std::vector<const DeviceHome*> written;
-        for (int32_t op : set_->lowered->schedule.segments[s].ops)
-            for (int32_t t : set_->plan->graph.ops[static_cast<size_t>(op)].outputs)
-                if (t >= 0) written.push_back(&set_->plan->memory.homes[static_cast<size_t>(t)]);
-        for (size_t i = 0; i < set_->host_reads.size(); ++i)
-            if (std::any_of(written.begin(), written.end(), [&](const DeviceHome* home) { return overlaps(*home, set_->host_reads[i]); }))
-                set_->segment_host_reads[s].push_back(i);
+        for (int32_t op : schedule.segments[s].ops)
+            for (int32_t t : state.plan->graph.ops[static_cast<size_t>(op)].outputs)
+                if (t >= 0) written.push_back(&state.plan->memory.homes[static_cast<size_t>(t)]);
+        for (size_t i = 0; i < state.host_reads.size(); ++i)
+            if (std::any_of(written.begin(), written.end(), [&](const DeviceHome* home) { return overlaps(*home, state.host_reads[i]); }))
+                state.segment_host_reads[s].push_back(i);
     }
 }
 

@@ -11,9 +11,6 @@
 namespace rknn::runtime {
 namespace {
 
-constexpr uint64_t kAlignment = kPlanAlignment;
-uint64_t aligned(uint64_t bytes) { return (bytes + kAlignment - 1) & ~(kAlignment - 1); }
-
 // A tensor stored inside another one's bytes.
 struct Link {
     int32_t parent = -1;
@@ -148,12 +145,12 @@ uint64_t place_internal(std::vector<Region*> regions) {
         std::sort(live.begin(), live.end(), [](const Region* a, const Region* b) { return a->offset < b->offset; });
         uint64_t offset = 0;
         for (const Region* q : live) {
-            if (offset + aligned(r->bytes) <= q->offset) break;
-            offset = std::max(offset, q->offset + aligned(q->bytes));
+            if (offset + plan_aligned(r->bytes) <= q->offset) break;
+            offset = std::max(offset, q->offset + plan_aligned(q->bytes));
         }
         r->offset = offset;
         r->buffer = kInternalBuffer;
-        end = std::max(end, offset + aligned(r->bytes));
+        end = std::max(end, offset + plan_aligned(r->bytes));
         placed.push_back(r);
     }
     return end;
@@ -222,10 +219,10 @@ StatusOr<MemoryPlan> plan_memory(const graph::Graph& g, const std::vector<int32_
     for (Region& r : regions) {
         if (r.io) {
             r.buffer = static_cast<int32_t>(plan.buffer_bytes.size());
-            plan.buffer_bytes.push_back(aligned(r.bytes));
+            plan.buffer_bytes.push_back(plan_aligned(r.bytes));
         } else {
             internal.push_back(&r);
-            plan.internal_tensor_bytes += aligned(r.bytes);
+            plan.internal_tensor_bytes += plan_aligned(r.bytes);
         }
     }
     if (!share_internal) {
@@ -234,7 +231,7 @@ StatusOr<MemoryPlan> plan_memory(const graph::Graph& g, const std::vector<int32_
     plan.scratch_offset = place_internal(internal);
     for (const npu::Placement& p : *placements)
         if (p.prepared != nullptr) plan.scratch_bytes = std::max<uint64_t>(plan.scratch_bytes, p.prepared->scratch_bytes());
-    plan.buffer_bytes[kInternalBuffer] = plan.scratch_offset + aligned(plan.scratch_bytes);
+    plan.buffer_bytes[kInternalBuffer] = plan.scratch_offset + plan_aligned(plan.scratch_bytes);
 
     for (DeviceHome& home : plan.homes) {
         if (!home.valid()) continue;
@@ -250,7 +247,7 @@ StatusOr<MemoryPlan> plan_memory(const graph::Graph& g, const std::vector<int32_
         if (p.target != npu::Target::kNpu || p.prepared == nullptr) continue;
         for (const auto& bytes : p.prepared->constants()) {
             plan.constant_offsets[i].push_back(weights);
-            weights += aligned(bytes.size());
+            weights += plan_aligned(bytes.size());
         }
     }
     plan.buffer_bytes[kWeightBuffer] = weights;
@@ -258,11 +255,11 @@ StatusOr<MemoryPlan> plan_memory(const graph::Graph& g, const std::vector<int32_
 }
 
 void place_io_in_internal(MemoryPlan* plan) {
-    uint64_t end = aligned(plan->buffer_bytes[kInternalBuffer]);
+    uint64_t end = plan_aligned(plan->buffer_bytes[kInternalBuffer]);
     plan->io_staging_offsets.assign(plan->buffer_bytes.size(), 0);
     for (size_t id = kFirstIoBuffer; id < plan->buffer_bytes.size(); ++id) {
         plan->io_staging_offsets[id] = end;
-        end += aligned(plan->buffer_bytes[id]);
+        end += plan_aligned(plan->buffer_bytes[id]);
     }
     plan->buffer_bytes[kInternalBuffer] = end;
 }

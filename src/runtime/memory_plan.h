@@ -29,6 +29,7 @@ constexpr int32_t kFirstIoBuffer = 2;  // then one per I/O region
 // Every tensor and constant starts on this boundary in its buffer, as the
 // vendor places tensors.
 constexpr uint64_t kPlanAlignment = 128;
+inline uint64_t plan_aligned(uint64_t bytes) { return (bytes + kPlanAlignment - 1) & ~(kPlanAlignment - 1); }
 
 struct DeviceHome {
     int32_t buffer = -1;  // -1: the tensor has no device form

@@ -249,11 +249,6 @@ Status to_int8(const graph::Graph& float_graph, const ConvertOptions& options, C
     return correct_biases(calibration, samples, options, result);
 }
 
-std::string shapes_text(const std::vector<graph::Shape>& shapes) {
-    std::string text;
-    for (const graph::Shape& s : shapes) text += (text.empty() ? "" : " ") + graph::shape_to_string(s);
-    return text;
-}
 
 }  // namespace
 
@@ -283,7 +278,8 @@ StatusOr<ConvertResult> convert_onnx(const ConvertOptions& options) {
                          std::to_string(g.ops.size()) + " ops, " + std::to_string(g.tensors.size()) + " tensors");
     RKNN_ASSIGN_OR_RETURN(const std::vector<graph::Shape> shapes, main_shapes(&g, options));
     if (!g.shape_sets.empty())
-        result.log.push_back("dynamic shapes: inferred, calibrated and stored at the largest set, " + shapes_text(shapes));
+        result.log.push_back("dynamic shapes: inferred (and calibrated, for int8) and stored at the largest set, " +
+                             graph::shapes_to_string(shapes));
     RKNN_RETURN_IF_ERROR(run_graph_passes(&g, shapes, &result.log));
     RKNN_RETURN_IF_ERROR(set_preprocess(&g, options));
 

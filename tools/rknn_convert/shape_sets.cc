@@ -10,9 +10,7 @@ namespace rknn::convert {
 namespace {
 
 std::string set_name(size_t k, const std::vector<graph::Shape>& shapes) {
-    std::string text = "--input-shapes set " + std::to_string(k) + " (";
-    for (size_t i = 0; i < shapes.size(); ++i) text += (i ? " " : "") + graph::shape_to_string(shapes[i]);
-    return text + ")";
+    return "--input-shapes set " + std::to_string(k) + " (" + graph::shapes_to_string(shapes) + ")";
 }
 
 // The values of a constant int64 or int32 tensor; false for anything else.
