@@ -7,7 +7,11 @@
 //   - MEM_SIZE of each (weights, internal, all device memory) and the ratio;
 //   - rknn_set_input_shapes with the shapes already set, and a switch
 //     between two sets (alternating 80 and 640);
-//   - rknn_run at each width (the first run of a set, then the median).
+//   - rknn_run at each width (the first run of a set, then the median);
+//   - with --dynamic-range 1,3,48,32..640:8 added to the four sets: the
+//     first rknn_set_input_shapes of widths no set names (the plan compiled
+//     on first use), in fresh contexts over the rounds, then a switch
+//     between two such widths once both are kept.
 // usage: dynamic_shape_bench [REC.onnx] [REPEATS]; the default model is the
 // npm cache's (scripts/fetch_models.sh); exits 77 when it is missing.
 #include <algorithm>
@@ -15,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -50,13 +55,14 @@ void check(int code, const char* what) {
     }
 }
 
-std::vector<uint8_t> convert(const std::string& onnx, const std::vector<int>& widths) {
+std::vector<uint8_t> convert(const std::string& onnx, const std::vector<int>& widths, bool ranged = false) {
     rknn::convert::ConvertOptions options;
     options.onnx_path = onnx;
     options.progress = false;
     options.mean = {{127.5f, 127.5f, 127.5f}};
     options.std = {{127.5f, 127.5f, 127.5f}};
     for (int w : widths) options.input_shapes.push_back({{1, 3, 48, w}});
+    if (ranged) options.dynamic_range = {{{1, 3, 48, 32}, {1, 3, 48, 640}, {1, 1, 1, 8}}};
     auto converted = rknn::convert::convert_onnx(options);
     if (!converted.is_ok()) {
         std::fprintf(stderr, "dynamic_shape_bench: conversion failed: %s\n", converted.status().message().c_str());
@@ -166,5 +172,40 @@ int main(int argc, char** argv) {
     }
     rknn_destroy(ctx);
     rknn_destroy(ctx_one);
+
+    // Any width in range: the first use of a width compiles its plan.
+    std::vector<uint8_t> ranged = convert(onnx, {80, 160, 320, 640}, true);
+    const int kNew[] = {104, 200, 312, 456, 632};
+    std::vector<std::vector<double>> first_use(std::size(kNew));
+    for (int r = 0; r < repeats; ++r) {
+        rknn_context c = init(ranged);
+        for (size_t k = 0; k < std::size(kNew); ++k) {
+            rknn_tensor_attr attr = width_attr(c, kNew[k]);
+            first_use[k].push_back(seconds([&] { check(rknn_set_input_shapes(c, 1, &attr), "first use"); }));
+        }
+        check(rknn_destroy(c), "rknn_destroy");
+    }
+    std::printf("\nwith --dynamic-range 1,3,48,32..640:8, first rknn_set_input_shapes of a width no set names "
+                "(compiles its plan):\n");
+    for (size_t k = 0; k < std::size(kNew); ++k) {
+        const Spread sf = spread_of(first_use[k]);
+        std::printf("  width %3d: %.2f ms (%.2f..%.2f)\n", kNew[k], sf.median * 1e3, sf.min * 1e3, sf.max * 1e3);
+    }
+    rknn_context c = init(ranged);
+    rknn_tensor_attr a104 = width_attr(c, 104), a456 = width_attr(c, 456);
+    check(rknn_set_input_shapes(c, 1, &a104), "first use");
+    check(rknn_set_input_shapes(c, 1, &a456), "first use");
+    std::vector<double> kept;
+    for (int r = 0; r < repeats; ++r)
+        kept.push_back(seconds(
+            [&] {
+                check(rknn_set_input_shapes(c, 1, &a104), "switch");
+                check(rknn_set_input_shapes(c, 1, &a456), "switch");
+            },
+            2000) / 2);
+    const Spread sk = spread_of(kept);
+    std::printf("a switch between two kept in-range widths (104, 456): %.2f us (%.2f..%.2f)\n", sk.median * 1e6,
+                sk.min * 1e6, sk.max * 1e6);
+    rknn_destroy(c);
     return 0;
 }

@@ -1,4 +1,4 @@
-# Install rules: the library, the three public headers, a CMake package
+# Install rules: the library, the four public headers, a CMake package
 # (find_package(rknnrt CONFIG) -> rknnrt::rknnrt) and librknnrt.pc.
 include(CMakePackageConfigHelpers)
 
@@ -9,6 +9,7 @@ install(FILES
   ${PROJECT_SOURCE_DIR}/include/rknn_api.h
   ${PROJECT_SOURCE_DIR}/include/rknn_matmul_api.h
   ${PROJECT_SOURCE_DIR}/include/rknn_custom_op.h
+  ${PROJECT_SOURCE_DIR}/include/rknn_openrknn_ext.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 set(RKNN_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/rknnrt)

@@ -6,9 +6,10 @@
 #      sha256 pinned; cached, so a second run works offline);
 #   3. converts the detector to int8, calibrated on generated pages of printed
 #      text, keeping the layers int8 hurts most in fp16 (--hybrid
-#      auto:0.999:0.2), and the recogniser to fp16 with four input widths
-#      (48 x 80, 160, 320, 640: a dynamic-shape model; each text line runs at
-#      the smallest width that holds it);
+#      auto:0.999:0.2), and the recogniser to fp16 as a dynamic-shape model:
+#      four preset widths (48 x 80, 160, 320, 640) and any width from 32 to
+#      640 in steps of 8 (--dynamic-range); each text line runs at its own
+#      width, rounded up to the step (a new width is compiled on first use);
 #   4. reads the bundled page (examples/data/ocr_page.png, printed with a
 #      Debian font; its text is examples/data/ocr_page.txt): detection, DB
 #      post-processing, crops, recognition, CTC decoding; prints each line
@@ -43,10 +44,10 @@ echo "== rknn_convert det (int8, 480x480, calibrated on 16 pages with --calib mm
   --dtype int8 --dataset "$work/calib" --calib mmse --input-shapes 1,3,480,480 --hybrid auto:0.999:0.2 \
   --mean 123.675,116.28,103.53 --std 58.395,57.12,57.375 --custom-string "PP-OCRv4 det"
 echo
-echo "== rknn_convert rec (fp16, dynamic width: 48x80, 48x160, 48x320, 48x640)"
+echo "== rknn_convert rec (fp16, dynamic width: sets 48x80, 48x160, 48x320, 48x640 and any width 32..640 in steps of 8)"
 "$build/tools/rknn_convert/rknn_convert" "$models/ch_PP-OCRv4_rec_infer.onnx" -o "$work/rec.rknn" \
   --dtype fp16 --input-shapes 1,3,48,80 --input-shapes 1,3,48,160 --input-shapes 1,3,48,320 \
-  --input-shapes 1,3,48,640 --mean 127.5,127.5,127.5 --std 127.5,127.5,127.5 \
+  --input-shapes 1,3,48,640 --dynamic-range 1,3,48,32..640:8 --mean 127.5,127.5,127.5 --std 127.5,127.5,127.5 \
   --custom-string "PP-OCRv4 rec"
 echo
 echo "== OCR of examples/data/ocr_page.png"

@@ -7,7 +7,9 @@
 // usage: rknn_ocr DET.rknn REC.rknn KEYS.txt IMAGE [ANNOTATED.png] [--expect FILE] [--dump DIR]
 //   both models take NHWC uint8 pixels (converted with --mean/--std); the
 //   recogniser may have several input widths (shape sets: each line runs at
-//   the smallest that holds it), the detector has one input size;
+//   the smallest that holds it) or a range of them (rknn_convert
+//   --dynamic-range: each line runs at its own width, rounded up to the
+//   range's step), the detector has one input size;
 //   --expect FILE  exit 1 unless the lines read equal FILE's lines, in order
 //   --dump DIR     write each recogniser input (crop_K.npy, float32 pixels
 //                  [1,H,W,3]) and output (rec_K.npy) for comparison with a
@@ -26,6 +28,7 @@
 #include "ctc_decode.h"
 #include "db_postprocess.h"
 #include "rknn_api.h"
+#include "rknn_openrknn_ext.h"
 
 namespace {
 
@@ -36,7 +39,7 @@ double ms_since(Clock::time_point start) {
 }
 
 // One model with one NHWC image input and one output. A dynamic-shape model
-// (several input-shape sets) runs at the set fit_to() picks.
+// (input-shape sets, maybe a range) runs at the shape fit_to() picks.
 class Model {
 public:
     ~Model() {
@@ -68,6 +71,11 @@ public:
         if (shape_sets && rknn_query(ctx_, RKNN_QUERY_INPUT_DYNAMIC_RANGE, &range, sizeof(range)) == RKNN_SUCC)
             for (uint32_t k = 0; k < range.shape_number && k < RKNN_MAX_DYNAMIC_SHAPE_NUM; ++k)
                 sets_.push_back({static_cast<int>(range.dyn_range[k][1]), static_cast<int>(range.dyn_range[k][2])});
+        // OpenRKNN: any shape within a range (n_dims 0: the sets only).
+        range_.index = 0;
+        if (!sets_.empty() &&
+            rknn_query(ctx_, RKNN_QUERY_OPENRKNN_INPUT_SHAPE_RANGE, &range_, sizeof(range_)) != RKNN_SUCC)
+            range_.n_dims = 0;
         return sets_.empty() || fit_to(max_width_, max_height_, error);
     }
     // The current input size (a dynamic model: the set fit_to chose).
@@ -75,12 +83,16 @@ public:
     int width() const { return static_cast<int>(input_.dims[2]); }
     int max_width() const { return max_width_; }
     size_t shape_sets() const { return sets_.size(); }
+    bool any_width() const { return range_.n_dims == 4; }
     const rknn_tensor_attr& output_attr() const { return output_; }
 
-    // A dynamic model: the smallest shape set that holds width x height
-    // (else the largest), made current. A static model keeps its one size.
+    // A dynamic model: width x height rounded up to the range's steps where
+    // that is inside the range; else the smallest shape set that holds it
+    // (else the largest); made current. A static model keeps its one size.
     bool fit_to(int width, int height, std::string* error) {
         if (sets_.empty()) return true;
+        const int ranged_h = round_up_in_range(height, 1), ranged_w = round_up_in_range(width, 2);
+        if (ranged_h > 0 && ranged_w > 0) return choose(ranged_h, ranged_w, error);
         size_t best = sets_.size();
         for (size_t k = 0; k < sets_.size(); ++k) {
             const auto [h, w] = sets_[k];
@@ -90,17 +102,7 @@ public:
                 best = k;
         }
         if (best == sets_.size()) best = std::max_element(sets_.begin(), sets_.end()) - sets_.begin();
-        rknn_tensor_attr attr = input_;
-        attr.dims[1] = static_cast<uint32_t>(sets_[best].first);
-        attr.dims[2] = static_cast<uint32_t>(sets_[best].second);
-        int ret = rknn_set_input_shapes(ctx_, 1, &attr);
-        if (ret == RKNN_SUCC) ret = rknn_query(ctx_, RKNN_QUERY_CURRENT_INPUT_ATTR, &input_, sizeof(input_));
-        if (ret == RKNN_SUCC) ret = rknn_query(ctx_, RKNN_QUERY_CURRENT_OUTPUT_ATTR, &output_, sizeof(output_));
-        if (ret != RKNN_SUCC) {
-            *error = "choosing the input shape failed: " + std::to_string(ret);
-            return false;
-        }
-        return true;
+        return choose(sets_[best].first, sets_[best].second, error);
     }
 
     // Runs on height() x width() x 3 pixels; `out` receives the float output.
@@ -127,11 +129,38 @@ public:
     }
 
 private:
+    // `size` rounded up to the range's step in NHWC dim `dim`; 0 when that is
+    // outside the range or there is none.
+    int round_up_in_range(int size, int dim) const {
+        if (!any_width()) return 0;
+        const int lo = static_cast<int>(range_.min[dim]), hi = static_cast<int>(range_.max[dim]);
+        const int step = std::max(1, static_cast<int>(range_.step[dim]));
+        const int rounded = size <= lo ? lo : lo + (size - lo + step - 1) / step * step;
+        return rounded <= hi ? rounded : 0;
+    }
+
+    // Makes height x width the current input shape.
+    bool choose(int height, int width, std::string* error) {
+        rknn_tensor_attr attr = input_;
+        attr.dims[1] = static_cast<uint32_t>(height);
+        attr.dims[2] = static_cast<uint32_t>(width);
+        int ret = rknn_set_input_shapes(ctx_, 1, &attr);
+        if (ret == RKNN_SUCC) ret = rknn_query(ctx_, RKNN_QUERY_CURRENT_INPUT_ATTR, &input_, sizeof(input_));
+        if (ret == RKNN_SUCC) ret = rknn_query(ctx_, RKNN_QUERY_CURRENT_OUTPUT_ATTR, &output_, sizeof(output_));
+        if (ret != RKNN_SUCC) {
+            *error = "choosing the input shape " + std::to_string(height) + "x" + std::to_string(width) +
+                     " failed: " + std::to_string(ret);
+            return false;
+        }
+        return true;
+    }
+
     rknn_context ctx_ = 0;
     rknn_tensor_attr input_{};
     rknn_tensor_attr output_{};
     int max_height_ = 0, max_width_ = 0;
     std::vector<std::pair<int, int>> sets_;  // (height, width) per shape set
+    rknn_openrknn_shape_range range_{};      // n_dims 4: any shape in it
 };
 
 // `image` scaled to fit width x height, top-left, the rest filled with `fill`.
@@ -190,7 +219,9 @@ int main(int argc, char** argv) {
     }
     std::printf("image %s: %dx%d; detector input %dx%d, recogniser input %dx%d%s, %zu characters\n",
                 positional[3].c_str(), image.width, image.height, det.width(), det.height(), rec.height(), rec.max_width(),
-                rec.shape_sets() > 0 ? (" (" + std::to_string(rec.shape_sets()) + " widths)").c_str() : "",
+                rec.any_width()        ? " (any width in range)"
+                : rec.shape_sets() > 0 ? (" (" + std::to_string(rec.shape_sets()) + " widths)").c_str()
+                                       : "",
                 charset.size());
 
     // Detection: the page fitted into the detector's input, padded with the mean colour.
@@ -221,8 +252,9 @@ int main(int argc, char** argv) {
 
     // Recognition: each box at the recogniser's height, its width by aspect
     // ratio (at most the input's), padded with grey (0 after normalisation)
-    // to the input's width: a dynamic recogniser's smallest width that holds it.
-    double crop_ms = 0.0, rec_ms = 0.0, decode_ms = 0.0;
+    // to the input's width: a dynamic recogniser's own width for it (rounded
+    // up to its range's step), or its smallest width that holds it.
+    double crop_ms = 0.0, shape_ms = 0.0, rec_ms = 0.0, decode_ms = 0.0;
     std::vector<std::string> lines;
     examples::Image annotated = image;
     for (size_t k = 0; k < boxes.size(); ++k) {
@@ -231,10 +263,12 @@ int main(int argc, char** argv) {
         const int bw = b.x1 - b.x0 + 1, bh = b.y1 - b.y0 + 1;
         const int w =
             std::clamp(static_cast<int>(std::ceil(static_cast<double>(rec.height()) * bw / bh)), 1, rec.max_width());
+        const auto fit_start = Clock::now();
         if (!rec.fit_to(w, rec.height(), &error)) {
             std::fprintf(stderr, "rknn_ocr: recogniser: %s\n", error.c_str());
             return 1;
         }
+        shape_ms += ms_since(fit_start);
         const rknn_tensor_attr& rec_out = rec.output_attr();
         if (rec_out.n_dims != 3 || w > rec.width()) {
             std::fprintf(stderr, "rknn_ocr: the recogniser's output is not [1, steps, classes]\n");
@@ -281,8 +315,9 @@ int main(int argc, char** argv) {
     }
     const size_t n = std::max<size_t>(1, boxes.size());
     std::printf("timing: detector pre-processing %.1f ms, rknn_run %.1f ms, DB post-processing %.1f ms; "
-                "recogniser (%zu lines) crops %.1f ms, rknn_run %.1f ms (%.1f ms a line), CTC decoding %.2f ms\n",
-                det_pre_ms, det_ms, post_ms, boxes.size(), crop_ms, rec_ms, rec_ms / n, decode_ms);
+                "recogniser (%zu lines) crops %.1f ms (of which rknn_set_input_shapes %.1f ms), rknn_run %.1f ms "
+                "(%.1f ms a line), CTC decoding %.2f ms\n",
+                det_pre_ms, det_ms, post_ms, boxes.size(), crop_ms, shape_ms, rec_ms, rec_ms / n, decode_ms);
     if (positional.size() == 5) {
         if (!examples::write_png(positional[4], annotated)) {
             std::fprintf(stderr, "rknn_ocr: cannot write %s\n", positional[4].c_str());

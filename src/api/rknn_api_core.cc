@@ -8,6 +8,7 @@
 #include "api/init_flags.h"
 #include "api/mem_registry.h"
 #include "base/version.h"
+#include "rknn_openrknn_ext.h"
 #include "runtime/context.h"
 
 using rknn::Status;
@@ -107,7 +108,9 @@ RKNN_EXPORT int rknn_query(rknn_context context, rknn_query_cmd cmd, void* info,
         RKNN_RETURN_IF_ERROR(check_handle(context, HandleKind::kContext));
         RKNN_RETURN_IF_ERROR(check_arg(info != nullptr, "info is NULL"));
         const int raw_cmd = rknn::api::raw_enum(cmd);
-        RKNN_RETURN_IF_ERROR(check_arg(raw_cmd >= 0 && raw_cmd < RKNN_QUERY_CMD_MAX, "unknown query command"));
+        RKNN_RETURN_IF_ERROR(check_arg((raw_cmd >= 0 && raw_cmd < RKNN_QUERY_CMD_MAX) ||
+                                           raw_cmd == RKNN_QUERY_OPENRKNN_INPUT_SHAPE_RANGE,
+                                       "unknown query command"));
         RKNN_ASSIGN_OR_RETURN(std::shared_ptr<Context> ctx, context_of(context));
         return ctx->query(raw_cmd, info, size);
     });

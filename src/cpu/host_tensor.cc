@@ -12,6 +12,17 @@ HostTensor::HostTensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::mo
     data_ = storage_->data();
 }
 
+HostTensor HostTensor::in_storage(DType dtype, Shape shape, std::shared_ptr<AlignedBytes> storage) {
+    HostTensor t;
+    t.dtype_ = dtype;
+    t.shape_ = std::move(shape);
+    t.numel_ = graph::num_elements(t.shape_);
+    if (storage == nullptr || storage->size() < std::max<size_t>(t.byte_size(), 1)) return HostTensor(dtype, t.shape_);
+    t.storage_ = std::move(storage);
+    t.data_ = t.storage_->data();
+    return t;
+}
+
 HostTensor HostTensor::borrow(DType dtype, Shape shape, const void* data) {
     HostTensor t;
     t.dtype_ = dtype;

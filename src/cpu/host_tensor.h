@@ -20,6 +20,9 @@ public:
     HostTensor(DType dtype, Shape shape);
     // Wraps memory owned elsewhere; the caller keeps it alive.
     static HostTensor borrow(DType dtype, Shape shape, const void* data);
+    // A tensor in `storage` (shared with whoever else holds it), which must
+    // hold at least the shape's bytes; else one of its own is allocated.
+    static HostTensor in_storage(DType dtype, Shape shape, std::shared_ptr<AlignedBytes> storage);
 
     DType dtype() const { return dtype_; }
     const Shape& shape() const { return shape_; }

@@ -2,6 +2,25 @@
 
 namespace rknn::graph {
 
+bool ShapeRange::contains(const Shape& shape) const {
+    if (shape.size() != min.size() || shape.size() != max.size() || shape.size() != step.size()) return false;
+    for (size_t d = 0; d < shape.size(); ++d)
+        if (shape[d] < min[d] || shape[d] > max[d] || step[d] <= 0 || (shape[d] - min[d]) % step[d] != 0) return false;
+    return true;
+}
+
+std::string shape_range_to_string(const ShapeRange& range) {
+    std::string text = "[";
+    for (size_t d = 0; d < range.min.size() && d < range.max.size() && d < range.step.size(); ++d) {
+        text += (d ? "," : "") + std::to_string(range.min[d]);
+        if (range.max[d] != range.min[d]) {
+            text += ".." + std::to_string(range.max[d]);
+            if (range.step[d] != 1) text += ":" + std::to_string(range.step[d]);
+        }
+    }
+    return text + "]";
+}
+
 int32_t Graph::add_tensor(Tensor tensor) {
     tensors.push_back(std::move(tensor));
     return static_cast<int32_t>(tensors.size() - 1);

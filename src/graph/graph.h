@@ -42,6 +42,15 @@ struct CustomOpDecl {
     Attributes attrs;
 };
 
+// The shapes an input takes beyond the shape sets (rknn_convert
+// --dynamic-range): each dim d from min[d] to max[d] in steps of step[d].
+struct ShapeRange {
+    Shape min, max, step;
+    bool contains(const Shape& shape) const;
+};
+// As --dynamic-range takes it: [1,3,48,32..1280:8].
+std::string shape_range_to_string(const ShapeRange& range);
+
 class Graph {
 public:
     std::vector<Tensor> tensors;
@@ -51,6 +60,7 @@ public:
     std::vector<int32_t> outputs;
     std::vector<InputPreprocess> preprocess;   // empty, or one per input
     std::vector<std::vector<Shape>> shape_sets; // shape_sets[k][i]: shape of input i in set k
+    std::vector<ShapeRange> input_ranges;       // empty, or one per input (with shape_sets)
     std::vector<CustomOpDecl> custom_ops;
     std::string target_soc;
     std::string converter_version;

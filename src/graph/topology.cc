@@ -113,6 +113,36 @@ Status check_constants(const Graph& graph) {
     return Status::ok();
 }
 
+// A dynamic model's input ranges (--dynamic-range): one per input, of the
+// input's rank, each dim 1 <= min <= max with a step of at least 1, and
+// every shape set inside them.
+Status validate_input_ranges(const Graph& graph) {
+    if (graph.input_ranges.empty()) return Status::ok();
+    if (graph.shape_sets.empty())
+        return Status(StatusCode::kModelInvalid, "the model has input ranges but no shape sets");
+    if (graph.input_ranges.size() != graph.inputs.size())
+        return make_status(StatusCode::kModelInvalid, "%zu input ranges for %zu inputs", graph.input_ranges.size(),
+                           graph.inputs.size());
+    for (size_t i = 0; i < graph.input_ranges.size(); ++i) {
+        const ShapeRange& r = graph.input_ranges[i];
+        const size_t rank = graph.tensors[static_cast<size_t>(graph.inputs[i])].shape.size();
+        if (r.min.size() != rank || r.max.size() != rank || r.step.size() != rank)
+            return make_status(StatusCode::kModelInvalid, "the range of input %zu does not have the input's %zu dims",
+                               i, rank);
+        for (size_t d = 0; d < rank; ++d)
+            if (r.min[d] < 1 || r.max[d] < r.min[d] || r.step[d] < 1)
+                return make_status(StatusCode::kModelInvalid,
+                                   "the range of input %zu, dim %zu: min %lld, max %lld, step %lld", i, d,
+                                   static_cast<long long>(r.min[d]), static_cast<long long>(r.max[d]),
+                                   static_cast<long long>(r.step[d]));
+        for (size_t k = 0; k < graph.shape_sets.size(); ++k)
+            if (!r.contains(graph.shape_sets[k][i]))
+                return make_status(StatusCode::kModelInvalid, "shape set %zu: input %zu %s is outside its range", k, i,
+                                   shape_to_string(graph.shape_sets[k][i]).c_str());
+    }
+    return Status::ok();
+}
+
 }  // namespace
 
 Status validate_structure(const Graph& graph) {
@@ -169,6 +199,7 @@ Status validate_structure(const Graph& graph) {
             return make_status(StatusCode::kModelInvalid, "shape set %zu has %zu shapes for %zu inputs", k,
                                graph.shape_sets[k].size(), graph.inputs.size());
     }
+    RKNN_RETURN_IF_ERROR(validate_input_ranges(graph));
     return topological_order(graph).status();
 }
 

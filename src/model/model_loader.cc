@@ -220,6 +220,13 @@ Status read_model(const fb::Model* m, graph::Graph* g) {
             g->shape_sets.push_back(std::move(set));
         }
     }
+    if (m->input_ranges()) {
+        for (const fb::ShapeRange* fr : *m->input_ranges()) {
+            for (const auto* dims : {fr->min(), fr->max(), fr->step()})
+                if (dims && dims->size() > kMaxRank) return invalid("an input range has too many dims");
+            g->input_ranges.push_back({copy_vector(fr->min()), copy_vector(fr->max()), copy_vector(fr->step())});
+        }
+    }
     if (m->custom_ops()) {
         for (const fb::CustomOpDecl* d : *m->custom_ops()) {
             graph::CustomOpDecl decl;

@@ -104,6 +104,9 @@ StatusOr<std::vector<uint8_t>> serialize_model(const graph::Graph& graph) {
         for (const graph::Shape& s : set) shapes.push_back(fb::CreateShape(b, b.CreateVector(s)));
         shape_sets.push_back(fb::CreateShapeSet(b, b.CreateVector(shapes)));
     }
+    std::vector<Offset<fb::ShapeRange>> input_ranges;
+    for (const graph::ShapeRange& r : graph.input_ranges)
+        input_ranges.push_back(fb::CreateShapeRange(b, b.CreateVector(r.min), b.CreateVector(r.max), b.CreateVector(r.step)));
     std::vector<Offset<fb::CustomOpDecl>> custom_ops;
     for (const graph::CustomOpDecl& d : graph.custom_ops)
         custom_ops.push_back(fb::CreateCustomOpDecl(b, b.CreateString(d.type), write_attributes(b, d.attrs)));
@@ -113,7 +116,7 @@ StatusOr<std::vector<uint8_t>> serialize_model(const graph::Graph& graph) {
                                  b.CreateVector(tensors), b.CreateVector(ops), b.CreateVector(buffers),
                                  b.CreateVector(graph.inputs), b.CreateVector(graph.outputs),
                                  b.CreateVector(preprocess), b.CreateVector(shape_sets), b.CreateVector(custom_ops),
-                                 data_size);
+                                 data_size, b.CreateVector(input_ranges));
     b.FinishSizePrefixed(model, kFileIdentifier);
 
     const size_t data_start = align_up(b.GetSize());

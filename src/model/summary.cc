@@ -53,6 +53,10 @@ std::string summarize(const graph::Graph& g) {
         for (const graph::Shape& s : g.shape_sets[k]) text += " " + graph::shape_to_string(s);
         text += "\n";
     }
+    for (size_t i = 0; i < g.input_ranges.size(); ++i) {
+        const graph::ShapeRange& r = g.input_ranges[i];
+        text += "input " + std::to_string(i) + " range: " + graph::shape_range_to_string(r) + "\n";
+    }
     std::map<std::string, int> counts;
     for (const graph::Op& op : g.ops) {
         ++counts[op.type == graph::OpType::kCustom ? "Custom:" + op.custom_type : graph::op_type_name(op.type)];

@@ -118,6 +118,7 @@ StatusOr<std::shared_ptr<const CompiledPlan>> CompiledPlan::compile(graph::Graph
                                                                     Options options) {
     RKNN_ASSIGN_OR_RETURN(std::shared_ptr<CompiledPlan> plan,
                           build(std::move(graph), std::move(model_memory), driver, options));
+    if (options.stage_io_internally) place_io_in_internal(&plan->memory);
     return std::shared_ptr<const CompiledPlan>(std::move(plan));
 }
 
@@ -151,8 +152,6 @@ StatusOr<std::shared_ptr<CompiledPlan>> CompiledPlan::build(graph::Graph graph, 
                                op.name.c_str(), graph::op_type_name(op.type), op.custom_type.empty() ? "" : " ",
                                op.custom_type.c_str(), placement.reason.c_str());
     }
-    if (options.stage_io_internally) place_io_in_internal(&plan->memory);
-
     cpu::GraphExecutor::Options executor_options;
     executor_options.skip_unsupported = true;
     RKNN_ASSIGN_OR_RETURN(plan->executor, cpu::GraphExecutor::create(plan->graph, executor_options));
@@ -186,8 +185,71 @@ StatusOr<std::vector<std::shared_ptr<const CompiledPlan>>> CompiledPlan::compile
         plans.push_back(std::move(plan));
     }
     share_weight_layout(&plans);
+    if (options.stage_io_internally) {
+        // Every set stages its I/O at the same offsets: switching sets moves nothing.
+        std::vector<const MemoryPlan*> memories;
+        for (const auto& plan : plans) memories.push_back(&plan->memory);
+        uint64_t internal_bytes = 0;
+        const std::vector<uint64_t> offsets = common_io_offsets(memories, &internal_bytes);
+        for (auto& plan : plans)
+            if (!place_io_in_internal_at(&plan->memory, offsets, internal_bytes))
+                return RKNN_INTERNAL_ERROR("the common I/O staging layout does not hold a set");
+    }
     for (auto& plan : plans) done.push_back(std::move(plan));
     return done;
+}
+
+StatusOr<std::shared_ptr<const CompiledPlan>> CompiledPlan::compile_at(
+    const std::vector<graph::Shape>& shapes, const std::vector<std::shared_ptr<const CompiledPlan>>& laid_out,
+    const driver::OpenedDriver& driver, Options options) {
+    if (laid_out.empty()) return RKNN_INTERNAL_ERROR("compile_at: no plans to run beside");
+    const CompiledPlan& base = *laid_out.front();
+    graph::Graph graph = base.graph;  // constant bytes are shared, not copied
+    RKNN_RETURN_IF_ERROR(graph::reinfer_graph_shapes(&graph, shapes));
+    RKNN_ASSIGN_OR_RETURN(std::shared_ptr<CompiledPlan> plan, build(std::move(graph), base.model_memory_, driver, options));
+    RKNN_RETURN_IF_ERROR(check_same_io_buffers(base, *plan));
+    // Every constant, by its packed bytes, where a set's plan put it.
+    std::unordered_multimap<size_t, std::pair<uint64_t, const std::vector<uint8_t>*>> stored;
+    for (const auto& other : laid_out)
+        for (size_t i = 0; i < other->placements.size(); ++i) {
+            const std::vector<uint64_t>& offsets = other->memory.constant_offsets[i];
+            for (size_t k = 0; k < offsets.size(); ++k) {
+                const std::vector<uint8_t>& bytes = other->placements[i].prepared->constants()[k];
+                stored.emplace(hash_of(bytes), std::make_pair(offsets[k], &bytes));
+            }
+        }
+    for (size_t i = 0; i < plan->placements.size(); ++i) {
+        std::vector<uint64_t>& offsets = plan->memory.constant_offsets[i];
+        for (size_t k = 0; k < offsets.size(); ++k) {
+            const std::vector<uint8_t>& bytes = plan->placements[i].prepared->constants()[k];
+            bool found = false;
+            for (auto [it, last] = stored.equal_range(hash_of(bytes)); it != last && !found; ++it)
+                if (*it->second.second == bytes) {
+                    offsets[k] = it->second.first;
+                    found = true;
+                }
+            if (!found)
+                return make_status(StatusCode::kUnimplemented,
+                                   "op %s packs its constants differently at these shapes than at every shape set "
+                                   "(not implemented: add these shapes as a set)",
+                                   plan->graph.ops[i].name.c_str());
+        }
+    }
+    plan->memory.buffer_bytes[kWeightBuffer] = base.memory.buffer_bytes[kWeightBuffer];
+    if (options.stage_io_internally &&
+        !place_io_in_internal_at(&plan->memory, base.memory.io_staging_offsets, base.memory.buffer_bytes[kInternalBuffer]))
+        return make_status(StatusCode::kInputInvalid,
+                           "the shapes need more internal memory than the largest shape set leaves before the staged "
+                           "inputs and outputs (convert with these shapes as a set)");
+    return std::shared_ptr<const CompiledPlan>(std::move(plan));
+}
+
+uint64_t CompiledPlan::host_bytes() const {
+    uint64_t bytes = graph.tensors.size() * sizeof(graph::Tensor) + graph.ops.size() * sizeof(graph::Op);
+    for (const npu::Placement& p : placements)
+        if (p.prepared != nullptr)
+            for (const std::vector<uint8_t>& c : p.prepared->constants()) bytes += c.size();
+    return bytes;
 }
 
 StatusOr<std::shared_ptr<const LoweredSchedule>> CompiledPlan::lowered(uint32_t core_mask, bool per_op) const {

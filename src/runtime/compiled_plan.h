@@ -68,6 +68,21 @@ public:
         const graph::Graph& graph, std::shared_ptr<IoMemory> model_memory, const driver::OpenedDriver& driver,
         Options options);
 
+    // A plan for `shapes` (inside the model's input ranges, one per input)
+    // that runs in the device buffers of `laid_out`, the model's shape-set
+    // plans: the same homes for the inputs and outputs, and its constants
+    // found in their weight layout (nothing new is written to the device).
+    // `laid_out.front()` is the plan whose graph is inferred again. Refuses,
+    // saying why, a shape the graph cannot take or whose packed weights no
+    // set has.
+    static StatusOr<std::shared_ptr<const CompiledPlan>> compile_at(
+        const std::vector<graph::Shape>& shapes, const std::vector<std::shared_ptr<const CompiledPlan>>& laid_out,
+        const driver::OpenedDriver& driver, Options options);
+
+    // Host bytes the plan holds beyond what it shares: packed constants
+    // (its NPU ops' own copies) and the graph's tensors.
+    uint64_t host_bytes() const;
+
     // The schedule and programs for `core_mask`, `per_op` meaning one
     // segment per NPU op (per-layer timing, layers split over cores).
     // Lowered on first use and kept: contexts asking again share them.

@@ -61,15 +61,13 @@ StatusOr<std::shared_ptr<Context>> Context::create(const void* model, uint32_t s
     context->flags_ = flags;
     RKNN_ASSIGN_OR_RETURN(graph::Graph graph, load_graph(model, size, (flags & RKNN_FLAG_MODEL_BUFFER_ZERO_COPY) != 0));
     context->dynamic_ = !graph.shape_sets.empty();
-    // Only sizes are asked of an info-only context: its staging is never used.
-    if (context->dynamic_ && context->io_staged_internally() && !context->info_only())
-        return Status(StatusCode::kUnimplemented,
-                      "dynamic-shape models with RKNN_FLAG_MEM_ALLOC_OUTSIDE: not implemented");
     RKNN_ASSIGN_OR_RETURN(driver::OpenedDriver opened, driver::open_kernel_driver());
     context->driver_ = std::make_shared<driver::OpenedDriver>(std::move(opened));
     CompiledPlan::Options options;
     options.stage_io_internally = context->io_staged_internally();
     options.share_internal = log::level() < 5;  // level 5 dumps every tensor after the run: each its own bytes
+    context->plan_options_ = options;
+    context->ranged_limit_ = ranged_limit_from_env();
     RKNN_ASSIGN_OR_RETURN(std::vector<std::shared_ptr<const CompiledPlan>> plans,
                           CompiledPlan::compile_all(graph, std::move(model_memory), *context->driver_, options));
     RKNN_RETURN_IF_ERROR(context->build(std::move(plans), main_shape_set(graph)));
@@ -97,6 +95,7 @@ bool Context::shares_weights_with(const Context& other) const {
 
 Context::~Context() {
     for (void* p : owned_outputs_) std::free(p);
+    for (RangedPlan& entry : ranged_) buffers_->discard(&entry.streams);
     buffers_.reset();
 }
 
@@ -131,7 +130,7 @@ Status Context::build(std::vector<std::shared_ptr<const CompiledPlan>> plans, si
     if (io_staged_internally()) {
         for (int32_t id = kFirstIoBuffer; id < regcmd_buffer_; ++id)
             buffers_->attach_view(id, kInternalBuffer, set_->plan->memory.io_staging_offsets[static_cast<size_t>(id)],
-                                  set_->plan->memory.buffer_bytes[static_cast<size_t>(id)]);
+                                  buffer_bytes_[static_cast<size_t>(id)]);  // every plan stages it there
     }
     for (int32_t id = kFirstIoBuffer; id < regcmd_buffer_; ++id) io_slots_.push_back(buffers_->slot(id));
     client_input_buffers_.assign(static_cast<size_t>(regcmd_buffer_), false);
@@ -143,15 +142,13 @@ Status Context::build(std::vector<std::shared_ptr<const CompiledPlan>> plans, si
     }
     RKNN_RETURN_IF_ERROR(generate_programs(0));
 
-    for (PlanState& s : sets_) {
-        const graph::Graph& set_graph = s.plan->graph;
-        s.values.resize(set_graph.tensors.size());
-        for (int32_t t : set_graph.inputs) {
-            const graph::Tensor& declared = set_graph.tensors[static_cast<size_t>(t)];
-            s.values[static_cast<size_t>(t)] = cpu::make_tensor_like(declared, declared.shape);
-        }
-        prepare_cpu_calls(s);
-        prepare_fast_io(s);
+    // The largest set first: its host values are the storage the others share.
+    std::vector<PlanState*> by_size{set_};
+    for (PlanState& s : sets_)
+        if (&s != set_) by_size.push_back(&s);
+    for (PlanState* s : by_size) {
+        prepare_cpu_calls(*s);
+        prepare_fast_io(*s);
     }
     if (buffers_->sram_bytes(kInternalBuffer) > 0) {
         const uint64_t base = buffers_->device_address(kInternalBuffer);
@@ -178,27 +175,44 @@ Status Context::write_all_constants() {
     return Status::ok();
 }
 
-Status Context::generate_programs(uint32_t core_mask) {
+bool Context::per_op_programs(uint32_t core_mask) const {
     // Layers split over several cores need every core done before the next
     // layer starts: one submit per op then.
-    const bool per_op = (flags_ & RKNN_FLAG_COLLECT_PERF_MASK) != 0 || log::level() >= 4 ||
-                        __builtin_popcount(core_mask) > 1;
-    std::vector<std::shared_ptr<const LoweredSchedule>> lowered;
+    return (flags_ & RKNN_FLAG_COLLECT_PERF_MASK) != 0 || log::level() >= 4 || __builtin_popcount(core_mask) > 1;
+}
+
+Status Context::generate_programs(uint32_t core_mask) {
+    const bool per_op = per_op_programs(core_mask);
+    std::vector<std::shared_ptr<const LoweredSchedule>> lowered, ranged_lowered;
     for (const PlanState& s : sets_) {
         RKNN_ASSIGN_OR_RETURN(std::shared_ptr<const LoweredSchedule> one, s.plan->lowered(core_mask, per_op));
         lowered.push_back(std::move(one));
     }
-    RKNN_ASSIGN_OR_RETURN(std::vector<Submits> submits, link_and_install(lowered));
+    for (const RangedPlan& entry : ranged_) {
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<const LoweredSchedule> one, entry.state.plan->lowered(core_mask, per_op));
+        ranged_lowered.push_back(std::move(one));
+    }
+    RKNN_ASSIGN_OR_RETURN(std::vector<DetachedLink> ranged_links, link_ranged_plans(ranged_lowered));
+    StatusOr<std::vector<Submits>> submits = link_and_install(lowered);
+    if (!submits.is_ok()) {
+        discard_links(&ranged_links);
+        return submits.status();
+    }
     for (size_t k = 0; k < sets_.size(); ++k) {
         PlanState& s = sets_[k];
         s.lowered = std::move(lowered[k]);
-        s.submits = std::move(submits[k]);
-        s.step_us.assign(s.lowered->schedule.steps.size(), 0);
-        s.step_npu_ns.assign(s.lowered->schedule.steps.size(), -1);
-        plan_host_reads(s);
+        s.submits = std::move(submits.value()[k]);
+        finish_linking(s);
     }
+    install_ranged_links(std::move(ranged_links), ranged_lowered);
     core_mask_ = core_mask;
     return Status::ok();
+}
+
+void Context::finish_linking(PlanState& s) {
+    s.step_us.assign(s.lowered->schedule.steps.size(), 0);
+    s.step_npu_ns.assign(s.lowered->schedule.steps.size(), -1);
+    plan_host_reads(s);
 }
 
 uint64_t Context::sram_total() const {
@@ -280,30 +294,45 @@ size_t Context::npu_task_op_count() const { return main_set_->plan->npu_task_op_
 
 size_t Context::cube_requant_count() const { return main_set_->lowered->cube_requant_count(); }
 
+cpu::HostTensor Context::host_value(int32_t t, const graph::Tensor& declared) {
+    // One plan runs at a time: tensor t's value in every plan of the context
+    // lives in the same bytes, as many as the largest asks for.
+    const auto index = static_cast<size_t>(t);
+    if (host_storage_.size() <= index) host_storage_.resize(index + 1);
+    std::shared_ptr<AlignedBytes>& storage = host_storage_[index];
+    const size_t bytes = std::max<size_t>(
+        1, static_cast<size_t>(graph::num_elements(declared.shape)) * graph::dtype_size(declared.dtype));
+    if (storage == nullptr || storage->size() < bytes) storage = std::make_shared<AlignedBytes>(bytes);
+    cpu::HostTensor value = cpu::HostTensor::in_storage(declared.dtype, declared.shape, storage);
+    value.quant = declared.quant;
+    return value;
+}
+
 void Context::prepare_cpu_calls(PlanState& s) {
     const graph::Graph& g = s.plan->graph;
+    s.values.resize(g.tensors.size());
     s.cpu_calls.assign(g.ops.size(), std::nullopt);
     // Gives tensor `t` a host value of its declared dtype and shape.
     const auto allocate = [&](int32_t t) {
         const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
         cpu::HostTensor& value = s.values[static_cast<size_t>(t)];
-        if (value.dtype() != declared.dtype || value.shape() != declared.shape)
-            value = cpu::make_tensor_like(declared, declared.shape);
+        if (value.dtype() != declared.dtype || value.shape() != declared.shape) value = host_value(t, declared);
     };
+    for (int32_t t : g.inputs) allocate(t);
     for (const CpuStep& step : s.lowered->schedule.cpu_steps) {
         if (s.lowered->cube_requants[static_cast<size_t>(step.op)]) continue;
         for (int32_t t : step.unpack_before) allocate(t);
+        for (int32_t t : g.ops[static_cast<size_t>(step.op)].outputs)
+            if (t >= 0) allocate(t);
         auto call = s.plan->executor->prepare_call(step.op, s.values);
         if (call.is_ok()) {
             s.cpu_calls[static_cast<size_t>(step.op)] = std::move(call).value();
             continue;
         }
+        // Its outputs keep values of their declared form, so that the ops
+        // reading them can still be prepared (run_op replaces them each run).
         RKNN_LOG_AT(4, "CPU op %d (%s) allocates on each run: %s", step.op,
                     graph::op_type_name(g.ops[static_cast<size_t>(step.op)].type), call.status().message().c_str());
-        // Its outputs get values of their declared form now, so that the ops
-        // reading them can still be prepared (run_op replaces them each run).
-        for (int32_t t : g.ops[static_cast<size_t>(step.op)].outputs)
-            if (t >= 0) allocate(t);
     }
 }
 

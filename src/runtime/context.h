@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -24,6 +25,7 @@
 #include "graph/graph.h"
 #include "npu/placement.h"
 #include "rknn_api.h"
+#include "rknn_openrknn_ext.h"
 #include "runtime/compiled_plan.h"
 #include "runtime/cube_requant.h"
 #include "runtime/device_buffers.h"
@@ -102,6 +104,8 @@ private:
     // Every plan's schedule and NPU programs for `core_mask`, linked into the
     // regcmd buffer; the context keeps its previous ones when this fails.
     Status generate_programs(uint32_t core_mask);
+    // Whether programs for `core_mask` are one submit per NPU op.
+    bool per_op_programs(uint32_t core_mask) const;
     // Links each plan's programs into one new regcmd buffer (one after the
     // other) and puts it in place of the old one; per plan, the submits.
     // Nothing changes when that fails.
@@ -113,7 +117,12 @@ private:
     uint64_t sram_request(uint64_t internal_bytes) const;
     bool uses_sram_ = false;  // RKNN_FLAG_ENABLE_SRAM took effect
     Status run_cpu_step(const CpuStep& step);
+    // Values of the plan's inputs and CPU steps, and the steps' kernel calls.
     void prepare_cpu_calls(PlanState& s);
+    // A host value for tensor `t` of a plan, in storage every plan of the
+    // context shares for that tensor (grown when a plan needs more).
+    cpu::HostTensor host_value(int32_t t, const graph::Tensor& declared);
+    std::vector<std::shared_ptr<AlignedBytes>> host_storage_;  // per tensor
     // Adds the driver-reported NPU time to *npu_ns.
     Status run_npu_segment(int32_t segment, int64_t* npu_ns);
     StatusOr<cpu::HostTensor> output_value(size_t index) const;
@@ -190,6 +199,7 @@ private:
     std::string memory_table() const;  // RKNN_LOG_LEVEL >= 3
     Status query_tensor_attr(int cmd, rknn_tensor_attr* attr);
     Status query_dynamic_range(rknn_input_range* range) const;
+    Status query_shape_range(rknn_openrknn_shape_range* range) const;
     std::string perf_table() const;
 
     std::mutex mutex_;
@@ -246,10 +256,53 @@ private:
     bool shape_chosen_ = false;  // a dynamic model: rknn_set_input_shapes was called
     bool ran_since_switch_ = true;  // rknn_outputs_get reads the current set's last run
     Status refuse_before_shapes(const char* call) const;
-    // The shape set `attrs` (one per input, in index order) select.
-    StatusOr<size_t> find_shape_set(uint32_t count, const rknn_tensor_attr* attrs) const;
-    // Makes set `index` the one rknn_run runs; I/O memory bindings end.
-    Status switch_to_set(size_t index);
+    // rknn_set_input_shapes' checks of `attrs`: the count, index order,
+    // rank and fmt of every input (not yet whether a plan takes the dims).
+    Status check_shape_attrs(uint32_t count, const rknn_tensor_attr* attrs) const;
+    // Whether `attrs` give the input shapes of `state`'s plan.
+    bool runs_shapes(const PlanState& state, const rknn_tensor_attr* attrs) const;
+    // The error for dims that no set names and no range holds.
+    Status shapes_not_accepted(uint32_t count, const rknn_tensor_attr* attrs) const;
+    // Makes `state` the plan rknn_run runs; I/O memory bindings end.
+    Status switch_to(PlanState* state);
+
+    // Shapes inside the model's input ranges (rknn_convert --dynamic-range)
+    // that no shape set names: each gets a plan on first use, in the same
+    // buffers as the sets, with streams of its own. They are kept, most
+    // recently used first, while the bytes they hold stay under
+    // ranged_limit_ (RKNN_DYNAMIC_SHAPE_CACHE_MB); the plan running is kept
+    // regardless.
+    struct RangedPlan {
+        std::vector<graph::Shape> shapes;  // per input, in the model's order
+        PlanState state;
+        driver::BufferObject streams;      // its regcmd streams
+        uint64_t bytes = 0;                // host and stream bytes it holds
+    };
+    std::list<RangedPlan> ranged_;
+    uint64_t ranged_bytes_ = 0;
+    uint64_t ranged_limit_ = 0;
+    CompiledPlan::Options plan_options_;  // how the sets' plans were compiled
+    static uint64_t ranged_limit_from_env();
+    // The kept or a new plan for `shapes`, made the most recently used.
+    StatusOr<PlanState*> ranged_plan(const std::vector<graph::Shape>& shapes);
+    // Drops the least recently used plans beyond the limit.
+    void trim_ranged_plans();
+    // A plan's programs linked into a new stream buffer of their own.
+    struct DetachedLink {
+        driver::BufferObject streams;
+        Submits submits;
+    };
+    StatusOr<DetachedLink> link_detached(const LoweredSchedule& lowered);
+    // Every kept ranged plan's programs (`lowered`, in ranged_'s order)
+    // linked anew against the buffers' current addresses; installed by
+    // install_ranged_links, or discarded.
+    StatusOr<std::vector<DetachedLink>> link_ranged_plans(
+        const std::vector<std::shared_ptr<const LoweredSchedule>>& lowered);
+    void install_ranged_links(std::vector<DetachedLink> links,
+                              const std::vector<std::shared_ptr<const LoweredSchedule>>& lowered);
+    void discard_links(std::vector<DetachedLink>* links);
+    // A plan state's step timings and host reads, once lowered and linked.
+    void finish_linking(PlanState& s);
 
     bool ranged_sync_ = true;
     bool cpu_wrote_ = false;  // without ranges: since the last submit

@@ -48,10 +48,17 @@ Status Context::check_memory_ready() const {
 }
 
 Status Context::relink() {
-    std::vector<std::shared_ptr<const LoweredSchedule>> lowered;
+    std::vector<std::shared_ptr<const LoweredSchedule>> lowered, ranged_lowered;
     for (const PlanState& s : sets_) lowered.push_back(s.lowered);
-    RKNN_ASSIGN_OR_RETURN(std::vector<Submits> submits, link_and_install(lowered));
-    for (size_t k = 0; k < sets_.size(); ++k) sets_[k].submits = std::move(submits[k]);
+    for (const RangedPlan& entry : ranged_) ranged_lowered.push_back(entry.state.lowered);
+    RKNN_ASSIGN_OR_RETURN(std::vector<DetachedLink> ranged_links, link_ranged_plans(ranged_lowered));
+    StatusOr<std::vector<Submits>> submits = link_and_install(lowered);
+    if (!submits.is_ok()) {
+        discard_links(&ranged_links);
+        return submits.status();
+    }
+    for (size_t k = 0; k < sets_.size(); ++k) sets_[k].submits = std::move(submits.value()[k]);
+    install_ranged_links(std::move(ranged_links), ranged_lowered);
     return Status::ok();
 }
 

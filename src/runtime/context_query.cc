@@ -89,6 +89,10 @@ Status Context::query(int cmd, void* info, uint32_t size) {
         case RKNN_QUERY_INPUT_DYNAMIC_RANGE:
             RKNN_RETURN_IF_ERROR(expect_size(size, sizeof(rknn_input_range), "rknn_input_range"));
             return query_dynamic_range(static_cast<rknn_input_range*>(info));
+        case RKNN_QUERY_OPENRKNN_INPUT_SHAPE_RANGE:
+            RKNN_RETURN_IF_ERROR(
+                expect_size(size, sizeof(rknn_openrknn_shape_range), "rknn_openrknn_shape_range"));
+            return query_shape_range(static_cast<rknn_openrknn_shape_range*>(info));
         case RKNN_QUERY_SDK_VERSION: {
             RKNN_RETURN_IF_ERROR(expect_size(size, sizeof(rknn_sdk_version), "rknn_sdk_version"));
             auto* version = static_cast<rknn_sdk_version*>(info);

@@ -255,13 +255,41 @@ StatusOr<MemoryPlan> plan_memory(const graph::Graph& g, const std::vector<int32_
 }
 
 void place_io_in_internal(MemoryPlan* plan) {
-    uint64_t end = plan_aligned(plan->buffer_bytes[kInternalBuffer]);
-    plan->io_staging_offsets.assign(plan->buffer_bytes.size(), 0);
-    for (size_t id = kFirstIoBuffer; id < plan->buffer_bytes.size(); ++id) {
-        plan->io_staging_offsets[id] = end;
-        end += plan_aligned(plan->buffer_bytes[id]);
+    uint64_t internal_bytes = 0;
+    const std::vector<uint64_t> offsets = common_io_offsets({plan}, &internal_bytes);
+    place_io_in_internal_at(plan, offsets, internal_bytes);
+}
+
+std::vector<uint64_t> common_io_offsets(const std::vector<const MemoryPlan*>& plans, uint64_t* internal_bytes) {
+    uint64_t end = 0;
+    size_t ids = 0;
+    for (const MemoryPlan* p : plans) {
+        end = std::max(end, plan_aligned(p->buffer_bytes[kInternalBuffer]));
+        ids = std::max(ids, p->buffer_bytes.size());
     }
-    plan->buffer_bytes[kInternalBuffer] = end;
+    std::vector<uint64_t> offsets(ids, 0);
+    for (size_t id = kFirstIoBuffer; id < ids; ++id) {
+        offsets[id] = end;
+        uint64_t region = 0;
+        for (const MemoryPlan* p : plans)
+            if (id < p->buffer_bytes.size()) region = std::max(region, p->buffer_bytes[id]);
+        end += plan_aligned(region);
+    }
+    *internal_bytes = end;
+    return offsets;
+}
+
+bool place_io_in_internal_at(MemoryPlan* plan, const std::vector<uint64_t>& offsets, uint64_t internal_bytes) {
+    const size_t ids = plan->buffer_bytes.size();
+    if (offsets.size() != ids) return false;
+    for (size_t id = kInternalBuffer; id < ids; ++id) {
+        const uint64_t start = id == kInternalBuffer ? 0 : offsets[id];
+        const uint64_t limit = id + 1 < ids ? offsets[id + 1] : internal_bytes;
+        if (start + plan->buffer_bytes[id] > limit) return false;
+    }
+    plan->io_staging_offsets = offsets;
+    plan->buffer_bytes[kInternalBuffer] = internal_bytes;
+    return true;
 }
 
 }  // namespace rknn::runtime

@@ -70,5 +70,13 @@ StatusOr<MemoryPlan> plan_memory(const graph::Graph& g, const std::vector<int32_
 // internal buffer, which grows by as much. They stage what rknn_inputs_set
 // writes and a binding that cannot be used in place.
 void place_io_in_internal(MemoryPlan* plan);
+// The same for plans that run in one context's buffers (a dynamic model's):
+// each I/O region at `offsets[id]` of the internal buffer, which is
+// `internal_bytes` long. False (nothing changed) when the plan's own
+// internal bytes reach past the first region or a region past the next.
+bool place_io_in_internal_at(MemoryPlan* plan, const std::vector<uint64_t>& offsets, uint64_t internal_bytes);
+// Offsets for every plan of `plans` (by place_io_in_internal_at): after the
+// largest internal area, each region as large as the largest plan's.
+std::vector<uint64_t> common_io_offsets(const std::vector<const MemoryPlan*>& plans, uint64_t* internal_bytes);
 
 }  // namespace rknn::runtime

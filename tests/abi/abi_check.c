@@ -14,6 +14,7 @@
 #include "rknn_api.h"
 #include "rknn_custom_op.h"
 #include "rknn_matmul_api.h"
+#include "rknn_openrknn_ext.h"
 
 /* The tables give LP64 (x86-64, aarch64) and 32-bit ARM (armhf) numbers. */
 #if defined(__arm__)
@@ -129,6 +130,8 @@ static void check_enums(void)
     VALUE(RKNN_QUERY_CURRENT_NATIVE_INPUT_ATTR, 16);
     VALUE(RKNN_QUERY_CURRENT_NATIVE_OUTPUT_ATTR, 17);
     VALUE(RKNN_QUERY_CMD_MAX, 18);
+    /* OpenRKNN's extension: far above every vendor command. */
+    VALUE(RKNN_QUERY_OPENRKNN_INPUT_SHAPE_RANGE, 0x1000);
 
     VALUE(RKNN_TENSOR_FLOAT32, 0);
     VALUE(RKNN_TENSOR_FLOAT16, 1);

@@ -5,13 +5,11 @@
 // refuses (naming the op) where it cannot.
 #include <gtest/gtest.h>
 
-#include <onnx/onnx_pb.h>
-
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <vector>
 
+#include "convert/onnx_test_models.h"
 #include "converter.h"
 #include "graph/shape_check.h"
 
@@ -19,38 +17,10 @@ namespace {
 
 using rknn::convert::ConvertOptions;
 using rknn::convert::convert_onnx;
-
-void add_value(onnx::ValueInfoProto* v, const std::string& name) {
-    v->set_name(name);
-    auto* tt = v->mutable_type()->mutable_tensor_type();
-    tt->set_elem_type(onnx::TensorProto::FLOAT);
-    for (const char* dim : {"n", "c", "h", "w"}) {
-        auto* d = tt->mutable_shape()->add_dim();
-        if (std::string(dim) == "c") {
-            d->set_dim_value(2);
-        } else {
-            d->set_dim_param(dim);
-        }
-    }
-}
-
-onnx::NodeProto* add_node(onnx::GraphProto* g, const std::string& type, const std::vector<std::string>& in,
-                          const std::string& out) {
-    onnx::NodeProto* n = g->add_node();
-    n->set_op_type(type);
-    n->set_name(out + "_node");
-    for (const std::string& i : in) n->add_input(i);
-    n->add_output(out);
-    return n;
-}
-
-void add_int64s(onnx::GraphProto* g, const std::string& name, const std::vector<int64_t>& values) {
-    onnx::TensorProto* t = g->add_initializer();
-    t->set_name(name);
-    t->set_data_type(onnx::TensorProto::INT64);
-    t->add_dims(static_cast<int64_t>(values.size()));
-    for (int64_t v : values) t->add_int64_data(v);
-}
+using rknn::testing::add_float_value;
+using rknn::testing::add_int64s;
+using rknn::testing::add_int_attribute;
+using rknn::testing::add_node;
 
 enum class Target {
     kNone,         // x [n, 2, h, w] -> Relu -> y
@@ -60,34 +30,25 @@ enum class Target {
 
 std::string write_model(const std::string& name, Target target) {
     const bool width_reshape = target != Target::kNone;
-    onnx::ModelProto m;
-    m.set_ir_version(8);
-    m.add_opset_import()->set_version(13);
-    onnx::GraphProto* g = m.mutable_graph();
-    g->set_name(name);
-    add_value(g->add_input(), "x");
-    add_node(g, "Relu", {"x"}, width_reshape ? "r" : "y");
-    onnx::ValueInfoProto* out = g->add_output();
+    onnx::GraphProto g;
+    add_float_value(g.add_input(), "x", {"n", "2", "h", "w"});
+    add_node(&g, "Relu", {"x"}, width_reshape ? "r" : "y");
+    onnx::ValueInfoProto* out = g.add_output();
     out->set_name("y");
     out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
     if (width_reshape) {
         const bool width = target == Target::kWidthLast;
-        add_int64s(g, "picked", width ? std::vector<int64_t>{3} : std::vector<int64_t>{0, 1, 2});
-        add_int64s(g, "fixed", width ? std::vector<int64_t>{1, -1} : std::vector<int64_t>{-1, 2});
-        add_node(g, "Shape", {"x"}, "shape");
-        add_node(g, "Gather", {"shape", "picked"}, "dims");
-        onnx::NodeProto* cat =
-            add_node(g, "Concat", width ? std::vector<std::string>{"fixed", "dims"} : std::vector<std::string>{"dims", "fixed"},
-                     "target");
-        onnx::AttributeProto* axis = cat->add_attribute();
-        axis->set_name("axis");
-        axis->set_type(onnx::AttributeProto::INT);
-        axis->set_i(0);
-        add_node(g, "Reshape", {"r", "target"}, "y");
+        add_int64s(&g, "picked", width ? std::vector<int64_t>{3} : std::vector<int64_t>{0, 1, 2});
+        add_int64s(&g, "fixed", width ? std::vector<int64_t>{1, -1} : std::vector<int64_t>{-1, 2});
+        add_node(&g, "Shape", {"x"}, "shape");
+        add_node(&g, "Gather", {"shape", "picked"}, "dims");
+        onnx::NodeProto* cat = add_node(
+            &g, "Concat", width ? std::vector<std::string>{"fixed", "dims"} : std::vector<std::string>{"dims", "fixed"},
+            "target");
+        add_int_attribute(cat, "axis", 0);
+        add_node(&g, "Reshape", {"r", "target"}, "y");
     }
-    const std::string path = ::testing::TempDir() + "/" + name + ".onnx";
-    std::ofstream(path, std::ios::binary) << m.SerializeAsString();
-    return path;
+    return rknn::testing::save_model(std::move(g), name);
 }
 
 ConvertOptions options_for(const std::string& path) {
@@ -152,6 +113,61 @@ TEST(ShapeSets, SetsOfAnotherRankOrCountAreRefused) {
     options = options_for(write_model("relu_count", Target::kNone));
     options.input_shapes.push_back({{1, 2, 8, 8}, {1, 2, 8, 8}});
     EXPECT_FALSE(convert_onnx(options).is_ok());
+}
+
+// --dynamic-range: its largest shape becomes a set, the ranges are stored,
+// and shapes inside them the sets do not name are checked too.
+rknn::graph::ShapeRange even_range() { return {{1, 2, 2, 2}, {1, 2, 8, 16}, {1, 1, 2, 2}}; }
+
+TEST(ShapeSets, ADynamicRangeIsStoredWithItsLargestShapeAsASet) {
+    ConvertOptions options = options_for(write_model("height_range", Target::kHeightCopied));
+    options.input_shapes = {{{1, 2, 4, 4}}};
+    options.dynamic_range = {even_range()};
+    auto result = convert_onnx(options);
+    ASSERT_TRUE(result.is_ok()) << result.status().message();
+    const rknn::graph::Graph& g = result.value().graph;
+    ASSERT_EQ(g.input_ranges.size(), 1u);
+    EXPECT_EQ(g.input_ranges[0].max, (rknn::graph::Shape{1, 2, 8, 16}));
+    ASSERT_EQ(g.shape_sets.size(), 2u);
+    EXPECT_EQ(g.shape_sets[1][0], (rknn::graph::Shape{1, 2, 8, 16}));
+    EXPECT_EQ(g.tensors[static_cast<size_t>(g.inputs[0])].shape, (rknn::graph::Shape{1, 2, 8, 16}));
+    bool logged = false;
+    for (const std::string& line : result.value().log)
+        logged = logged || line.find("shapes inside the ranges") != std::string::npos;
+    EXPECT_TRUE(logged);
+    // A shape no set and no probe names re-infers to what the ONNX graph gives.
+    rknn::graph::Graph at = g;
+    ASSERT_TRUE(rknn::graph::reinfer_graph_shapes(&at, {{1, 2, 6, 10}}).is_ok());
+    EXPECT_EQ(at.tensors[static_cast<size_t>(at.outputs[0])].shape, (rknn::graph::Shape{1, 2, 6, 5, 2}));
+}
+
+TEST(ShapeSets, ARangeProbeFindsWhatOneSetCannot) {
+    // The range alone gives one set (its largest shape), at which the
+    // width-dependent target looks fixed; the probes show it changes, and no
+    // 0 / -1 form holds.
+    ConvertOptions options = options_for(write_model("width_range", Target::kWidthLast));
+    options.input_shapes.clear();
+    options.dynamic_range = {even_range()};
+    auto result = convert_onnx(options);
+    ASSERT_FALSE(result.is_ok());
+    EXPECT_NE(result.status().message().find("Reshape \"y_node\""), std::string::npos) << result.status().message();
+}
+
+TEST(ShapeSets, BadRangesAreRefused) {
+    const std::string path = write_model("relu_range", Target::kNone);
+    ConvertOptions options = options_for(path);
+    options.input_shapes = {{{1, 2, 4, 4}}};
+    options.dynamic_range = {{{1, 2, 6, 6}, {1, 2, 8, 8}, {1, 1, 2, 2}}};
+    EXPECT_FALSE(convert_onnx(options).is_ok()) << "a set outside the range";
+    options.dynamic_range = {{{1, 2, 2, 2}, {1, 2, 8, 9}, {1, 1, 2, 2}}};
+    EXPECT_FALSE(convert_onnx(options).is_ok()) << "max not min plus whole steps";
+    options.dynamic_range = {{{1, 2, 2}, {1, 2, 8}, {1, 1, 2}}};
+    EXPECT_FALSE(convert_onnx(options).is_ok()) << "wrong rank";
+    options.dynamic_range = {even_range(), even_range()};
+    EXPECT_FALSE(convert_onnx(options).is_ok()) << "two ranges for one input";
+    options.dynamic_range = {even_range()};
+    options.input_shapes.clear();
+    EXPECT_TRUE(convert_onnx(options).is_ok()) << "the range alone: its largest shape is the set";
 }
 
 }  // namespace

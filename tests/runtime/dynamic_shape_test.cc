@@ -398,16 +398,35 @@ TEST(DynamicShapeModels, EverySetKeepsTheStoredElementTypes) {
     EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
 }
 
-// Not yet: the client's weights and I/O too (their staging differs per set).
-TEST(DynamicShapeModels, AllMemoryFromTheClientIsRefusedForNow) {
-    rknn_context ctx = 0;
-    EXPECT_EQ(init_graph(dynamic_model(), kFlags | RKNN_FLAG_MEM_ALLOC_OUTSIDE, &ctx), RKNN_ERR_FAIL);
-    // Asking for the sizes is fine.
-    ASSERT_EQ(init_graph(dynamic_model(), kFlags | RKNN_FLAG_COLLECT_MODEL_INFO_ONLY, &ctx), RKNN_SUCC);
+// All memory from the client (RKNN_FLAG_MEM_ALLOC_OUTSIDE), sized by
+// MEM_SIZE: every set stages its inputs and outputs at the same offsets of
+// the internal memory, and runs as a context with its own memory does.
+TEST(DynamicShapeModels, AllMemoryFromTheClientServesEverySet) {
+    rknn_context ctx = 0, reference = 0;
+    ASSERT_EQ(init_graph(dynamic_model(), kFlags | RKNN_FLAG_MEM_ALLOC_OUTSIDE, &ctx), RKNN_SUCC);
+    ASSERT_EQ(init_graph(dynamic_model(), kFlags, &reference), RKNN_SUCC);
     rknn_mem_size size{};
-    EXPECT_EQ(rknn_query(ctx, RKNN_QUERY_MEM_SIZE, &size, sizeof(size)), RKNN_SUCC);
-    EXPECT_GT(size.total_internal_size, 0u);
+    ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_MEM_SIZE, &size, sizeof(size)), RKNN_SUCC);
+    rknn_tensor_mem* weights = rknn_create_mem(ctx, size.total_weight_size);
+    rknn_tensor_mem* internal = rknn_create_mem(ctx, size.total_internal_size);
+    ASSERT_NE(weights, nullptr);
+    ASSERT_NE(internal, nullptr);
+    ASSERT_EQ(rknn_set_weight_mem(ctx, weights), RKNN_SUCC);
+    ASSERT_EQ(rknn_set_internal_mem(ctx, internal), RKNN_SUCC);
+    uint32_t seed = 70;
+    for (size_t k : {0, 1, 2, 1, 0}) {
+        for (rknn_context c : {ctx, reference}) {
+            rknn_tensor_attr attr = shape_attr(c, kSets[k]);
+            ASSERT_EQ(rknn_set_input_shapes(c, 1, &attr), RKNN_SUCC);
+        }
+        const std::vector<uint8_t> pixels = pixels_of(kSets[k], seed++);
+        for (bool want_float : {false, true})
+            EXPECT_EQ(run_general(ctx, pixels, want_float), run_general(reference, pixels, want_float)) << "set " << k;
+    }
+    EXPECT_EQ(rknn_destroy_mem(ctx, weights), RKNN_SUCC);
+    EXPECT_EQ(rknn_destroy_mem(ctx, internal), RKNN_SUCC);
     EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+    EXPECT_EQ(rknn_destroy(reference), RKNN_SUCC);
 }
 
 }  // namespace

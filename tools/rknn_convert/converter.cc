@@ -37,9 +37,54 @@ int64_t total_elements(const std::vector<graph::Shape>& set) {
     return total;
 }
 
+// --dynamic-range: the --input-shapes sets, each inside the ranges, and the
+// ranges' largest shapes as a set (the runtime sizes its buffers by the sets).
+StatusOr<std::vector<std::vector<graph::Shape>>> sets_with_range(const graph::Graph& g, const ConvertOptions& options) {
+    const std::vector<graph::ShapeRange>& ranges = options.dynamic_range;
+    if (ranges.size() != g.inputs.size())
+        return make_status(StatusCode::kInvalidArgument, "--dynamic-range gives %zu ranges; the model has %zu inputs",
+                           ranges.size(), g.inputs.size());
+    std::vector<graph::Shape> largest;
+    for (size_t i = 0; i < ranges.size(); ++i) {
+        const graph::ShapeRange& r = ranges[i];
+        const graph::Tensor& input = g.tensors[static_cast<size_t>(g.inputs[i])];
+        if (r.min.size() != input.shape.size())
+            return Status(StatusCode::kInvalidArgument, "--dynamic-range: wrong rank for input " + input.name);
+        for (size_t d = 0; d < r.min.size(); ++d) {
+            if (r.min[d] < 1 || r.max[d] < r.min[d] || r.step[d] < 1)
+                return Status(StatusCode::kInvalidArgument, "--dynamic-range " + graph::shape_range_to_string(r) +
+                                                                ": each dim needs 1 <= min <= max and a step of 1 or more");
+            if ((r.max[d] - r.min[d]) % r.step[d] != 0)
+                return Status(StatusCode::kInvalidArgument, "--dynamic-range " + graph::shape_range_to_string(r) +
+                                                                ": each max must be min plus a whole number of steps");
+        }
+        largest.push_back(r.max);
+    }
+    std::vector<std::vector<graph::Shape>> sets = options.input_shapes;
+    for (const std::vector<graph::Shape>& set : sets) {
+        if (set.size() != ranges.size())
+            return make_status(StatusCode::kInvalidArgument, "--input-shapes gives %zu shapes; the model has %zu inputs",
+                               set.size(), ranges.size());
+        for (size_t i = 0; i < set.size(); ++i)
+            if (!ranges[i].contains(set[i]))
+                return Status(StatusCode::kInvalidArgument, "--input-shapes " + graph::shapes_to_string(set) +
+                                                                " is outside --dynamic-range for input " +
+                                                                g.tensors[static_cast<size_t>(g.inputs[i])].name);
+    }
+    if (std::find(sets.begin(), sets.end(), largest) == sets.end()) sets.push_back(largest);
+    return sets;
+}
+
 // Picks the shapes the graph is inferred and calibrated with: the given set
 // with the most elements (as the vendor does), or the declared static shapes.
 StatusOr<std::vector<graph::Shape>> main_shapes(graph::Graph* g, const ConvertOptions& options) {
+    if (!options.dynamic_range.empty()) {
+        RKNN_ASSIGN_OR_RETURN(std::vector<std::vector<graph::Shape>> sets, sets_with_range(*g, options));
+        g->shape_sets = sets;
+        g->input_ranges = options.dynamic_range;
+        return *std::max_element(sets.begin(), sets.end(),
+                                 [](const auto& a, const auto& b) { return total_elements(a) < total_elements(b); });
+    }
     if (!options.input_shapes.empty()) {
         for (const auto& set : options.input_shapes) {
             if (set.size() != g->inputs.size()) {
@@ -68,6 +113,26 @@ StatusOr<std::vector<graph::Shape>> main_shapes(graph::Graph* g, const ConvertOp
         shapes.push_back(t.shape);
     }
     return shapes;
+}
+
+// The shapes the graph is simplified and calibrated at: --calib-shapes, or
+// the stored ones.
+StatusOr<std::vector<graph::Shape>> calibration_shapes(const graph::Graph& g, const ConvertOptions& options,
+                                                       const std::vector<graph::Shape>& stored) {
+    if (options.calib_shapes.empty()) return stored;
+    if (options.calib_shapes.size() != g.inputs.size())
+        return make_status(StatusCode::kInvalidArgument, "--calib-shapes gives %zu shapes; the model has %zu inputs",
+                           options.calib_shapes.size(), g.inputs.size());
+    for (size_t i = 0; i < g.inputs.size(); ++i) {
+        const graph::Shape& s = options.calib_shapes[i];
+        if (s.size() != stored[i].size())
+            return Status(StatusCode::kInvalidArgument,
+                          "--calib-shapes: wrong rank for input " + g.tensors[static_cast<size_t>(g.inputs[i])].name);
+        if (!g.input_ranges.empty() && !g.input_ranges[i].contains(s))
+            return Status(StatusCode::kInvalidArgument, "--calib-shapes " + graph::shapes_to_string(options.calib_shapes) +
+                                                            " is outside --dynamic-range");
+    }
+    return options.calib_shapes;
 }
 
 // Shape inference that tolerates ops whose shapes depend on run-time values.
@@ -277,10 +342,15 @@ StatusOr<ConvertResult> convert_onnx(const ConvertOptions& options) {
     result.log.push_back("imported " + options.onnx_path + ": opset " + std::to_string(imported.opset) + ", " +
                          std::to_string(g.ops.size()) + " ops, " + std::to_string(g.tensors.size()) + " tensors");
     RKNN_ASSIGN_OR_RETURN(const std::vector<graph::Shape> shapes, main_shapes(&g, options));
-    if (!g.shape_sets.empty())
+    RKNN_ASSIGN_OR_RETURN(const std::vector<graph::Shape> work_shapes, calibration_shapes(g, options, shapes));
+    const bool respecialise = work_shapes != shapes;
+    if (respecialise)
+        result.log.push_back("--calib-shapes: simplified and calibrated at " + graph::shapes_to_string(work_shapes) +
+                             ", stored at " + graph::shapes_to_string(shapes));
+    else if (!g.shape_sets.empty())
         result.log.push_back("dynamic shapes: inferred (and calibrated, for int8) and stored at the largest set, " +
                              graph::shapes_to_string(shapes));
-    RKNN_RETURN_IF_ERROR(run_graph_passes(&g, shapes, &result.log));
+    RKNN_RETURN_IF_ERROR(run_graph_passes(&g, work_shapes, &result.log));
     RKNN_RETURN_IF_ERROR(set_preprocess(&g, options));
 
     const graph::Graph float_graph = g;  // kept for calibration and the accuracy analysis
@@ -307,10 +377,23 @@ StatusOr<ConvertResult> convert_onnx(const ConvertOptions& options) {
     g.custom_string = options.custom_string;
     RKNN_RETURN_IF_ERROR(graph::validate_structure(g));
     RKNN_RETURN_IF_ERROR(graph::check_graph_shapes(g));
-    if (!g.shape_sets.empty()) {
-        RKNN_ASSIGN_OR_RETURN(const std::vector<graph::Graph> sources, source_graphs_per_set(options));
+    if (!g.shape_sets.empty() || respecialise) {
+        std::vector<ShapeProbe> probes = shape_probes(g);
+        if (g.shape_sets.empty()) probes.insert(probes.begin(), {shapes, "--input-shapes " + graph::shapes_to_string(shapes)});
+        if (respecialise && std::none_of(probes.begin(), probes.end(), [&](const ShapeProbe& p) { return p.shapes == work_shapes; }))
+            probes.push_back({work_shapes, "--calib-shapes " + graph::shapes_to_string(work_shapes)});
+        RKNN_ASSIGN_OR_RETURN(const std::vector<graph::Graph> sources, source_graphs_at(options, probes));
         RKNN_RETURN_IF_ERROR(generalise_reshape_targets(&g, sources, &result.log));
-        RKNN_RETURN_IF_ERROR(check_shape_sets(g, sources, &result.log));
+        if (respecialise) {
+            const Status stored = graph::reinfer_graph_shapes(&g, shapes);
+            if (!stored.is_ok())
+                return Status(StatusCode::kInvalidArgument, "--calib-shapes: the graph made at " +
+                                                                graph::shapes_to_string(work_shapes) + " cannot take " +
+                                                                graph::shapes_to_string(shapes) + " (" +
+                                                                stored.message() + ")");
+            RKNN_RETURN_IF_ERROR(graph::check_graph_shapes(g));
+        }
+        RKNN_RETURN_IF_ERROR(check_shape_sets(g, probes, sources, &result.log));
     }
     return result;
 }

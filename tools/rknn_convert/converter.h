@@ -30,6 +30,14 @@ struct ConvertOptions {
     std::vector<std::vector<float>> std;
     bool rgb2bgr = false;
     std::vector<std::vector<graph::Shape>> input_shapes;  // shape sets, each one shape per input
+    // --dynamic-range: one per input; any shape inside is accepted at run
+    // time, beyond the shape sets (the largest shape is added as a set).
+    std::vector<graph::ShapeRange> dynamic_range;
+    // --calib-shapes: the graph is simplified, calibrated and quantised at
+    // these shapes (one per input), then stored at the --input-shapes; the
+    // quantisation of a static model then matches a dynamic model's that
+    // was calibrated at the same shapes. Empty: at the stored shapes.
+    std::vector<graph::Shape> calib_shapes;
     std::string custom_string;
     std::vector<std::string> custom_ops;
     std::vector<std::string> fp16_layers;

@@ -67,6 +67,15 @@ options:
                            inputs, 1,3,224,224;1,10. Repeat the option to give
                            several shape sets (a dynamic-shape model); the
                            largest set is used for calibration
+  --calib-shapes SHAPES    simplify, calibrate and quantise at these input
+                           shapes (as --input-shapes takes one set), then
+                           store the model at --input-shapes: a static model
+                           quantised like a dynamic one calibrated there
+  --dynamic-range RANGES   beyond the shape sets, accept any input shape inside
+                           RANGES at run time, e.g. 1,3,48,32..1280:8 (a dim
+                           is N, LO..HI or LO..HI:STEP; ';' between inputs).
+                           The largest shape becomes a shape set; the runtime
+                           compiles the others on first use
   --custom-string TEXT     stored in the model, read with RKNN_QUERY_CUSTOM_STRING
   --custom-op TYPE         keep ONNX nodes of op type TYPE as custom ops, run by
                            a user plugin registered with rknn_register_custom_ops
@@ -142,6 +151,41 @@ bool parse_shape_set(const std::string& text, std::vector<rknn::graph::Shape>* o
         out->push_back(s);
     }
     return true;
+}
+
+// "1,3,48,32..1280:8;1,10": one range per input.
+bool parse_shape_ranges(const std::string& text, std::vector<rknn::graph::ShapeRange>* out) {
+    std::vector<std::string> inputs;
+    split(text, ';', &inputs);
+    const auto number = [](const std::string& t, long long* v) {
+        char* end = nullptr;
+        *v = std::strtoll(t.c_str(), &end, 10);
+        return !t.empty() && *end == '\0' && *v > 0;
+    };
+    for (const std::string& input : inputs) {
+        std::vector<std::string> dims;
+        split(input, ',', &dims);
+        rknn::graph::ShapeRange range;
+        for (const std::string& d : dims) {
+            long long lo = 0, hi = 0, step = 1;
+            const size_t dots = d.find("..");
+            if (dots == std::string::npos) {
+                if (!number(d, &lo)) return false;
+                hi = lo;
+            } else {
+                const size_t colon = d.find(':', dots);
+                if (!number(d.substr(0, dots), &lo) ||
+                    !number(d.substr(dots + 2, colon == std::string::npos ? std::string::npos : colon - dots - 2), &hi) ||
+                    (colon != std::string::npos && !number(d.substr(colon + 1), &step)) || hi < lo)
+                    return false;
+            }
+            range.min.push_back(lo);
+            range.max.push_back(hi);
+            range.step.push_back(step);
+        }
+        out->push_back(std::move(range));
+    }
+    return !out->empty();
 }
 
 int usage_error(const std::string& message) {
@@ -224,6 +268,13 @@ int main(int argc, char** argv) {
             std::vector<rknn::graph::Shape> set;
             if (!parse_shape_set(v, &set)) return usage_error("bad --input-shapes (e.g. 1,3,224,224;1,10)");
             options.input_shapes.push_back(set);
+        } else if (arg == "--calib-shapes") {
+            options.calib_shapes.clear();
+            if (!parse_shape_set(v, &options.calib_shapes)) return usage_error("bad --calib-shapes (e.g. 1,3,48,640)");
+        } else if (arg == "--dynamic-range") {
+            options.dynamic_range.clear();
+            if (!parse_shape_ranges(v, &options.dynamic_range))
+                return usage_error("bad --dynamic-range (e.g. 1,3,48,32..1280:8)");
         } else if (arg == "--custom-string") {
             options.custom_string = v;
         } else if (arg == "--custom-op") {

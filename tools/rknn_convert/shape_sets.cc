@@ -1,5 +1,6 @@
 #include "shape_sets.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -82,15 +83,36 @@ std::vector<int64_t> general_target(const std::vector<int64_t>& target, const st
 
 }  // namespace
 
-StatusOr<std::vector<graph::Graph>> source_graphs_per_set(const ConvertOptions& options) {
+std::vector<ShapeProbe> shape_probes(const graph::Graph& g) {
+    std::vector<ShapeProbe> probes;
+    for (size_t k = 0; k < g.shape_sets.size(); ++k) probes.push_back({g.shape_sets[k], set_name(k, g.shape_sets[k])});
+    if (g.input_ranges.empty()) return probes;
+    // Per ranged dim: the smallest, one step above it, and the middle.
+    for (int which = 0; which < 3; ++which) {
+        std::vector<graph::Shape> shapes;
+        for (const graph::ShapeRange& r : g.input_ranges) {
+            graph::Shape shape = r.min;
+            for (size_t d = 0; d < shape.size(); ++d) {
+                const int64_t steps = (r.max[d] - r.min[d]) / r.step[d];
+                const int64_t taken = which == 0 ? 0 : which == 1 ? std::min<int64_t>(1, steps) : steps / 2;
+                shape[d] = r.min[d] + taken * r.step[d];
+            }
+            shapes.push_back(std::move(shape));
+        }
+        const bool known = std::any_of(probes.begin(), probes.end(), [&](const ShapeProbe& p) { return p.shapes == shapes; });
+        if (!known) probes.push_back({shapes, "--dynamic-range shapes (" + graph::shapes_to_string(shapes) + ")"});
+    }
+    return probes;
+}
+
+StatusOr<std::vector<graph::Graph>> source_graphs_at(const ConvertOptions& options, const std::vector<ShapeProbe>& probes) {
     std::vector<graph::Graph> sources;
-    for (size_t k = 0; k < options.input_shapes.size(); ++k) {
+    for (const ShapeProbe& probe : probes) {
         ImportOptions import_options;
         import_options.custom_op_types = options.custom_ops;
         RKNN_ASSIGN_OR_RETURN(ImportResult imported, import_onnx_file(options.onnx_path, import_options));
         std::vector<std::string> ignored;
-        RKNN_RETURN_IF_ERROR(run_graph_passes(&imported.graph, options.input_shapes[k], &ignored)
-                                 .with_context(set_name(k, options.input_shapes[k])));
+        RKNN_RETURN_IF_ERROR(run_graph_passes(&imported.graph, probe.shapes, &ignored).with_context(probe.name));
         sources.push_back(std::move(imported.graph));
     }
     return sources;
@@ -139,10 +161,11 @@ Status generalise_reshape_targets(graph::Graph* g, const std::vector<graph::Grap
     return Status::ok();
 }
 
-Status check_shape_sets(const graph::Graph& g, const std::vector<graph::Graph>& sources, std::vector<std::string>* log) {
-    for (size_t k = 0; k < g.shape_sets.size() && k < sources.size(); ++k) {
-        const std::vector<graph::Shape>& shapes = g.shape_sets[k];
-        const std::string named = set_name(k, shapes);
+Status check_shape_sets(const graph::Graph& g, const std::vector<ShapeProbe>& probes,
+                        const std::vector<graph::Graph>& sources, std::vector<std::string>* log) {
+    for (size_t k = 0; k < probes.size() && k < sources.size(); ++k) {
+        const std::vector<graph::Shape>& shapes = probes[k].shapes;
+        const std::string& named = probes[k].name;
         graph::Graph at_set = g;
         const Status status = graph::reinfer_graph_shapes(&at_set, shapes);
         if (!status.is_ok())
@@ -160,8 +183,12 @@ Status check_shape_sets(const graph::Graph& g, const std::vector<graph::Graph>& 
                                   " at these shapes; a shape it computed was fixed at the largest set");
         }
     }
-    log->push_back("dynamic shapes: " + std::to_string(g.shape_sets.size()) +
-                   " shape sets, each checked against the ONNX graph at its shapes");
+    const size_t others = probes.size() - std::min(probes.size(), g.shape_sets.size());
+    std::string checked = g.shape_sets.empty() ? std::string() : std::to_string(g.shape_sets.size()) + " shape sets";
+    if (others > 0)
+        checked += (checked.empty() ? "" : " and ") + std::to_string(others) +
+                   (g.input_ranges.empty() ? " other shapes" : " shapes inside the ranges");
+    log->push_back("shapes: " + checked + ", each checked against the ONNX graph at its shapes");
     return Status::ok();
 }
 
