@@ -108,7 +108,10 @@ typedef enum _rknn_query_cmd {
     RKNN_QUERY_CURRENT_OUTPUT_ATTR = 15,
     RKNN_QUERY_CURRENT_NATIVE_INPUT_ATTR = 16,
     RKNN_QUERY_CURRENT_NATIVE_OUTPUT_ATTR = 17,
-    RKNN_QUERY_CMD_MAX
+    RKNN_QUERY_CMD_MAX,
+    /* OpenRKNN's extensions (rknn_openrknn_ext.h), far above the vendor's
+       commands; an enumerator so that the enum's range holds them. */
+    RKNN_QUERY_OPENRKNN_INPUT_SHAPE_RANGE = 0x1000
 } rknn_query_cmd;
 
 typedef enum _rknn_tensor_type {

@@ -18,17 +18,17 @@ extern "C" {
  * range.index set: the shapes input `index` takes beyond the model's shape
  * sets (rknn_convert --dynamic-range). Each dim d from min[d] to max[d] in
  * steps of step[d], 4-D shapes as NHWC (as rknn_set_input_shapes takes
- * them). n_dims is 0 where the model takes its shape sets only. A static
- * model fails the query, as it fails RKNN_QUERY_INPUT_DYNAMIC_RANGE.
+ * them). n_dims is 0 where the model takes no shapes beyond its shape sets,
+ * or has static shapes: unlike RKNN_QUERY_INPUT_DYNAMIC_RANGE, the query
+ * succeeds on every model, so that a program can ask without an error;
+ * shape_number tells a dynamic-shape model (its shape sets) from a static
+ * one (0).
  */
-#ifdef __cplusplus
-#define RKNN_QUERY_OPENRKNN_INPUT_SHAPE_RANGE static_cast<rknn_query_cmd>(0x1000)
-#else
-#define RKNN_QUERY_OPENRKNN_INPUT_SHAPE_RANGE ((rknn_query_cmd)0x1000)
-#endif
+/* (RKNN_QUERY_OPENRKNN_INPUT_SHAPE_RANGE = 0x1000 is in rknn_query_cmd.) */
 
 typedef struct _rknn_openrknn_shape_range {
     uint32_t index;
+    uint32_t shape_number; /* the model's shape sets; 0: static shapes */
     uint32_t n_dims;
     rknn_tensor_format fmt;
     uint32_t min[RKNN_MAX_DIMS];

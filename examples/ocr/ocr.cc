@@ -9,7 +9,8 @@
 //   recogniser may have several input widths (shape sets: each line runs at
 //   the smallest that holds it) or a range of them (rknn_convert
 //   --dynamic-range: each line runs at its own width, rounded up to the
-//   range's step), the detector has one input size;
+//   range's step); the detector has one input size, or a range (the page
+//   runs at its own size, rounded up to the step);
 //   --expect FILE  exit 1 unless the lines read equal FILE's lines, in order
 //   --dump DIR     write each recogniser input (crop_K.npy, float32 pixels
 //                  [1,H,W,3]) and output (rec_K.npy) for comparison with a
@@ -46,7 +47,7 @@ public:
         if (ctx_ != 0) rknn_destroy(ctx_);
     }
     // `shape_sets`: ask for the model's shape sets (a static model's runtime
-    // logs that it has none).
+    // logs that it has none); a model with a shape range is asked anyway.
     bool load(const char* path, bool shape_sets, std::string* error) {
         int ret = rknn_init(&ctx_, const_cast<char*>(path), 0, 0, nullptr);
         if (ret != RKNN_SUCC) {
@@ -65,25 +66,28 @@ public:
         }
         max_height_ = height();
         max_width_ = width();
-        // A static model has no dynamic range (the query fails).
+        // OpenRKNN: any shape within a range (n_dims 0: none; the query
+        // answers every model). A model with one is dynamic.
+        range_.index = 0;
+        if (rknn_query(ctx_, RKNN_QUERY_OPENRKNN_INPUT_SHAPE_RANGE, &range_, sizeof(range_)) != RKNN_SUCC ||
+            range_.n_dims != 4)
+            range_.n_dims = 0;
+        // A static model has no dynamic range (the vendor's query fails, and logs it).
         rknn_input_range range{};
         range.index = 0;
-        if (shape_sets && rknn_query(ctx_, RKNN_QUERY_INPUT_DYNAMIC_RANGE, &range, sizeof(range)) == RKNN_SUCC)
+        if ((shape_sets || any_shape()) &&
+            rknn_query(ctx_, RKNN_QUERY_INPUT_DYNAMIC_RANGE, &range, sizeof(range)) == RKNN_SUCC)
             for (uint32_t k = 0; k < range.shape_number && k < RKNN_MAX_DYNAMIC_SHAPE_NUM; ++k)
                 sets_.push_back({static_cast<int>(range.dyn_range[k][1]), static_cast<int>(range.dyn_range[k][2])});
-        // OpenRKNN: any shape within a range (n_dims 0: the sets only).
-        range_.index = 0;
-        if (!sets_.empty() &&
-            rknn_query(ctx_, RKNN_QUERY_OPENRKNN_INPUT_SHAPE_RANGE, &range_, sizeof(range_)) != RKNN_SUCC)
-            range_.n_dims = 0;
         return sets_.empty() || fit_to(max_width_, max_height_, error);
     }
     // The current input size (a dynamic model: the set fit_to chose).
     int height() const { return static_cast<int>(input_.dims[1]); }
     int width() const { return static_cast<int>(input_.dims[2]); }
     int max_width() const { return max_width_; }
+    int max_height() const { return max_height_; }
     size_t shape_sets() const { return sets_.size(); }
-    bool any_width() const { return range_.n_dims == 4; }
+    bool any_shape() const { return range_.n_dims == 4; }
     const rknn_tensor_attr& output_attr() const { return output_; }
 
     // A dynamic model: width x height rounded up to the range's steps where
@@ -132,7 +136,7 @@ private:
     // `size` rounded up to the range's step in NHWC dim `dim`; 0 when that is
     // outside the range or there is none.
     int round_up_in_range(int size, int dim) const {
-        if (!any_width()) return 0;
+        if (!any_shape()) return 0;
         const int lo = static_cast<int>(range_.min[dim]), hi = static_cast<int>(range_.max[dim]);
         const int step = std::max(1, static_cast<int>(range_.step[dim]));
         const int rounded = size <= lo ? lo : lo + (size - lo + step - 1) / step * step;
@@ -217,15 +221,28 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "rknn_ocr: %s\n", error.c_str());
         return 1;
     }
-    std::printf("image %s: %dx%d; detector input %dx%d, recogniser input %dx%d%s, %zu characters\n",
-                positional[3].c_str(), image.width, image.height, det.width(), det.height(), rec.height(), rec.max_width(),
-                rec.any_width()        ? " (any width in range)"
+    std::printf("image %s: %dx%d; detector input %dx%d%s, recogniser input %dx%d%s, %zu characters\n",
+                positional[3].c_str(), image.width, image.height, det.width(), det.height(),
+                det.any_shape() ? " (any size in range: the page's own)" : "", rec.height(), rec.max_width(),
+                rec.any_shape()        ? " (any width in range)"
                 : rec.shape_sets() > 0 ? (" (" + std::to_string(rec.shape_sets()) + " widths)").c_str()
                                        : "",
                 charset.size());
 
-    // Detection: the page fitted into the detector's input, padded with the mean colour.
+    // Detection: the page fitted into the detector's input, padded with the
+    // mean colour. A detector that takes any size in a range runs at the
+    // page's own (rounded up to the range's step; scaled down to fit the
+    // largest).
     auto start = Clock::now();
+    if (det.any_shape()) {
+        const double fit = std::min({1.0, static_cast<double>(det.max_width()) / image.width,
+                                     static_cast<double>(det.max_height()) / image.height});
+        if (!det.fit_to(static_cast<int>(std::ceil(image.width * fit)), static_cast<int>(std::ceil(image.height * fit)),
+                        &error)) {
+            std::fprintf(stderr, "rknn_ocr: detector: %s\n", error.c_str());
+            return 1;
+        }
+    }
     examples::Image det_input;
     float scale = 1.0f;
     if (!letterbox(image, det.width(), det.height(), 118, &det_input, &scale)) {

@@ -18,6 +18,7 @@
 #include "../common/image_file.h"
 #include "../common/npy_file.h"
 #include "rknn_api.h"
+#include "rknn_openrknn_ext.h"
 
 namespace {
 
@@ -158,6 +159,28 @@ int main(int argc, char** argv) {
     rknn_custom_string custom;
     if (rknn_query(ctx, RKNN_QUERY_CUSTOM_STRING, &custom, sizeof(custom)) != RKNN_SUCC) return -1;
     std::printf("custom string: %s\n", custom.string);
+    // Beyond the vendor's tool (which fails on them): a dynamic-shape model
+    // runs at its largest shapes, which INPUT_ATTR reports.
+    rknn_openrknn_shape_range shapes{};
+    if (rknn_query(ctx, RKNN_QUERY_OPENRKNN_INPUT_SHAPE_RANGE, &shapes, sizeof(shapes)) == RKNN_SUCC &&
+        shapes.shape_number > 0) {
+        std::printf("dynamic-shape model (%u shape sets%s): running its largest shapes\n", shapes.shape_number,
+                    shapes.n_dims > 0 ? " and a range" : "");
+        std::vector<rknn_tensor_attr> largest = input_attrs;
+        for (rknn_tensor_attr& a : largest)  // the shapes are given NHWC
+            if (a.n_dims == 4 && a.fmt == RKNN_TENSOR_NCHW) {
+                const uint32_t c = a.dims[1];
+                a.dims[1] = a.dims[2];
+                a.dims[2] = a.dims[3];
+                a.dims[3] = c;
+                a.fmt = RKNN_TENSOR_NHWC;
+            }
+        if (rknn_set_input_shapes(ctx, io.n_input, largest.data()) != RKNN_SUCC) {
+            std::printf("rknn_set_input_shapes fail!\n");
+            rknn_destroy(ctx);
+            return -1;
+        }
+    }
 
     std::vector<rknn_input> inputs(io.n_input);
     std::vector<std::vector<uint8_t>> storage(io.n_input);

@@ -129,8 +129,9 @@ Status validate_input_ranges(const Graph& graph) {
         if (r.min.size() != rank || r.max.size() != rank || r.step.size() != rank)
             return make_status(StatusCode::kModelInvalid, "the range of input %zu does not have the input's %zu dims",
                                i, rank);
+        constexpr int64_t kMostDim = int64_t{1} << 31;  // rknn_tensor_attr dims are uint32
         for (size_t d = 0; d < rank; ++d)
-            if (r.min[d] < 1 || r.max[d] < r.min[d] || r.step[d] < 1)
+            if (r.min[d] < 1 || r.max[d] < r.min[d] || r.max[d] >= kMostDim || r.step[d] < 1)
                 return make_status(StatusCode::kModelInvalid,
                                    "the range of input %zu, dim %zu: min %lld, max %lld, step %lld", i, d,
                                    static_cast<long long>(r.min[d]), static_cast<long long>(r.max[d]),

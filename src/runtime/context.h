@@ -89,6 +89,13 @@ public:
     size_t npu_task_op_count() const;
     // CPU (de)quantisations that convert device cubes directly (CubeRequant).
     size_t cube_requant_count() const;  // not while another thread sets the core mask
+    // The plans kept for shapes inside the model's ranges, and the bytes
+    // counted against RKNN_DYNAMIC_SHAPE_CACHE_MB (tests, tools).
+    struct RangedPlanStats {
+        size_t kept = 0;
+        uint64_t bytes = 0;
+    };
+    RangedPlanStats ranged_plan_stats();
     // Of the last finished rknn_run: the NPU time the kernel driver reported,
     // summed over its submits (0 where the driver reports none).
     int64_t last_run_npu_ns();

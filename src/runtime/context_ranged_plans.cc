@@ -30,8 +30,9 @@ uint64_t Context::ranged_limit_from_env() {
     if (text == nullptr || *text == '\0') return kDefaultMiB << 20;
     char* end = nullptr;
     const unsigned long long mib = std::strtoull(text, &end, 10);
-    if (*end != '\0') {
-        RKNN_LOGW("RKNN_DYNAMIC_SHAPE_CACHE_MB=%s is not a number of MiB; using %llu", text,
+    constexpr unsigned long long kMostMiB = 1ull << 30;  // 1 PiB: no wrap when shifted to bytes
+    if (*end != '\0' || *text == '-' || mib > kMostMiB) {
+        RKNN_LOGW("RKNN_DYNAMIC_SHAPE_CACHE_MB=%s is not a number of MiB (0 to 2^30); using %llu", text,
                   static_cast<unsigned long long>(kDefaultMiB));
         return kDefaultMiB << 20;
     }
@@ -59,29 +60,43 @@ StatusOr<Context::PlanState*> Context::ranged_plan(const std::vector<graph::Shap
                                "needs (convert with these shapes as a set)",
                                named.c_str(), static_cast<unsigned long long>(plan->memory.buffer_bytes[id]),
                                buffer_kind(static_cast<int32_t>(id)), static_cast<unsigned long long>(buffer_bytes_[id]));
-    RKNN_ASSIGN_OR_RETURN(std::shared_ptr<const LoweredSchedule> lowered,
-                          plan->lowered(core_mask_, per_op_programs(core_mask_)));
-    RKNN_ASSIGN_OR_RETURN(DetachedLink link, link_detached(*lowered));
+    StatusOr<std::shared_ptr<const LoweredSchedule>> lowered = plan->lowered(core_mask_, per_op_programs(core_mask_));
+    if (!lowered.is_ok()) return lowered.status().with_context(named);
+    StatusOr<DetachedLink> link = link_detached(*lowered.value());
+    if (!link.is_ok()) return link.status().with_context(named);
 
-    ranged_.emplace_front();
-    RangedPlan& entry = ranged_.front();
-    entry.shapes = shapes;
-    entry.streams = link.streams;
-    PlanState& s = entry.state;
-    s.plan = std::move(plan);
-    s.lowered = std::move(lowered);
-    s.submits = std::move(link.submits);
-    prepare_cpu_calls(s);
-    prepare_fast_io(s);
-    finish_linking(s);
-    // (Its host values share the context's storage: counted, at most.)
-    entry.bytes = entry.streams.size + s.plan->host_bytes() + values_bytes(s.values);
+    // Made whole in a list of its own, then moved to the front (the nodes
+    // stay where they are: the prepared calls point into the values).
+    std::list<RangedPlan> made(1);
+    RangedPlan& entry = made.front();
+    entry.streams = link.value().streams;
+    try {
+        entry.shapes = shapes;
+        PlanState& s = entry.state;
+        s.plan = std::move(plan);
+        s.lowered = std::move(lowered).value();
+        s.submits = std::move(link.value().submits);
+        prepare_cpu_calls(s);
+        prepare_fast_io(s);
+        finish_linking(s);
+        // (Its host values share the context's storage: counted, at most.)
+        entry.bytes = entry.streams.size + s.plan->host_bytes() + values_bytes(s.values);
+    } catch (...) {
+        buffers_->discard(&entry.streams);
+        throw;
+    }
+    ranged_.splice(ranged_.begin(), made);
     ranged_bytes_ += entry.bytes;
     const auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
     RKNN_LOG_AT(3, "%s: compiled on first use in %.1f ms (%zu plan(s) kept, %.1f of %.1f MiB)", named.c_str(),
                 static_cast<double>(us) / 1e3, ranged_.size(), static_cast<double>(ranged_bytes_) / (1 << 20),
                 static_cast<double>(ranged_limit_) / (1 << 20));
-    return &s;
+    return &entry.state;
+}
+
+Context::RangedPlanStats Context::ranged_plan_stats() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return {ranged_.size(), ranged_bytes_};
 }
 
 void Context::trim_ranged_plans() {
@@ -113,6 +128,7 @@ StatusOr<Context::DetachedLink> Context::link_detached(const LoweredSchedule& lo
 StatusOr<std::vector<Context::DetachedLink>> Context::link_ranged_plans(
     const std::vector<std::shared_ptr<const LoweredSchedule>>& lowered) {
     std::vector<DetachedLink> links;
+    links.reserve(lowered.size());  // push_back below cannot throw and leak a buffer
     for (const auto& one : lowered) {
         StatusOr<DetachedLink> link = link_detached(*one);
         if (!link.is_ok()) {
@@ -128,9 +144,10 @@ void Context::install_ranged_links(std::vector<DetachedLink> links,
                                    const std::vector<std::shared_ptr<const LoweredSchedule>>& lowered) {
     size_t k = 0;
     for (RangedPlan& entry : ranged_) {
+        const uint64_t old_bytes = entry.streams.size;  // discard clears the object
         buffers_->discard(&entry.streams);
-        ranged_bytes_ = ranged_bytes_ - entry.streams.size + links[k].streams.size;
-        entry.bytes = entry.bytes - entry.streams.size + links[k].streams.size;
+        ranged_bytes_ = ranged_bytes_ - old_bytes + links[k].streams.size;
+        entry.bytes = entry.bytes - old_bytes + links[k].streams.size;
         entry.streams = links[k].streams;
         entry.state.submits = std::move(links[k].submits);
         if (entry.state.lowered != lowered[k]) {

@@ -114,7 +114,11 @@ Status Context::set_input_shapes(uint32_t count, const rknn_tensor_attr* attrs) 
     RKNN_RETURN_IF_ERROR(check_shape_attrs(count, attrs));
     if (shape_chosen_ && runs_shapes(*set_, attrs)) return Status::ok();  // RKNNLite sets the shapes on every run
     for (PlanState& s : sets_)
-        if (runs_shapes(s, attrs)) return switch_to(&s);
+        if (runs_shapes(s, attrs)) {
+            RKNN_RETURN_IF_ERROR(switch_to(&s));
+            trim_ranged_plans();
+            return Status::ok();
+        }
     const graph::Graph& g = main_set_->plan->graph;
     if (g.input_ranges.empty()) return shapes_not_accepted(count, attrs);
     std::vector<graph::Shape> shapes;
@@ -125,7 +129,13 @@ Status Context::set_input_shapes(uint32_t count, const rknn_tensor_attr* attrs) 
         shapes.push_back(std::move(shape));
     }
     RKNN_ASSIGN_OR_RETURN(PlanState* state, ranged_plan(shapes));
-    RKNN_RETURN_IF_ERROR(switch_to(state));
+    const Status switched = switch_to(state);
+    if (!switched.is_ok()) {
+        // Preparing the new plan ran its CPU kernels once, into host values
+        // the current plan shares: its last outputs are gone.
+        ran_since_switch_ = false;
+        return switched;
+    }
     trim_ranged_plans();
     return Status::ok();
 }
@@ -195,8 +205,6 @@ Status Context::query_dynamic_range(rknn_input_range* range) const {
 }
 
 Status Context::query_shape_range(rknn_openrknn_shape_range* range) const {
-    if (!dynamic_)
-        return Status(StatusCode::kFailedPrecondition, "OPENRKNN_INPUT_SHAPE_RANGE: the model has static input shapes");
     const graph::Graph& g = main_set_->plan->graph;
     if (range->index >= g.inputs.size())
         return make_status(StatusCode::kInvalidArgument, "index %u: the model has %zu input(s)", range->index,
@@ -204,7 +212,8 @@ Status Context::query_shape_range(rknn_openrknn_shape_range* range) const {
     const uint32_t index = range->index;
     std::memset(range, 0, sizeof(*range));
     range->index = index;
-    if (g.input_ranges.empty()) return Status::ok();  // n_dims 0: the shape sets only
+    range->shape_number = dynamic_ ? static_cast<uint32_t>(sets_.size()) : 0;
+    if (g.input_ranges.empty()) return Status::ok();  // n_dims 0: the shape sets (or the static shapes) only
     const graph::ShapeRange& r = g.input_ranges[index];
     const size_t rank = std::min<size_t>(r.min.size(), RKNN_MAX_DIMS);
     range->n_dims = static_cast<uint32_t>(rank);

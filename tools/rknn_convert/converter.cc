@@ -48,7 +48,7 @@ StatusOr<std::vector<std::vector<graph::Shape>>> sets_with_range(const graph::Gr
     for (size_t i = 0; i < ranges.size(); ++i) {
         const graph::ShapeRange& r = ranges[i];
         const graph::Tensor& input = g.tensors[static_cast<size_t>(g.inputs[i])];
-        if (r.min.size() != input.shape.size())
+        if (r.min.size() != input.shape.size() || r.max.size() != r.min.size() || r.step.size() != r.min.size())
             return Status(StatusCode::kInvalidArgument, "--dynamic-range: wrong rank for input " + input.name);
         for (size_t d = 0; d < r.min.size(); ++d) {
             if (r.min[d] < 1 || r.max[d] < r.min[d] || r.step[d] < 1)

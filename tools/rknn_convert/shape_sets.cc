@@ -81,6 +81,14 @@ std::vector<int64_t> general_target(const std::vector<int64_t>& target, const st
     return general;
 }
 
+void add_probe(std::vector<ShapeProbe>* probes, std::vector<graph::Shape> shapes) {
+    const bool known = std::any_of(probes->begin(), probes->end(), [&](const ShapeProbe& p) { return p.shapes == shapes; });
+    if (!known) {
+        std::string name = "--dynamic-range shapes (" + graph::shapes_to_string(shapes) + ")";
+        probes->push_back({std::move(shapes), std::move(name)});
+    }
+}
+
 }  // namespace
 
 std::vector<ShapeProbe> shape_probes(const graph::Graph& g) {
@@ -99,9 +107,22 @@ std::vector<ShapeProbe> shape_probes(const graph::Graph& g) {
             }
             shapes.push_back(std::move(shape));
         }
-        const bool known = std::any_of(probes.begin(), probes.end(), [&](const ShapeProbe& p) { return p.shapes == shapes; });
-        if (!known) probes.push_back({shapes, "--dynamic-range shapes (" + graph::shapes_to_string(shapes) + ")"});
+        add_probe(&probes, std::move(shapes));
     }
+    // Where several dims range: each at its smallest with the others at
+    // their largest, so that no dim is only seen moving with the rest.
+    size_t ranged_dims = 0;
+    for (const graph::ShapeRange& r : g.input_ranges)
+        for (size_t d = 0; d < r.min.size(); ++d) ranged_dims += r.min[d] != r.max[d] ? 1 : 0;
+    if (ranged_dims < 2) return probes;
+    for (size_t i = 0; i < g.input_ranges.size(); ++i)
+        for (size_t d = 0; d < g.input_ranges[i].min.size(); ++d) {
+            if (g.input_ranges[i].min[d] == g.input_ranges[i].max[d]) continue;
+            std::vector<graph::Shape> shapes;
+            for (const graph::ShapeRange& r : g.input_ranges) shapes.push_back(r.max);
+            shapes[i][d] = g.input_ranges[i].min[d];
+            add_probe(&probes, std::move(shapes));
+        }
     return probes;
 }
 
