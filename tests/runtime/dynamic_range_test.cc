@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -327,6 +328,104 @@ TEST(DynamicRangeModels, RangesTheModelCannotHoldAreRefusedAtInit) {
         EXPECT_EQ(init_graph(*g, kFlags, &ctx), RKNN_ERR_MODEL_INVALID);
         EXPECT_EQ(ctx, 0u);
     }
+}
+
+// A seeded random walk over the API of a ranged model with no cache room
+// (every other plan dropped at each switch): valid and invalid shapes, the
+// general and the zero-copy flow, wrong input sizes and core masks. Every
+// call answers as it should, and every run gives the static model's bytes.
+TEST(DynamicRangeModels, RandomCallSequencesStayCorrect) {
+    ASSERT_EQ(setenv("RKNN_DYNAMIC_SHAPE_CACHE_MB", "0", 1), 0);
+    rknn_context ctx = 0;
+    const int init = init_graph(ranged_model(), kFlags, &ctx);
+    unsetenv("RKNN_DYNAMIC_SHAPE_CACHE_MB");
+    ASSERT_EQ(init, RKNN_SUCC);
+    rknn_tensor_attr max_in{}, max_out{};
+    ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_INPUT_ATTR, &max_in, sizeof(max_in)), RKNN_SUCC);
+    ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_OUTPUT_ATTR, &max_out, sizeof(max_out)), RKNN_SUCC);
+    rknn_tensor_mem* in_mem = rknn_create_mem(ctx, max_in.n_elems);
+    rknn_tensor_mem* out_mem = rknn_create_mem(ctx, max_out.n_elems * sizeof(float));
+    ASSERT_NE(in_mem, nullptr);
+    ASSERT_NE(out_mem, nullptr);
+    std::map<graph::Shape, rknn_context> statics;  // made when first needed
+    const auto static_ctx = [&](const graph::Shape& shape) {
+        rknn_context& c = statics[shape];
+        if (c == 0) {
+            EXPECT_EQ(init_graph(at_shape(conv_pool_model(), shape), kFlags, &c), RKNN_SUCC);
+        }
+        return c;
+    };
+    std::mt19937 rng(2026);
+    const auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
+    const uint32_t masks[] = {RKNN_NPU_CORE_AUTO, RKNN_NPU_CORE_0, RKNN_NPU_CORE_0_1, RKNN_NPU_CORE_0_1_2};
+    graph::Shape current;
+    bool bound = false;
+    int compared = 0;
+    for (int step = 0; step < 150; ++step) {
+        SCOPED_TRACE("step " + std::to_string(step));
+        switch (pick(6)) {
+            case 0: {  // a shape inside the range
+                const graph::Shape shape = {1, 3, 4 + 4 * pick(4), 4 + 4 * pick(4)};
+                ASSERT_EQ(set_shape(ctx, shape), RKNN_SUCC) << graph::shape_to_string(shape);
+                if (shape != current) bound = false;  // a switch ends the bindings
+                current = shape;
+                break;
+            }
+            case 1: {  // outside it, or off its steps: refused, nothing changes
+                const graph::Shape shape = {1, 3, 4 + 4 * pick(4) + 1 + pick(3), 20 + pick(8)};
+                EXPECT_EQ(set_shape(ctx, shape), RKNN_ERR_INPUT_INVALID);
+                break;
+            }
+            case 2: {  // the general API
+                if (current.empty() || bound) break;
+                const std::vector<uint8_t> pixels = pixels_of(current, rng());
+                const bool want_float = pick(2) == 1;
+                EXPECT_EQ(run_image(ctx, pixels, want_float), run_image(static_ctx(current), pixels, want_float))
+                    << graph::shape_to_string(current);
+                ++compared;
+                break;
+            }
+            case 3: {  // pixels of another size
+                if (current.empty() || bound) break;
+                std::vector<uint8_t> pixels(pixels_of(current, 1).size() + 3 * (1 + pick(4)), 7);
+                rknn_input in = rknn::testing::input_of(pixels.data(), static_cast<uint32_t>(pixels.size()),
+                                                         RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
+                EXPECT_NE(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC);
+                break;
+            }
+            case 4:
+                ASSERT_EQ(rknn_set_core_mask(ctx, static_cast<rknn_core_mask>(masks[pick(4)])), RKNN_SUCC);
+                break;
+            case 5: {  // the zero-copy flow
+                if (current.empty()) break;
+                rknn_tensor_attr in_attr{}, out_attr{};
+                ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_CURRENT_INPUT_ATTR, &in_attr, sizeof(in_attr)), RKNN_SUCC);
+                ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_CURRENT_OUTPUT_ATTR, &out_attr, sizeof(out_attr)), RKNN_SUCC);
+                in_attr.type = RKNN_TENSOR_UINT8;
+                in_attr.fmt = RKNN_TENSOR_NHWC;
+                out_attr.type = RKNN_TENSOR_FLOAT32;
+                out_attr.fmt = RKNN_TENSOR_NCHW;
+                ASSERT_EQ(rknn_set_io_mem(ctx, in_mem, &in_attr), RKNN_SUCC);
+                ASSERT_EQ(rknn_set_io_mem(ctx, out_mem, &out_attr), RKNN_SUCC);
+                bound = true;
+                const std::vector<uint8_t> pixels = pixels_of(current, rng());
+                std::memcpy(in_mem->virt_addr, pixels.data(), pixels.size());
+                ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
+                const std::vector<uint8_t> expected = run_image(static_ctx(current), pixels, true);
+                ASSERT_EQ(expected.size(), out_attr.n_elems * sizeof(float));
+                EXPECT_EQ(std::memcmp(out_mem->virt_addr, expected.data(), expected.size()), 0)
+                    << graph::shape_to_string(current);
+                ++compared;
+                break;
+            }
+        }
+    }
+    EXPECT_GE(compared, 30) << "runs compared";
+    EXPECT_GE(statics.size(), 8u) << "shapes run";
+    EXPECT_EQ(rknn_destroy_mem(ctx, in_mem), RKNN_SUCC);
+    EXPECT_EQ(rknn_destroy_mem(ctx, out_mem), RKNN_SUCC);
+    EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+    for (auto& [shape, c] : statics) EXPECT_EQ(rknn_destroy(c), RKNN_SUCC);
 }
 
 // int8: a dynamic model calibrated at its largest shape gives, at every
