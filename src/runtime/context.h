@@ -205,6 +205,7 @@ private:
     void dump_layers() const;  // RKNN_LOG_LEVEL >= 5
     std::string memory_table() const;  // RKNN_LOG_LEVEL >= 3
     Status query_tensor_attr(int cmd, rknn_tensor_attr* attr);
+    Status check_input_index(uint32_t index) const;  // kInvalidArgument past the inputs
     Status query_dynamic_range(rknn_input_range* range) const;
     Status query_shape_range(rknn_openrknn_shape_range* range) const;
     std::string perf_table() const;

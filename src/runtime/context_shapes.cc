@@ -181,13 +181,17 @@ Status Context::switch_to(PlanState* state) {
     return Status::ok();
 }
 
+Status Context::check_input_index(uint32_t index) const {
+    const size_t inputs = main_set_->plan->graph.inputs.size();
+    if (index < inputs) return Status::ok();
+    return make_status(StatusCode::kInvalidArgument, "index %u: the model has %zu input(s)", index, inputs);
+}
+
 Status Context::query_dynamic_range(rknn_input_range* range) const {
     if (!dynamic_)
         return Status(StatusCode::kFailedPrecondition, "INPUT_DYNAMIC_RANGE: the model has static input shapes");
+    RKNN_RETURN_IF_ERROR(check_input_index(range->index));
     const graph::Graph& g = main_set_->plan->graph;
-    if (range->index >= g.inputs.size())
-        return make_status(StatusCode::kInvalidArgument, "index %u: the model has %zu input(s)", range->index,
-                           g.inputs.size());
     const uint32_t index = range->index;
     std::memset(range, 0, sizeof(*range));
     range->index = index;
@@ -205,10 +209,8 @@ Status Context::query_dynamic_range(rknn_input_range* range) const {
 }
 
 Status Context::query_shape_range(rknn_openrknn_shape_range* range) const {
+    RKNN_RETURN_IF_ERROR(check_input_index(range->index));
     const graph::Graph& g = main_set_->plan->graph;
-    if (range->index >= g.inputs.size())
-        return make_status(StatusCode::kInvalidArgument, "index %u: the model has %zu input(s)", range->index,
-                           g.inputs.size());
     const uint32_t index = range->index;
     std::memset(range, 0, sizeof(*range));
     range->index = index;

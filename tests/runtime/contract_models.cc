@@ -97,4 +97,52 @@ std::vector<uint8_t> run_image(rknn_context ctx, std::vector<uint8_t> p, bool wa
     return bytes;
 }
 
+void set_nhwc_dims(const graph::Shape& nchw, rknn_tensor_attr* attr) {
+    attr->n_dims = 4;
+    attr->dims[0] = static_cast<uint32_t>(nchw[0]);
+    attr->dims[1] = static_cast<uint32_t>(nchw[2]);
+    attr->dims[2] = static_cast<uint32_t>(nchw[3]);
+    attr->dims[3] = static_cast<uint32_t>(nchw[1]);
+    attr->fmt = RKNN_TENSOR_NHWC;
+}
+
+std::vector<uint8_t> random_pixels(const graph::Shape& nchw, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::vector<uint8_t> p(static_cast<size_t>(nchw[1] * nchw[2] * nchw[3]));
+    for (uint8_t& v : p) v = static_cast<uint8_t>(rng());
+    return p;
+}
+
+bool create_max_io_mems(rknn_context ctx, rknn_tensor_mem** in, rknn_tensor_mem** out) {
+    rknn_tensor_attr max_in{}, max_out{};
+    if (rknn_query(ctx, RKNN_QUERY_INPUT_ATTR, &max_in, sizeof(max_in)) != RKNN_SUCC ||
+        rknn_query(ctx, RKNN_QUERY_OUTPUT_ATTR, &max_out, sizeof(max_out)) != RKNN_SUCC)
+        return false;
+    *in = rknn_create_mem(ctx, max_in.n_elems);
+    *out = rknn_create_mem(ctx, max_out.n_elems * static_cast<uint32_t>(sizeof(float)));
+    return *in != nullptr && *out != nullptr;
+}
+
+bool give_all_memory(rknn_context ctx, rknn_tensor_mem** weights, rknn_tensor_mem** internal) {
+    rknn_mem_size size{};
+    if (rknn_query(ctx, RKNN_QUERY_MEM_SIZE, &size, sizeof(size)) != RKNN_SUCC) return false;
+    *weights = rknn_create_mem(ctx, size.total_weight_size);
+    *internal = rknn_create_mem(ctx, size.total_internal_size);
+    return *weights != nullptr && *internal != nullptr && rknn_set_weight_mem(ctx, *weights) == RKNN_SUCC &&
+           rknn_set_internal_mem(ctx, *internal) == RKNN_SUCC;
+}
+
+bool bind_current_io(rknn_context ctx, rknn_tensor_mem* in, rknn_tensor_mem* out, rknn_tensor_attr* out_attr) {
+    rknn_tensor_attr in_attr{};
+    *out_attr = rknn_tensor_attr{};
+    if (rknn_query(ctx, RKNN_QUERY_CURRENT_INPUT_ATTR, &in_attr, sizeof(in_attr)) != RKNN_SUCC ||
+        rknn_query(ctx, RKNN_QUERY_CURRENT_OUTPUT_ATTR, out_attr, sizeof(*out_attr)) != RKNN_SUCC)
+        return false;
+    in_attr.type = RKNN_TENSOR_UINT8;
+    in_attr.fmt = RKNN_TENSOR_NHWC;
+    out_attr->type = RKNN_TENSOR_FLOAT32;
+    out_attr->fmt = RKNN_TENSOR_NCHW;
+    return rknn_set_io_mem(ctx, in, &in_attr) == RKNN_SUCC && rknn_set_io_mem(ctx, out, out_attr) == RKNN_SUCC;
+}
+
 }  // namespace rknn::testing

@@ -29,5 +29,20 @@ rknn_input input_of(void* buf, uint32_t size, rknn_tensor_type type, rknn_tensor
 std::vector<uint8_t> run_pixels(rknn_context ctx, uint32_t seed, bool want_float);
 // The same for any uint8 NHWC pixels of input 0.
 std::vector<uint8_t> run_image(rknn_context ctx, std::vector<uint8_t> pixels, bool want_float);
+// A 4-D NCHW shape as rknn_set_input_shapes takes it: NHWC dims, fmt NHWC.
+void set_nhwc_dims(const graph::Shape& nchw, rknn_tensor_attr* attr);
+// Seeded random uint8 NHWC pixels for an NCHW input shape.
+std::vector<uint8_t> random_pixels(const graph::Shape& nchw, uint32_t seed);
+// Memory for the largest input (uint8 pixels) and output (float32), as the
+// dynamic-shape zero-copy flow makes it; false when a call fails.
+bool create_max_io_mems(rknn_context ctx, rknn_tensor_mem** in, rknn_tensor_mem** out);
+// RKNN_FLAG_MEM_ALLOC_OUTSIDE: weights and internal memory of the sizes
+// MEM_SIZE reports, made and given to `ctx` (the caller destroys them);
+// false when a call fails.
+bool give_all_memory(rknn_context ctx, rknn_tensor_mem** weights, rknn_tensor_mem** internal);
+// The dynamic-shape zero-copy flow after a shape change: `in` bound as uint8
+// NHWC pixels and `out` as float32 NCHW with the CURRENT attrs; `out_attr`
+// gets the output's. False when a call fails.
+bool bind_current_io(rknn_context ctx, rknn_tensor_mem* in, rknn_tensor_mem* out, rknn_tensor_attr* out_attr);
 
 }  // namespace rknn::testing

@@ -57,21 +57,13 @@ graph::Graph ranged_model(const std::vector<graph::Shape>& sets = kSets, const g
 }
 
 std::vector<uint8_t> pixels_of(const graph::Shape& nchw, uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::vector<uint8_t> p(static_cast<size_t>(nchw[1] * nchw[2] * nchw[3]));
-    for (uint8_t& v : p) v = static_cast<uint8_t>(rng());
-    return p;
+    return rknn::testing::random_pixels(nchw, seed);
 }
 
 rknn_tensor_attr nhwc_attr(const graph::Shape& nchw) {
     rknn_tensor_attr attr{};
     attr.index = 0;
-    attr.n_dims = 4;
-    attr.dims[0] = static_cast<uint32_t>(nchw[0]);
-    attr.dims[1] = static_cast<uint32_t>(nchw[2]);
-    attr.dims[2] = static_cast<uint32_t>(nchw[3]);
-    attr.dims[3] = static_cast<uint32_t>(nchw[1]);
-    attr.fmt = RKNN_TENSOR_NHWC;
+    rknn::testing::set_nhwc_dims(nchw, &attr);
     return attr;
 }
 
@@ -87,6 +79,15 @@ std::vector<uint8_t> static_output(const graph::Shape& nchw, const std::vector<u
     std::vector<uint8_t> out = run_image(ctx, pixels, want_float);
     EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
     return out;
+}
+
+// The ranged model with RKNN_DYNAMIC_SHAPE_CACHE_MB=0: no plan beyond the
+// running one is kept.
+int init_without_cache_room(rknn_context* ctx) {
+    if (setenv("RKNN_DYNAMIC_SHAPE_CACHE_MB", "0", 1) != 0) return -1;
+    const int init = init_graph(ranged_model(), kFlags, ctx);
+    unsetenv("RKNN_DYNAMIC_SHAPE_CACHE_MB");
+    return init;
 }
 
 class DynamicRange : public ::testing::Test {
@@ -162,26 +163,14 @@ TEST_F(DynamicRange, ShapesOutsideOrOffTheStepsAreRefused) {
 // The SDK's zero-copy flow at in-range shapes: max-size buffers, bound again
 // with the current attrs after every switch.
 TEST_F(DynamicRange, ZeroCopyFlowRunsInRangeShapes) {
-    rknn_tensor_attr max_in{}, max_out{};
-    ASSERT_EQ(rknn_query(ctx_, RKNN_QUERY_INPUT_ATTR, &max_in, sizeof(max_in)), RKNN_SUCC);
-    ASSERT_EQ(rknn_query(ctx_, RKNN_QUERY_OUTPUT_ATTR, &max_out, sizeof(max_out)), RKNN_SUCC);
-    rknn_tensor_mem* in_mem = rknn_create_mem(ctx_, max_in.n_elems);
-    rknn_tensor_mem* out_mem = rknn_create_mem(ctx_, max_out.n_elems * sizeof(float));
-    ASSERT_NE(in_mem, nullptr);
-    ASSERT_NE(out_mem, nullptr);
+    rknn_tensor_mem *in_mem = nullptr, *out_mem = nullptr;
+    ASSERT_TRUE(rknn::testing::create_max_io_mems(ctx_, &in_mem, &out_mem));
     mems_ = {in_mem, out_mem};
     uint32_t seed = 20;
     for (const graph::Shape& shape : {kInRange[2], kInRange[0], kInRange[2]}) {
         ASSERT_EQ(set_shape(ctx_, shape), RKNN_SUCC);
-        rknn_tensor_attr in_attr{}, out_attr{};
-        ASSERT_EQ(rknn_query(ctx_, RKNN_QUERY_CURRENT_INPUT_ATTR, &in_attr, sizeof(in_attr)), RKNN_SUCC);
-        ASSERT_EQ(rknn_query(ctx_, RKNN_QUERY_CURRENT_OUTPUT_ATTR, &out_attr, sizeof(out_attr)), RKNN_SUCC);
-        in_attr.type = RKNN_TENSOR_UINT8;
-        in_attr.fmt = RKNN_TENSOR_NHWC;
-        out_attr.type = RKNN_TENSOR_FLOAT32;
-        out_attr.fmt = RKNN_TENSOR_NCHW;
-        ASSERT_EQ(rknn_set_io_mem(ctx_, in_mem, &in_attr), RKNN_SUCC);
-        ASSERT_EQ(rknn_set_io_mem(ctx_, out_mem, &out_attr), RKNN_SUCC);
+        rknn_tensor_attr out_attr{};
+        ASSERT_TRUE(rknn::testing::bind_current_io(ctx_, in_mem, out_mem, &out_attr));
         const std::vector<uint8_t> pixels = pixels_of(shape, seed++);
         std::memcpy(in_mem->virt_addr, pixels.data(), pixels.size());
         ASSERT_EQ(rknn_run(ctx_, nullptr), RKNN_SUCC);
@@ -248,14 +237,8 @@ TEST(DynamicRangeModels, ClientInternalMemoryServesInRangePlans) {
 TEST(DynamicRangeModels, AllMemoryFromTheClientServesInRangePlans) {
     rknn_context ctx = 0;
     ASSERT_EQ(init_graph(ranged_model(), kFlags | RKNN_FLAG_MEM_ALLOC_OUTSIDE, &ctx), RKNN_SUCC);
-    rknn_mem_size size{};
-    ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_MEM_SIZE, &size, sizeof(size)), RKNN_SUCC);
-    rknn_tensor_mem* weights = rknn_create_mem(ctx, size.total_weight_size);
-    rknn_tensor_mem* internal = rknn_create_mem(ctx, size.total_internal_size);
-    ASSERT_NE(weights, nullptr);
-    ASSERT_NE(internal, nullptr);
-    ASSERT_EQ(rknn_set_weight_mem(ctx, weights), RKNN_SUCC);
-    ASSERT_EQ(rknn_set_internal_mem(ctx, internal), RKNN_SUCC);
+    rknn_tensor_mem *weights = nullptr, *internal = nullptr;
+    ASSERT_TRUE(rknn::testing::give_all_memory(ctx, &weights, &internal));
     uint32_t seed = 45;
     for (const graph::Shape& shape : {kInRange[0], kSets[0], kInRange[2], kInRange[0]}) {
         ASSERT_EQ(set_shape(ctx, shape), RKNN_SUCC);
@@ -272,11 +255,8 @@ TEST(DynamicRangeModels, AllMemoryFromTheClientServesInRangePlans) {
 // With no room kept, every other plan is dropped at each switch and made
 // again when its shapes come back; the plan running is never dropped.
 TEST(DynamicRangeModels, PlansDroppedUnderTheBoundAreMadeAgain) {
-    ASSERT_EQ(setenv("RKNN_DYNAMIC_SHAPE_CACHE_MB", "0", 1), 0);
     rknn_context ctx = 0;
-    const int init = init_graph(ranged_model(), kFlags, &ctx);
-    unsetenv("RKNN_DYNAMIC_SHAPE_CACHE_MB");
-    ASSERT_EQ(init, RKNN_SUCC);
+    ASSERT_EQ(init_without_cache_room(&ctx), RKNN_SUCC);
     uint32_t seed = 50;
     for (const graph::Shape& shape : {kInRange[0], kInRange[1], kInRange[0], kSets[1], kInRange[1], kInRange[1]}) {
         ASSERT_EQ(set_shape(ctx, shape), RKNN_SUCC);
@@ -335,18 +315,10 @@ TEST(DynamicRangeModels, RangesTheModelCannotHoldAreRefusedAtInit) {
 // general and the zero-copy flow, wrong input sizes and core masks. Every
 // call answers as it should, and every run gives the static model's bytes.
 TEST(DynamicRangeModels, RandomCallSequencesStayCorrect) {
-    ASSERT_EQ(setenv("RKNN_DYNAMIC_SHAPE_CACHE_MB", "0", 1), 0);
     rknn_context ctx = 0;
-    const int init = init_graph(ranged_model(), kFlags, &ctx);
-    unsetenv("RKNN_DYNAMIC_SHAPE_CACHE_MB");
-    ASSERT_EQ(init, RKNN_SUCC);
-    rknn_tensor_attr max_in{}, max_out{};
-    ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_INPUT_ATTR, &max_in, sizeof(max_in)), RKNN_SUCC);
-    ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_OUTPUT_ATTR, &max_out, sizeof(max_out)), RKNN_SUCC);
-    rknn_tensor_mem* in_mem = rknn_create_mem(ctx, max_in.n_elems);
-    rknn_tensor_mem* out_mem = rknn_create_mem(ctx, max_out.n_elems * sizeof(float));
-    ASSERT_NE(in_mem, nullptr);
-    ASSERT_NE(out_mem, nullptr);
+    ASSERT_EQ(init_without_cache_room(&ctx), RKNN_SUCC);
+    rknn_tensor_mem *in_mem = nullptr, *out_mem = nullptr;
+    ASSERT_TRUE(rknn::testing::create_max_io_mems(ctx, &in_mem, &out_mem));
     std::map<graph::Shape, rknn_context> statics;  // made when first needed
     const auto static_ctx = [&](const graph::Shape& shape) {
         rknn_context& c = statics[shape];
@@ -398,15 +370,8 @@ TEST(DynamicRangeModels, RandomCallSequencesStayCorrect) {
                 break;
             case 5: {  // the zero-copy flow
                 if (current.empty()) break;
-                rknn_tensor_attr in_attr{}, out_attr{};
-                ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_CURRENT_INPUT_ATTR, &in_attr, sizeof(in_attr)), RKNN_SUCC);
-                ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_CURRENT_OUTPUT_ATTR, &out_attr, sizeof(out_attr)), RKNN_SUCC);
-                in_attr.type = RKNN_TENSOR_UINT8;
-                in_attr.fmt = RKNN_TENSOR_NHWC;
-                out_attr.type = RKNN_TENSOR_FLOAT32;
-                out_attr.fmt = RKNN_TENSOR_NCHW;
-                ASSERT_EQ(rknn_set_io_mem(ctx, in_mem, &in_attr), RKNN_SUCC);
-                ASSERT_EQ(rknn_set_io_mem(ctx, out_mem, &out_attr), RKNN_SUCC);
+                rknn_tensor_attr out_attr{};
+                ASSERT_TRUE(rknn::testing::bind_current_io(ctx, in_mem, out_mem, &out_attr));
                 bound = true;
                 const std::vector<uint8_t> pixels = pixels_of(current, rng());
                 std::memcpy(in_mem->virt_addr, pixels.data(), pixels.size());

@@ -40,10 +40,7 @@ graph::Graph dynamic_model() {
 }
 
 std::vector<uint8_t> pixels_of(const graph::Shape& nchw, uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::vector<uint8_t> p(static_cast<size_t>(nchw[1] * nchw[2] * nchw[3]));
-    for (uint8_t& v : p) v = static_cast<uint8_t>(rng());
-    return p;
+    return rknn::testing::random_pixels(nchw, seed);
 }
 
 rknn_tensor_attr query_attr(rknn_context ctx, rknn_query_cmd cmd, uint32_t index = 0, int* status = nullptr) {
@@ -61,12 +58,7 @@ rknn_tensor_attr query_attr(rknn_context ctx, rknn_query_cmd cmd, uint32_t index
 // The input attr of set `nchw` as the demos fill it: NHWC dims.
 rknn_tensor_attr shape_attr(rknn_context ctx, const graph::Shape& nchw) {
     rknn_tensor_attr attr = query_attr(ctx, RKNN_QUERY_INPUT_ATTR);
-    attr.n_dims = 4;
-    attr.dims[0] = static_cast<uint32_t>(nchw[0]);
-    attr.dims[1] = static_cast<uint32_t>(nchw[2]);
-    attr.dims[2] = static_cast<uint32_t>(nchw[3]);
-    attr.dims[3] = static_cast<uint32_t>(nchw[1]);
-    attr.fmt = RKNN_TENSOR_NHWC;
+    rknn::testing::set_nhwc_dims(nchw, &attr);
     return attr;
 }
 
@@ -187,14 +179,8 @@ TEST_F(DynamicShapes, ZeroCopyFlowRebindsPerSet) {
     uint32_t seed = 10;
     for (size_t k : {2, 0, 1, 0}) {
         ASSERT_EQ(set_shape(k), RKNN_SUCC);
-        rknn_tensor_attr in_attr = query_attr(ctx_, RKNN_QUERY_CURRENT_INPUT_ATTR);
-        in_attr.type = RKNN_TENSOR_UINT8;
-        in_attr.fmt = RKNN_TENSOR_NHWC;
-        rknn_tensor_attr out_attr = query_attr(ctx_, RKNN_QUERY_CURRENT_OUTPUT_ATTR);
-        out_attr.type = RKNN_TENSOR_FLOAT32;
-        out_attr.fmt = RKNN_TENSOR_NCHW;
-        ASSERT_EQ(rknn_set_io_mem(ctx_, in_mem, &in_attr), RKNN_SUCC);
-        ASSERT_EQ(rknn_set_io_mem(ctx_, out_mem, &out_attr), RKNN_SUCC);
+        rknn_tensor_attr out_attr{};
+        ASSERT_TRUE(rknn::testing::bind_current_io(ctx_, in_mem, out_mem, &out_attr));
         const std::vector<uint8_t> pixels = pixels_of(kSets[k], seed++);
         std::memcpy(in_mem->virt_addr, pixels.data(), pixels.size());
         ASSERT_EQ(rknn_run(ctx_, nullptr), RKNN_SUCC);
@@ -405,14 +391,8 @@ TEST(DynamicShapeModels, AllMemoryFromTheClientServesEverySet) {
     rknn_context ctx = 0, reference = 0;
     ASSERT_EQ(init_graph(dynamic_model(), kFlags | RKNN_FLAG_MEM_ALLOC_OUTSIDE, &ctx), RKNN_SUCC);
     ASSERT_EQ(init_graph(dynamic_model(), kFlags, &reference), RKNN_SUCC);
-    rknn_mem_size size{};
-    ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_MEM_SIZE, &size, sizeof(size)), RKNN_SUCC);
-    rknn_tensor_mem* weights = rknn_create_mem(ctx, size.total_weight_size);
-    rknn_tensor_mem* internal = rknn_create_mem(ctx, size.total_internal_size);
-    ASSERT_NE(weights, nullptr);
-    ASSERT_NE(internal, nullptr);
-    ASSERT_EQ(rknn_set_weight_mem(ctx, weights), RKNN_SUCC);
-    ASSERT_EQ(rknn_set_internal_mem(ctx, internal), RKNN_SUCC);
+    rknn_tensor_mem *weights = nullptr, *internal = nullptr;
+    ASSERT_TRUE(rknn::testing::give_all_memory(ctx, &weights, &internal));
     uint32_t seed = 70;
     for (size_t k : {0, 1, 2, 1, 0}) {
         for (rknn_context c : {ctx, reference}) {
