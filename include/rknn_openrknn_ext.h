@@ -24,7 +24,10 @@ extern "C" {
  * shape_number tells a dynamic-shape model (its shape sets) from a static
  * one (0).
  */
-/* (RKNN_QUERY_OPENRKNN_INPUT_SHAPE_RANGE = 0x1000 is in rknn_query_cmd.) */
+/* RKNN_QUERY_OPENRKNN_INPUT_SHAPE_RANGE = 0x1000 is an enumerator of
+ * rknn_query_cmd (rknn_api.h), so that the enum's range holds it. This macro
+ * lets a program test for the extension with the preprocessor. */
+#define RKNN_OPENRKNN_HAS_INPUT_SHAPE_RANGE 1
 
 typedef struct _rknn_openrknn_shape_range {
     uint32_t index;

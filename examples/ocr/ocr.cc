@@ -46,9 +46,7 @@ public:
     ~Model() {
         if (ctx_ != 0) rknn_destroy(ctx_);
     }
-    // `shape_sets`: ask for the model's shape sets (a static model's runtime
-    // logs that it has none); a model with a shape range is asked anyway.
-    bool load(const char* path, bool shape_sets, std::string* error) {
+    bool load(const char* path, std::string* error) {
         int ret = rknn_init(&ctx_, const_cast<char*>(path), 0, 0, nullptr);
         if (ret != RKNN_SUCC) {
             ctx_ = 0;
@@ -66,16 +64,17 @@ public:
         }
         max_height_ = height();
         max_width_ = width();
-        // OpenRKNN: any shape within a range (n_dims 0: none; the query
-        // answers every model). A model with one is dynamic.
+        // OpenRKNN's query answers every model: shape_number tells a dynamic
+        // one, and n_dims 4 a range it takes any shape in.
         range_.index = 0;
-        if (rknn_query(ctx_, RKNN_QUERY_OPENRKNN_INPUT_SHAPE_RANGE, &range_, sizeof(range_)) != RKNN_SUCC ||
-            range_.n_dims != 4)
-            range_.n_dims = 0;
-        // A static model has no dynamic range (the vendor's query fails, and logs it).
+        if (rknn_query(ctx_, RKNN_QUERY_OPENRKNN_INPUT_SHAPE_RANGE, &range_, sizeof(range_)) != RKNN_SUCC)
+            range_ = rknn_openrknn_shape_range{};
+        if (range_.n_dims != 4) range_.n_dims = 0;
+        // A dynamic model's shape sets (the vendor's query fails, and logs
+        // it, on a static model: ask only a dynamic one).
         rknn_input_range range{};
         range.index = 0;
-        if ((shape_sets || any_shape()) &&
+        if (range_.shape_number > 0 &&
             rknn_query(ctx_, RKNN_QUERY_INPUT_DYNAMIC_RANGE, &range, sizeof(range)) == RKNN_SUCC)
             for (uint32_t k = 0; k < range.shape_number && k < RKNN_MAX_DYNAMIC_SHAPE_NUM; ++k)
                 sets_.push_back({static_cast<int>(range.dyn_range[k][1]), static_cast<int>(range.dyn_range[k][2])});
@@ -216,8 +215,8 @@ int main(int argc, char** argv) {
     std::vector<std::string> charset;
     examples::Image image;
     Model det, rec;
-    if (!ocr::load_charset(positional[2], &charset, &error) || !det.load(positional[0].c_str(), false, &error) ||
-        !rec.load(positional[1].c_str(), true, &error) || !examples::load_image(positional[3], 3, 0, 0, &image, &error)) {
+    if (!ocr::load_charset(positional[2], &charset, &error) || !det.load(positional[0].c_str(), &error) ||
+        !rec.load(positional[1].c_str(), &error) || !examples::load_image(positional[3], 3, 0, 0, &image, &error)) {
         std::fprintf(stderr, "rknn_ocr: %s\n", error.c_str());
         return 1;
     }
@@ -237,8 +236,10 @@ int main(int argc, char** argv) {
     if (det.any_shape()) {
         const double fit = std::min({1.0, static_cast<double>(det.max_width()) / image.width,
                                      static_cast<double>(det.max_height()) / image.height});
-        if (!det.fit_to(static_cast<int>(std::ceil(image.width * fit)), static_cast<int>(std::ceil(image.height * fit)),
-                        &error)) {
+        // (Clamped: w * (max / w) may land one ulp above max.)
+        const int w = std::min(det.max_width(), static_cast<int>(std::ceil(image.width * fit)));
+        const int h = std::min(det.max_height(), static_cast<int>(std::ceil(image.height * fit)));
+        if (!det.fit_to(w, h, &error)) {
             std::fprintf(stderr, "rknn_ocr: detector: %s\n", error.c_str());
             return 1;
         }

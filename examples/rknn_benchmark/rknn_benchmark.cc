@@ -166,16 +166,8 @@ int main(int argc, char** argv) {
         shapes.shape_number > 0) {
         std::printf("dynamic-shape model (%u shape sets%s): running its largest shapes\n", shapes.shape_number,
                     shapes.n_dims > 0 ? " and a range" : "");
-        std::vector<rknn_tensor_attr> largest = input_attrs;
-        for (rknn_tensor_attr& a : largest)  // the shapes are given NHWC
-            if (a.n_dims == 4 && a.fmt == RKNN_TENSOR_NCHW) {
-                const uint32_t c = a.dims[1];
-                a.dims[1] = a.dims[2];
-                a.dims[2] = a.dims[3];
-                a.dims[3] = c;
-                a.fmt = RKNN_TENSOR_NHWC;
-            }
-        if (rknn_set_input_shapes(ctx, io.n_input, largest.data()) != RKNN_SUCC) {
+        // (INPUT_ATTR gives 4-D shapes as NHWC, as rknn_set_input_shapes takes them.)
+        if (rknn_set_input_shapes(ctx, io.n_input, input_attrs.data()) != RKNN_SUCC) {
             std::printf("rknn_set_input_shapes fail!\n");
             rknn_destroy(ctx);
             return -1;

@@ -291,8 +291,10 @@ private:
     uint64_t ranged_limit_ = 0;
     CompiledPlan::Options plan_options_;  // how the sets' plans were compiled
     static uint64_t ranged_limit_from_env();
-    // The kept or a new plan for `shapes`, made the most recently used.
-    StatusOr<PlanState*> ranged_plan(const std::vector<graph::Shape>& shapes);
+    // The kept or a new plan for `shapes`, made the most recently used;
+    // `compiled`: a new one was prepared (its CPU kernels ran once, into
+    // the host values the plans share), even when this then fails.
+    StatusOr<PlanState*> ranged_plan(const std::vector<graph::Shape>& shapes, bool* compiled);
     // Drops the least recently used plans beyond the limit.
     void trim_ranged_plans();
     // A plan's programs linked into a new stream buffer of their own.

@@ -39,7 +39,8 @@ uint64_t Context::ranged_limit_from_env() {
     return static_cast<uint64_t>(mib) << 20;
 }
 
-StatusOr<Context::PlanState*> Context::ranged_plan(const std::vector<graph::Shape>& shapes) {
+StatusOr<Context::PlanState*> Context::ranged_plan(const std::vector<graph::Shape>& shapes, bool* compiled) {
+    *compiled = false;
     for (auto it = ranged_.begin(); it != ranged_.end(); ++it)
         if (it->shapes == shapes) {
             ranged_.splice(ranged_.begin(), ranged_, it);
@@ -50,9 +51,10 @@ StatusOr<Context::PlanState*> Context::ranged_plan(const std::vector<graph::Shap
     std::vector<std::shared_ptr<const CompiledPlan>> laid_out{main_set_->plan};
     for (const PlanState& s : sets_)
         if (&s != main_set_) laid_out.push_back(s.plan);
-    StatusOr<std::shared_ptr<const CompiledPlan>> compiled = CompiledPlan::compile_at(shapes, laid_out, *driver_, plan_options_);
-    if (!compiled.is_ok()) return compiled.status().with_context(named);
-    std::shared_ptr<const CompiledPlan> plan = std::move(compiled).value();
+    StatusOr<std::shared_ptr<const CompiledPlan>> compiled_plan =
+        CompiledPlan::compile_at(shapes, laid_out, *driver_, plan_options_);
+    if (!compiled_plan.is_ok()) return compiled_plan.status().with_context(named);
+    std::shared_ptr<const CompiledPlan> plan = std::move(compiled_plan).value();
     for (size_t id = 0; id < buffer_bytes_.size(); ++id)
         if (static_cast<int32_t>(id) != kWeightBuffer && plan->memory.buffer_bytes[id] > buffer_bytes_[id])
             return make_status(StatusCode::kInputInvalid,
@@ -62,13 +64,12 @@ StatusOr<Context::PlanState*> Context::ranged_plan(const std::vector<graph::Shap
                                buffer_kind(static_cast<int32_t>(id)), static_cast<unsigned long long>(buffer_bytes_[id]));
     StatusOr<std::shared_ptr<const LoweredSchedule>> lowered = plan->lowered(core_mask_, per_op_programs(core_mask_));
     if (!lowered.is_ok()) return lowered.status().with_context(named);
-    StatusOr<DetachedLink> link = link_detached(*lowered.value());
-    if (!link.is_ok()) return link.status().with_context(named);
-
     // Made whole in a list of its own, then moved to the front (the nodes
     // stay where they are: the prepared calls point into the values).
     std::list<RangedPlan> made(1);
     RangedPlan& entry = made.front();
+    StatusOr<DetachedLink> link = link_detached(*lowered.value());
+    if (!link.is_ok()) return link.status().with_context(named);
     entry.streams = link.value().streams;
     try {
         entry.shapes = shapes;
@@ -76,6 +77,7 @@ StatusOr<Context::PlanState*> Context::ranged_plan(const std::vector<graph::Shap
         s.plan = std::move(plan);
         s.lowered = std::move(lowered).value();
         s.submits = std::move(link.value().submits);
+        *compiled = true;  // from here the kernels' trial calls write the shared host values
         prepare_cpu_calls(s);
         prepare_fast_io(s);
         finish_linking(s);

@@ -128,12 +128,14 @@ Status Context::set_input_shapes(uint32_t count, const rknn_tensor_attr* attrs) 
         if (!g.input_ranges[i].contains(shape)) return shapes_not_accepted(count, attrs);
         shapes.push_back(std::move(shape));
     }
-    RKNN_ASSIGN_OR_RETURN(PlanState* state, ranged_plan(shapes));
-    const Status switched = switch_to(state);
+    bool compiled = false;
+    StatusOr<PlanState*> state = ranged_plan(shapes, &compiled);
+    const Status switched = state.is_ok() ? switch_to(state.value()) : state.status();
     if (!switched.is_ok()) {
-        // Preparing the new plan ran its CPU kernels once, into host values
+        // Preparing a new plan ran its CPU kernels once, into host values
         // the current plan shares: its last outputs are gone.
-        ran_since_switch_ = false;
+        if (compiled) ran_since_switch_ = false;
+        trim_ranged_plans();
         return switched;
     }
     trim_ranged_plans();

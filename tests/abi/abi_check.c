@@ -408,6 +408,19 @@ static void check_custom_op_structs(void)
     FIELD(rknn_custom_op, destroy, 824, 808, PTR);
 }
 
+/* OpenRKNN's own extension (not in abi-facts): its layout is ours to keep. */
+static void check_openrknn_ext_structs(void)
+{
+    SIZE(rknn_openrknn_shape_range, 208, 208);
+    FIELD(rknn_openrknn_shape_range, index, 0, 0, 4);
+    FIELD(rknn_openrknn_shape_range, shape_number, 4, 4, 4);
+    FIELD(rknn_openrknn_shape_range, n_dims, 8, 8, 4);
+    FIELD(rknn_openrknn_shape_range, fmt, 12, 12, 4);
+    FIELD(rknn_openrknn_shape_range, min, 16, 16, 64);
+    FIELD(rknn_openrknn_shape_range, max, 80, 80, 64);
+    FIELD(rknn_openrknn_shape_range, step, 144, 144, 64);
+}
+
 static void check_string_helpers(void)
 {
     static const char* const type_names[] = {"FP32",  "FP16",   "INT8",  "UINT8", "INT16", "UINT16",
@@ -445,6 +458,7 @@ int main(void)
     check_core_structs();
     check_matmul_structs();
     check_custom_op_structs();
+    check_openrknn_ext_structs();
     check_string_helpers();
     check_eq("plugin entry callable", entry() == NULL, 1);
     printf("ABI check (%s, %s): %d checks, %d mismatches\n",

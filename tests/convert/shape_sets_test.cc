@@ -153,6 +153,22 @@ TEST(ShapeSets, ARangeProbeFindsWhatOneSetCannot) {
     EXPECT_NE(result.status().message().find("Reshape \"y_node\""), std::string::npos) << result.status().message();
 }
 
+// Two inputs that meet in an Add share their dims: the probes move a dim
+// position in both at once, so such a model converts.
+TEST(ShapeSets, RangedInputsThatShareDimsConvert) {
+    onnx::GraphProto g;
+    add_float_value(g.add_input(), "x", {"n", "2", "h", "w"});
+    add_float_value(g.add_input(), "y", {"n", "2", "h", "w"});
+    add_float_value(g.add_output(), "z", {"n", "2", "h", "w"});
+    add_node(&g, "Add", {"x", "y"}, "z");
+    ConvertOptions options = options_for(rknn::testing::save_model(std::move(g), "add_range"));
+    options.input_shapes.clear();
+    options.dynamic_range = {even_range(), even_range()};
+    auto result = convert_onnx(options);
+    ASSERT_TRUE(result.is_ok()) << result.status().message();
+    EXPECT_EQ(result.value().graph.input_ranges.size(), 2u);
+}
+
 TEST(ShapeSets, BadRangesAreRefused) {
     const std::string path = write_model("relu_range", Target::kNone);
     ConvertOptions options = options_for(path);

@@ -120,7 +120,11 @@ bool create_max_io_mems(rknn_context ctx, rknn_tensor_mem** in, rknn_tensor_mem*
         return false;
     *in = rknn_create_mem(ctx, max_in.n_elems);
     *out = rknn_create_mem(ctx, max_out.n_elems * static_cast<uint32_t>(sizeof(float)));
-    return *in != nullptr && *out != nullptr;
+    if (*in != nullptr && *out != nullptr) return true;
+    for (rknn_tensor_mem** m : {in, out})
+        if (*m != nullptr) rknn_destroy_mem(ctx, *m);
+    *in = *out = nullptr;
+    return false;
 }
 
 bool give_all_memory(rknn_context ctx, rknn_tensor_mem** weights, rknn_tensor_mem** internal) {
@@ -128,8 +132,13 @@ bool give_all_memory(rknn_context ctx, rknn_tensor_mem** weights, rknn_tensor_me
     if (rknn_query(ctx, RKNN_QUERY_MEM_SIZE, &size, sizeof(size)) != RKNN_SUCC) return false;
     *weights = rknn_create_mem(ctx, size.total_weight_size);
     *internal = rknn_create_mem(ctx, size.total_internal_size);
-    return *weights != nullptr && *internal != nullptr && rknn_set_weight_mem(ctx, *weights) == RKNN_SUCC &&
-           rknn_set_internal_mem(ctx, *internal) == RKNN_SUCC;
+    if (*weights != nullptr && *internal != nullptr && rknn_set_weight_mem(ctx, *weights) == RKNN_SUCC &&
+        rknn_set_internal_mem(ctx, *internal) == RKNN_SUCC)
+        return true;
+    for (rknn_tensor_mem** m : {weights, internal})
+        if (*m != nullptr) rknn_destroy_mem(ctx, *m);
+    *weights = *internal = nullptr;
+    return false;
 }
 
 bool bind_current_io(rknn_context ctx, rknn_tensor_mem* in, rknn_tensor_mem* out, rknn_tensor_attr* out_attr) {

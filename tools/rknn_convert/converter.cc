@@ -51,9 +51,10 @@ StatusOr<std::vector<std::vector<graph::Shape>>> sets_with_range(const graph::Gr
         if (r.min.size() != input.shape.size() || r.max.size() != r.min.size() || r.step.size() != r.min.size())
             return Status(StatusCode::kInvalidArgument, "--dynamic-range: wrong rank for input " + input.name);
         for (size_t d = 0; d < r.min.size(); ++d) {
-            if (r.min[d] < 1 || r.max[d] < r.min[d] || r.step[d] < 1)
+            if (r.min[d] < 1 || r.max[d] < r.min[d] || r.max[d] >= (int64_t{1} << 31) || r.step[d] < 1)
                 return Status(StatusCode::kInvalidArgument, "--dynamic-range " + graph::shape_range_to_string(r) +
-                                                                ": each dim needs 1 <= min <= max and a step of 1 or more");
+                                                                ": each dim needs 1 <= min <= max < 2^31 and a step of 1 "
+                                                                "or more");
             if ((r.max[d] - r.min[d]) % r.step[d] != 0)
                 return Status(StatusCode::kInvalidArgument, "--dynamic-range " + graph::shape_range_to_string(r) +
                                                                 ": each max must be min plus a whole number of steps");

@@ -109,20 +109,24 @@ std::vector<ShapeProbe> shape_probes(const graph::Graph& g) {
         }
         add_probe(&probes, std::move(shapes));
     }
-    // Where several dims range: each at its smallest with the others at
-    // their largest, so that no dim is only seen moving with the rest.
-    size_t ranged_dims = 0;
+    // Where several dim positions range: each at its smallest (in every
+    // input that ranges there, as inputs that meet in an op share dims) with
+    // the others at their largest, so that no dim is only seen moving with
+    // the rest.
+    std::vector<size_t> positions;
     for (const graph::ShapeRange& r : g.input_ranges)
-        for (size_t d = 0; d < r.min.size(); ++d) ranged_dims += r.min[d] != r.max[d] ? 1 : 0;
-    if (ranged_dims < 2) return probes;
-    for (size_t i = 0; i < g.input_ranges.size(); ++i)
-        for (size_t d = 0; d < g.input_ranges[i].min.size(); ++d) {
-            if (g.input_ranges[i].min[d] == g.input_ranges[i].max[d]) continue;
-            std::vector<graph::Shape> shapes;
-            for (const graph::ShapeRange& r : g.input_ranges) shapes.push_back(r.max);
-            shapes[i][d] = g.input_ranges[i].min[d];
-            add_probe(&probes, std::move(shapes));
+        for (size_t d = 0; d < r.min.size(); ++d)
+            if (r.min[d] != r.max[d] && std::find(positions.begin(), positions.end(), d) == positions.end())
+                positions.push_back(d);
+    if (positions.size() < 2) return probes;
+    for (size_t d : positions) {
+        std::vector<graph::Shape> shapes;
+        for (const graph::ShapeRange& r : g.input_ranges) {
+            shapes.push_back(r.max);
+            if (d < r.min.size()) shapes.back()[d] = r.min[d];
         }
+        add_probe(&probes, std::move(shapes));
+    }
     return probes;
 }
 

@@ -9,8 +9,9 @@
 //   - every set is checked: the stored graph must take its shapes and give
 //     the outputs the ONNX graph gives at them.
 // With --dynamic-range, a few shapes inside the ranges (the smallest, one
-// step above it and the middle; with several ranged dims, also each dim at
-// its smallest and the others at their largest) are probed the same way as
+// step above it and the middle; with several ranged dim positions, also
+// each position at its smallest and the others at their largest) are
+// probed the same way as
 // the sets, so that a target generalised from the sets alone is not taken
 // on trust.
 #pragma once
