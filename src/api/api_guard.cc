@@ -39,9 +39,13 @@ int to_rknn_code(StatusCode code) {
     return RKNN_ERR_FAIL;
 }
 
+// What not_implemented() returns; any other kUnimplemented status (a model
+// using what the runtime lacks) carries its own reason and is logged.
+constexpr const char* kStubMessage = "not implemented";
+
 int report(const char* function, const Status& status) {
-    // "Not implemented" was already said once by not_implemented().
-    if (status.code() != StatusCode::kUnimplemented) {
+    // A stub was already named once by not_implemented().
+    if (status.code() != StatusCode::kUnimplemented || status.message() != kStubMessage) {
         RKNN_LOGE("%s: %s", function, status.message().c_str());
     }
     return to_rknn_code(status.code());
@@ -55,7 +59,7 @@ Status not_implemented(const char* function) {
         first = registry.reported.insert(function).second;
     }
     if (first) RKNN_LOGE("%s: not implemented in this build of OpenRKNN", function);
-    return Status(StatusCode::kUnimplemented, "not implemented");
+    return Status(StatusCode::kUnimplemented, kStubMessage);
 }
 
 Status check_handle(rknn_context handle, HandleKind kind) {

@@ -16,6 +16,7 @@
 #include "api/context_handle.h"
 #include "common/mock_soc.h"
 #include "base/half.h"
+#include "base/log.h"
 #include "cpu/convert.h"
 #include "cpu/graph_executor.h"
 #include "layout/preprocess.h"
@@ -924,6 +925,29 @@ TEST(ApiInit, SramHoldsTheInternalTensors) {
     ASSERT_EQ(rknn_query(none, RKNN_QUERY_MEM_SIZE, &zero, sizeof(zero)), RKNN_SUCC);
     EXPECT_EQ(zero.total_sram_size, 0u);
     EXPECT_EQ(rknn_destroy(none), RKNN_SUCC);
+}
+
+// A model using what the runtime lacks fails with its reason in the log
+// (only a stub's bare "not implemented" is said once, by the stub).
+TEST(ApiErrors, WhatTheRuntimeLacksIsLoggedWithItsReason) {
+    graph::Graph g = rknn::testing::conv_pool_model();
+    graph::Tensor out = g.tensors[static_cast<size_t>(g.outputs[0])];
+    out.name = "custom_out";
+    const int32_t t = g.add_tensor(out);
+    g.add_op({graph::OpType::kCustom, "mystery_node", "cstMystery", {g.outputs[0]}, {t}, {}});
+    g.outputs = {t};
+    g.custom_ops.push_back({"cstMystery", {}});
+    std::vector<std::string> lines;
+    rknn::log::set_level(rknn::log::kDefaultLevel);
+    rknn::log::set_sink([&lines](const std::string& line) { lines.push_back(line); });
+    rknn_context ctx = 0;
+    const int status = init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &ctx);
+    rknn::log::set_sink(nullptr);
+    EXPECT_EQ(status, RKNN_ERR_FAIL);
+    EXPECT_EQ(ctx, 0u);
+    bool named = false;
+    for (const std::string& line : lines) named = named || line.find("mystery_node") != std::string::npos;
+    EXPECT_TRUE(named) << "no log line names the op";
 }
 
 }  // namespace
