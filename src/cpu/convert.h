@@ -13,6 +13,8 @@ namespace rknn::cpu {
 // A float32 copy of `src`: widened floats, dequantised quantised integers
 // ((q - zp) * scale, per-channel when the params say so), or cast integers/bools.
 HostTensor to_float32(const HostTensor& src);
+// The same into `dst`, which holds src.numel() floats.
+void to_float32_into(const HostTensor& src, float* dst);
 
 // Writes float32 `src` into `dst` (same element count) in dst's dtype, using
 // dst.quant when it is quantised. Non-quantised integers are rounded and saturated.

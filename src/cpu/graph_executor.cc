@@ -1,5 +1,7 @@
 #include "cpu/graph_executor.h"
 
+#include "cpu/custom_kernels.h"
+
 #include "cpu/convert.h"
 #include "cpu/kernel_registry.h"
 #include "graph/shape_inference.h"
@@ -77,6 +79,12 @@ Status infer_outputs(const graph::Op& op, const std::vector<const HostTensor*>& 
     return graph::infer_op(op, info_ptrs, out);
 }
 
+// A built-in kernel, or for a custom op one a tool registered (custom_kernels.h).
+bool has_kernel(const graph::Op& op) {
+    if (op.type == graph::OpType::kCustom) return find_custom_kernel(op.custom_type) != nullptr;
+    return find_kernel(op.type) != nullptr;
+}
+
 }  // namespace
 
 HostTensor make_tensor_like(const graph::Tensor& tensor, const Shape& shape) {
@@ -90,7 +98,7 @@ StatusOr<std::unique_ptr<GraphExecutor>> GraphExecutor::create(const graph::Grap
     RKNN_ASSIGN_OR_RETURN(exec->order_, graph::topological_order(graph));
     for (int32_t op : exec->order_) {
         const graph::Op& o = graph.ops[op];
-        if (find_kernel(o.type) == nullptr && !options.skip_unsupported) {
+        if (!has_kernel(o) && !options.skip_unsupported) {
             return Status(StatusCode::kUnimplemented,
                           std::string("no CPU kernel for ") + graph::op_type_name(o.type) +
                               (o.type == graph::OpType::kCustom ? " " + o.custom_type : std::string()));
@@ -112,6 +120,12 @@ StatusOr<std::unique_ptr<GraphExecutor>> GraphExecutor::create(const graph::Grap
 
 Status GraphExecutor::run_op(int32_t op_index, std::vector<HostTensor>& values, RunStats* stats) const {
     const graph::Op& op = graph_.ops[op_index];
+    if (op.type == graph::OpType::kCustom) {
+        if (const CustomKernel* custom = find_custom_kernel(op.custom_type)) {
+            if (stats != nullptr) ++stats->reference_ops;
+            return (*custom)(graph_, op_index, values);
+        }
+    }
     const KernelEntry* kernel = find_kernel(op.type);
     if (kernel == nullptr) {
         return Status(StatusCode::kUnimplemented, "op " + op.name + " (" + graph::op_type_name(op.type) +
@@ -288,7 +302,7 @@ Status GraphExecutor::run(const std::vector<HostTensor>& inputs, std::vector<Hos
 }
 
 bool GraphExecutor::runnable(const graph::Op& op, const std::vector<HostTensor>& values) const {
-    if (find_kernel(op.type) == nullptr) return false;
+    if (!has_kernel(op)) return false;
     for (int32_t t : op.inputs) {
         if (t >= 0 && !graph_.is_constant(t) && values[t].dtype() == DType::kUndefined) return false;
     }

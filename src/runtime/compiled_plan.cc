@@ -147,7 +147,9 @@ StatusOr<std::shared_ptr<CompiledPlan>> CompiledPlan::build(graph::Graph graph, 
     for (int32_t op_index : plan->order) {
         const graph::Op& op = g.ops[static_cast<size_t>(op_index)];
         const npu::Placement& placement = plan->placements[static_cast<size_t>(op_index)];
-        if (placement.target == npu::Target::kCpu && cpu::find_kernel(op.type) == nullptr)
+        // Custom ops run the client's kernels (CustomOps), registered after rknn_init.
+        if (placement.target == npu::Target::kCpu && op.type != graph::OpType::kCustom &&
+            cpu::find_kernel(op.type) == nullptr)
             return make_status(StatusCode::kUnimplemented, "op %s (%s%s%s) runs on neither the NPU (%s) nor the CPU",
                                op.name.c_str(), graph::op_type_name(op.type), op.custom_type.empty() ? "" : " ",
                                op.custom_type.c_str(), placement.reason.c_str());

@@ -94,6 +94,8 @@ bool Context::shares_weights_with(const Context& other) const {
 }
 
 Context::~Context() {
+    custom_ops_.reset();
+    plugins_.reset();
     for (void* p : owned_outputs_) std::free(p);
     for (RangedPlan& entry : ranged_) buffers_->discard(&entry.streams);
     buffers_.reset();
@@ -141,6 +143,11 @@ Status Context::build(std::vector<std::shared_ptr<const CompiledPlan>> plans, si
         RKNN_RETURN_IF_ERROR(write_all_constants());
     }
     RKNN_RETURN_IF_ERROR(generate_programs(0));
+    custom_ops_ = std::make_unique<CustomOps>(g, driver_);
+    if (!g.custom_ops.empty() && custom_op_plugins_requested()) {
+        plugins_ = std::make_unique<PluginLibraries>();
+        plugins_->load(custom_op_plugin_directory(), *custom_ops_, g);
+    }
 
     // The largest set first: its host values are the storage the others share.
     std::vector<PlanState*> by_size{set_};
@@ -324,6 +331,7 @@ void Context::prepare_cpu_calls(PlanState& s) {
         for (int32_t t : step.unpack_before) allocate(t);
         for (int32_t t : g.ops[static_cast<size_t>(step.op)].outputs)
             if (t >= 0) allocate(t);
+        if (g.ops[static_cast<size_t>(step.op)].type == graph::OpType::kCustom) continue;  // CustomOps::run
         auto call = s.plan->executor->prepare_call(step.op, s.values);
         if (call.is_ok()) {
             s.cpu_calls[static_cast<size_t>(step.op)] = std::move(call).value();
@@ -353,7 +361,12 @@ Status Context::run_cpu_step(const CpuStep& step) {
                                                 &set_->values[static_cast<size_t>(t)]));
     }
     const std::optional<cpu::GraphExecutor::PreparedCall>& call = set_->cpu_calls[static_cast<size_t>(step.op)];
-    RKNN_RETURN_IF_ERROR(call.has_value() ? set_->plan->executor->run_prepared(*call) : set_->plan->executor->run_op(step.op, set_->values));
+    if (custom_ops_->is_custom(step.op)) {
+        RKNN_RETURN_IF_ERROR(custom_ops_->run(step.op, g, set_->values));
+    } else {
+        RKNN_RETURN_IF_ERROR(call.has_value() ? set_->plan->executor->run_prepared(*call)
+                                              : set_->plan->executor->run_op(step.op, set_->values));
+    }
     for (int32_t t : step.pack_after) {
         const DeviceHome& home = set_->plan->memory.homes[static_cast<size_t>(t)];
         RKNN_RETURN_IF_ERROR(begin_cpu_write(home));
@@ -361,6 +374,12 @@ Status Context::run_cpu_step(const CpuStep& step) {
                                          home.bytes, set_->plan->memory.form, home.packed_row_pixels));
     }
     return Status::ok();
+}
+
+Status Context::register_custom_ops(const rknn_custom_op* ops, uint32_t count) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    RKNN_RETURN_IF_ERROR(refuse_info_only());
+    return custom_ops_->register_ops(ops, count, set_->plan->graph);
 }
 
 int64_t Context::last_run_npu_ns() {
@@ -374,6 +393,7 @@ Status Context::run() {
     int64_t run_npu_ns = 0;
     RKNN_RETURN_IF_ERROR(check_memory_ready());
     RKNN_RETURN_IF_ERROR(refuse_before_shapes("rknn_run"));
+    RKNN_RETURN_IF_ERROR(custom_ops_->check_all_registered());
     for (size_t i = 0; i < staged_inputs_.size(); ++i) {
         if (staged_inputs_[i].empty() || (i < input_bindings_.size() && input_bindings_[i])) continue;
         const DeviceHome& home = set_->plan->memory.homes[static_cast<size_t>(set_->plan->graph.inputs[i])];

@@ -28,6 +28,8 @@
 #include "rknn_openrknn_ext.h"
 #include "runtime/compiled_plan.h"
 #include "runtime/cube_requant.h"
+#include "runtime/custom_op_plugins.h"
+#include "runtime/custom_ops.h"
 #include "runtime/device_buffers.h"
 #include "runtime/fast_io.h"
 #include "runtime/io_memory.h"
@@ -49,6 +51,9 @@ public:
     Status query(int cmd, void* info, uint32_t size);
     Status inputs_set(uint32_t count, const rknn_input* inputs);
     Status run();
+    // rknn_register_custom_ops: callbacks for the model's custom op types
+    // (custom_ops.h); `init` runs with the tensors of the current shapes.
+    Status register_custom_ops(const rknn_custom_op* ops, uint32_t count);
     // rknn_set_input_shapes: the shape set of a dynamic model that rknn_run
     // runs from now on; `attrs` give every input's dims (NHWC for 4-D).
     Status set_input_shapes(uint32_t count, const rknn_tensor_attr* attrs);
@@ -124,6 +129,12 @@ private:
     uint64_t sram_request(uint64_t internal_bytes) const;
     bool uses_sram_ = false;  // RKNN_FLAG_ENABLE_SRAM took effect
     Status run_cpu_step(const CpuStep& step);
+    // The model's custom ops and what is registered for them; per context
+    // (a duplicate registers its own). Reset first when the context goes,
+    // so that `destroy` callbacks run while everything else is still there.
+    std::unique_ptr<CustomOps> custom_ops_;
+    // Plugins loaded on request (custom_op_plugins.h); closed after custom_ops_ goes.
+    std::unique_ptr<PluginLibraries> plugins_;
     // Values of the plan's inputs and CPU steps, and the steps' kernel calls.
     void prepare_cpu_calls(PlanState& s);
     // A host value for tensor `t` of a plan, in storage every plan of the

@@ -218,7 +218,8 @@ std::string Context::perf_table() const {
         const graph::DType dtype = op.outputs.empty() ? graph::DType::kUndefined
                                                       : set_->plan->graph.tensors[static_cast<size_t>(op.outputs[0])].dtype;
         std::snprintf(line, sizeof(line), "%-5d %-18s %-8s %-6s %-28s %-20s %10s %8s  %s\n", id++,
-                      graph::op_type_name(op.type), graph::dtype_name(dtype), target,
+                      op.type == graph::OpType::kCustom ? op.custom_type.c_str() : graph::op_type_name(op.type),
+                      graph::dtype_name(dtype), target,
                       shapes_of(set_->plan->graph, op.inputs).c_str(), shapes_of(set_->plan->graph, op.outputs).c_str(), time, npu,
                       op.name.c_str());
         text += line;

@@ -5,6 +5,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
 
 #include "base/half.h"
 #include "common/test_graphs.h"
@@ -61,6 +64,38 @@ TEST(PrecisionConversion, QuantizeRoundsFloat16ToTheDeclaredCodes) {
         const double v = rknn::half_to_float(x.data<uint16_t>()[i]);
         const double code = std::fmin(std::fmax(std::nearbyint(v / kScale) + kZeroPoint, -128.0), 127.0);
         ASSERT_EQ(y.data<int8_t>()[i], static_cast<int8_t>(code)) << "value " << v;
+    }
+}
+
+// from_float32's per-tensor int8 codes (its vectorised form) equal
+// clamp(nearbyint(x / scale) + zp) for ties at every code, values one ulp
+// around them, random and huge values, infinities and NaN (code 0).
+TEST(PrecisionConversion, Float32ToInt8GivesNearbyintCodes) {
+    std::vector<float> values;
+    for (double scale : {double{kScale}, 0.1, 1.0 / 3.0}) {
+        for (int k = -300; k <= 300; ++k) {
+            const float tie = static_cast<float>((k + 0.5) * scale);
+            values.push_back(tie);
+            values.push_back(std::nextafter(tie, 1e30f));
+            values.push_back(std::nextafter(tie, -1e30f));
+            values.push_back(static_cast<float>(k * scale));
+        }
+    }
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> wide(-5.0f, 5.0f);
+    for (int i = 0; i < 4000; ++i) values.push_back(wide(rng));
+    for (float v : {0.0f, -0.0f, 1e10f, -1e10f, 3e38f, -3e38f, std::numeric_limits<float>::infinity(),
+                    -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()})
+        values.push_back(v);
+    HostTensor x(DType::kFloat32, {static_cast<int64_t>(values.size())});
+    for (size_t i = 0; i < values.size(); ++i) x.data<float>()[i] = values[i];
+    HostTensor y(DType::kInt8, x.shape());
+    y.quant = per_tensor(kScale, kZeroPoint);
+    ASSERT_TRUE(rknn::cpu::from_float32(x, &y).is_ok());
+    for (size_t i = 0; i < values.size(); ++i) {
+        const double q = std::nearbyint(static_cast<double>(values[i]) / kScale) + kZeroPoint;
+        const int8_t expected = std::isnan(q) ? 0 : static_cast<int8_t>(std::fmin(std::fmax(q, -128.0), 127.0));
+        ASSERT_EQ(y.data<int8_t>()[i], expected) << "value " << values[i];
     }
 }
 

@@ -24,6 +24,7 @@
 #include "quant/calibrate.h"
 #include "quant/quantize.h"
 #include "rknn_api.h"
+#include "rknn_custom_op.h"
 #include "npu/placement.h"
 #include "runtime/context.h"
 #include "common/test_graphs.h"
@@ -927,8 +928,8 @@ TEST(ApiInit, SramHoldsTheInternalTensors) {
     EXPECT_EQ(rknn_destroy(none), RKNN_SUCC);
 }
 
-// A model using what the runtime lacks fails with its reason in the log
-// (only a stub's bare "not implemented" is said once, by the stub).
+// What the runtime lacks fails with its reason in the log (only a stub's
+// bare "not implemented" is said once, by the stub): here a GPU custom op.
 TEST(ApiErrors, WhatTheRuntimeLacksIsLoggedWithItsReason) {
     graph::Graph g = rknn::testing::conv_pool_model();
     graph::Tensor out = g.tensors[static_cast<size_t>(g.outputs[0])];
@@ -937,17 +938,26 @@ TEST(ApiErrors, WhatTheRuntimeLacksIsLoggedWithItsReason) {
     g.add_op({graph::OpType::kCustom, "mystery_node", "cstMystery", {g.outputs[0]}, {t}, {}});
     g.outputs = {t};
     g.custom_ops.push_back({"cstMystery", {}});
+    rknn_context ctx = 0;
+    ASSERT_EQ(init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &ctx), RKNN_SUCC);
+    rknn_custom_op op;
+    std::memset(&op, 0, sizeof(op));
+    op.version = 1;
+    op.target = RKNN_TARGET_TYPE_GPU;
+    std::strcpy(op.op_type, "cstMystery");
+    op.compute = [](rknn_custom_op_context*, rknn_custom_op_tensor*, uint32_t, rknn_custom_op_tensor*, uint32_t) {
+        return 0;
+    };
     std::vector<std::string> lines;
     rknn::log::set_level(rknn::log::kDefaultLevel);
     rknn::log::set_sink([&lines](const std::string& line) { lines.push_back(line); });
-    rknn_context ctx = 0;
-    const int status = init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &ctx);
+    const int status = rknn_register_custom_ops(ctx, &op, 1);
     rknn::log::set_sink(nullptr);
     EXPECT_EQ(status, RKNN_ERR_FAIL);
-    EXPECT_EQ(ctx, 0u);
     bool named = false;
-    for (const std::string& line : lines) named = named || line.find("mystery_node") != std::string::npos;
-    EXPECT_TRUE(named) << "no log line names the op";
+    for (const std::string& line : lines) named = named || line.find("GPU (OpenCL) custom ops") != std::string::npos;
+    EXPECT_TRUE(named) << "no log line gives the reason";
+    EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "base/version.h"
+#include "custom_op_plugin.h"
 #include "data/dataset.h"
 #include "graph/shape_check.h"
 #include "graph/topology.h"
@@ -320,7 +321,13 @@ Status to_int8(const graph::Graph& float_graph, const ConvertOptions& options, C
 
 std::string converter_version() { return std::string("rknn_convert ") + version::openrknn_version(); }
 
-StatusOr<ConvertResult> convert_onnx(const ConvertOptions& options) {
+StatusOr<ConvertResult> convert_onnx(const ConvertOptions& given) {
+    ConvertOptions options = given;
+    for (const std::string& plugin : given.custom_op_plugins) {
+        RKNN_ASSIGN_OR_RETURN(std::string type, load_custom_op_plugin(plugin));
+        if (std::find(options.custom_ops.begin(), options.custom_ops.end(), type) == options.custom_ops.end())
+            options.custom_ops.push_back(type);
+    }
     if (std::find(std::begin(kSupportedTargets), std::end(kSupportedTargets), options.target_soc) ==
         std::end(kSupportedTargets)) {
         return Status(StatusCode::kInvalidArgument, "unknown --target " + options.target_soc +

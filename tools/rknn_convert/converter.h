@@ -40,6 +40,9 @@ struct ConvertOptions {
     std::vector<graph::Shape> calib_shapes;
     std::string custom_string;
     std::vector<std::string> custom_ops;
+    // --custom-op-plugin: libraries whose op types are kept as custom ops and
+    // run on the host while calibrating (custom_op_plugin.h).
+    std::vector<std::string> custom_op_plugins;
     std::vector<std::string> fp16_layers;
     std::string accuracy_input;                   // image or .npy for the per-layer analysis
     size_t max_calibration_samples = 0;           // 0: all

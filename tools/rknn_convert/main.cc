@@ -80,6 +80,10 @@ options:
   --custom-op TYPE         keep ONNX nodes of op type TYPE as custom ops, run by
                            a user plugin registered with rknn_register_custom_ops
                            (repeat for several types)
+  --custom-op-plugin FILE  a custom op library (librkcst_*.so, exporting
+                           get_rknn_custom_op): its op type is kept as a custom
+                           op, and calibration runs its compute on the host, so
+                           the layers after it are quantised too (repeatable)
   --fp16-layers A,B        keep the named ops (ONNX node names) in float16 in an
                            int8 model (mixed precision)
   --accuracy-analysis FILE compare every layer of the converted model with the
@@ -279,6 +283,8 @@ int main(int argc, char** argv) {
             options.custom_string = v;
         } else if (arg == "--custom-op") {
             options.custom_ops.push_back(v);
+        } else if (arg == "--custom-op-plugin") {
+            options.custom_op_plugins.push_back(v);
         } else if (arg == "--fp16-layers") {
             std::vector<std::string> names;
             split(v, ',', &names);

@@ -1,0 +1,174 @@
+// What the runtime spends around a CPU custom op, against memcpy of the same
+// tensor's float32 bytes, measured in the same run (issue 21: at most 2x).
+//
+// The model: an int8 1x1 convolution on the NPU writes [1, 256, 64, 64]; a
+// custom op whose compute does nothing reads it and writes an int8 tensor of
+// the same shape, which an NPU MaxPool reads. The custom op's row of the
+// per-layer table (RKNN_QUERY_PERF_DETAIL) is then the runtime's work alone:
+// reading the NPU's cube, dequantising to float32 NCHW, the callback's
+// dispatch, quantising the result and packing it for the next NPU op.
+// Rounds interleave the two timings; the medians and their spread are
+// printed. usage: custom_op_bench [ROUNDS]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "model/model_file.h"
+#include "quant/calibrate.h"
+#include "quant/quantize.h"
+#include "rknn_api.h"
+#include "rknn_custom_op.h"
+
+namespace {
+
+namespace graph = rknn::graph;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kChannels = 256, kSize = 64;
+
+int32_t tensor(graph::Graph* g, const std::string& name, const graph::Shape& shape) {
+    graph::Tensor t;
+    t.name = name;
+    t.shape = shape;
+    return g->add_tensor(t);
+}
+
+std::vector<uint8_t> model_bytes() {
+    graph::Graph g;
+    const graph::Shape shape = {1, kChannels, kSize, kSize};
+    const int32_t x = tensor(&g, "x", shape);
+    g.inputs = {x};
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> dist(-0.1f, 0.1f);
+    std::vector<float> w(static_cast<size_t>(kChannels) * kChannels);
+    for (float& v : w) v = dist(rng);
+    const int32_t weights = g.add_constant("w", graph::DType::kFloat32, {kChannels, kChannels, 1, 1},
+                                           graph::Buffer::copy_of(w.data(), w.size() * sizeof(float)));
+    const int32_t y = tensor(&g, "y", shape);
+    g.add_op({graph::OpType::kConv, "conv", "", {x, weights}, {y}, {}});
+    g.outputs = {y};
+    std::vector<std::vector<rknn::cpu::HostTensor>> samples(1);
+    rknn::cpu::HostTensor sample(graph::DType::kFloat32, shape);
+    for (int64_t i = 0; i < sample.numel(); ++i) sample.data<float>()[i] = dist(rng) * 20.0f;
+    samples[0].push_back(sample);
+    rknn::convert::CalibrationOptions min_max;
+    min_max.progress = false;
+    auto calibration = rknn::convert::calibrate(g, samples, min_max);
+    if (!calibration.is_ok() || !rknn::convert::quantize_int8(&g, calibration.value().ranges, {}).is_ok()) std::abort();
+    // The custom op and the NPU op after it, in the convolution's quantisation.
+    graph::Tensor custom_out = g.tensors[static_cast<size_t>(g.outputs[0])];
+    custom_out.name = "custom_out";
+    const int32_t c = g.add_tensor(custom_out);
+    g.add_op({graph::OpType::kCustom, "pass", "cstPass", {g.outputs[0]}, {c}, {}});
+    g.custom_ops.push_back({"cstPass", {}});
+    graph::Tensor pooled = custom_out;
+    pooled.name = "pooled";
+    pooled.shape = {1, kChannels, kSize / 2, kSize / 2};
+    const int32_t p = g.add_tensor(pooled);
+    graph::Op pool{graph::OpType::kMaxPool, "pool", "", {c}, {p}, {}};
+    pool.attrs.set_ints("kernel_shape", {2, 2});
+    pool.attrs.set_ints("strides", {2, 2});
+    g.add_op(pool);
+    g.outputs = {p};
+    g.target_soc = "rk3588";
+    auto bytes = rknn::model::serialize_model(g);
+    if (!bytes.is_ok()) std::abort();
+    return bytes.value();
+}
+
+int do_nothing(rknn_custom_op_context*, rknn_custom_op_tensor*, uint32_t, rknn_custom_op_tensor*, uint32_t) {
+    return 0;
+}
+
+void check(int code, const char* what) {
+    if (code != RKNN_SUCC) {
+        std::fprintf(stderr, "%s failed: %d\n", what, code);
+        std::exit(1);
+    }
+}
+
+// The Time(us) column of the per-layer table's row for op type `type`.
+double row_us(rknn_context ctx, const char* type) {
+    rknn_perf_detail detail{};
+    check(rknn_query(ctx, RKNN_QUERY_PERF_DETAIL, &detail, sizeof(detail)), "PERF_DETAIL");
+    const std::string text = detail.perf_data != nullptr ? detail.perf_data : "";
+    size_t at = text.find(std::string(" ") + type + " ");
+    if (at == std::string::npos) std::abort();
+    // ID OpType DataType Target InputShape OutputShape Time(us) ...
+    char op[64], dtype[16], target[8], in[64], out[64];
+    long us = -1;
+    const size_t line = text.rfind('\n', at);
+    if (std::sscanf(text.c_str() + (line == std::string::npos ? 0 : line + 1), "%*d %63s %15s %7s %63s %63s %ld", op,
+                    dtype, target, in, out, &us) != 6)
+        std::abort();
+    return static_cast<double>(us);
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const int rounds = argc > 1 ? std::max(3, std::atoi(argv[1])) : 15;
+    std::vector<uint8_t> model = model_bytes();
+    rknn_context ctx = 0;
+    check(rknn_init(&ctx, model.data(), static_cast<uint32_t>(model.size()),
+                    RKNN_FLAG_COLLECT_PERF_MASK | RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, nullptr),
+          "rknn_init");
+    rknn_custom_op op;
+    std::memset(&op, 0, sizeof(op));
+    op.version = 1;
+    op.target = RKNN_TARGET_TYPE_CPU;
+    std::strcpy(op.op_type, "cstPass");
+    op.compute = do_nothing;
+    check(rknn_register_custom_ops(ctx, &op, 1), "rknn_register_custom_ops");
+    std::vector<float> input(static_cast<size_t>(kChannels) * kSize * kSize);
+    std::mt19937 rng(1);
+    for (float& v : input) v = static_cast<float>(rng() % 2000) / 1000.0f - 1.0f;
+    rknn_input in{};
+    in.buf = input.data();
+    in.size = static_cast<uint32_t>(input.size() * sizeof(float));
+    in.type = RKNN_TENSOR_FLOAT32;
+    in.fmt = RKNN_TENSOR_NCHW;
+    check(rknn_inputs_set(ctx, 1, &in), "rknn_inputs_set");
+    check(rknn_run(ctx, nullptr), "rknn_run");  // warm-up
+
+    const size_t float_bytes = input.size() * sizeof(float);
+    std::vector<uint8_t> src(float_bytes, 1), dst(float_bytes);
+    std::vector<double> custom_us, memcpy_us, ratios;
+    for (int r = 0; r < rounds; ++r) {
+        const Clock::time_point start = Clock::now();
+        std::memcpy(dst.data(), src.data(), float_bytes);
+        const double copy = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+        src[static_cast<size_t>(r)] = dst[static_cast<size_t>(r) + 1];  // keeps the copy observable
+        check(rknn_run(ctx, nullptr), "rknn_run");
+        const double custom = row_us(ctx, "cstPass");
+        custom_us.push_back(custom);
+        memcpy_us.push_back(copy);
+        ratios.push_back(custom / copy);
+    }
+    rknn_destroy(ctx);
+    const auto spread = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return std::to_string(static_cast<long>(v.front())) + "-" + std::to_string(static_cast<long>(v.back()));
+    };
+    std::printf("custom_op_bench: [1,%d,%d,%d] int8 through a CPU custom op, %d interleaved rounds\n", kChannels, kSize,
+                kSize, rounds);
+    std::printf("  runtime's time around the op (cube -> float32 NCHW, dispatch, float32 -> int8 cube): median %.0f us "
+                "(%s)\n",
+                median(custom_us), spread(custom_us).c_str());
+    std::printf("  memcpy of the %zu float32 bytes: median %.0f us (%s)\n", float_bytes, median(memcpy_us),
+                spread(memcpy_us).c_str());
+    std::printf("  ratio per round: median %.2f (min %.2f, max %.2f)\n", median(ratios),
+                *std::min_element(ratios.begin(), ratios.end()), *std::max_element(ratios.begin(), ratios.end()));
+    return 0;
+}

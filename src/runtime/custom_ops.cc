@@ -1,0 +1,422 @@
+#include "runtime/custom_ops.h"
+
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+
+#include "base/aligned_bytes.h"
+#include "base/log.h"
+#include "cpu/convert.h"
+#include "cpu/graph_executor.h"
+#include "cpu/kernel_registry.h"
+#include "graph/op_type.h"
+#include "runtime/io_memory.h"
+#include "runtime/tensor_attrs.h"
+
+namespace rknn::runtime {
+
+namespace {
+
+constexpr uint64_t kTensorAlignment = 64;
+
+// What rknn_custom_op_get_op_attr hands out for one attribute: its bytes
+// live as long as the node.
+struct AttrValue {
+    rknn_tensor_type dtype = RKNN_TENSOR_FLOAT32;
+    uint32_t n_elems = 0;
+    std::vector<uint8_t> bytes;
+};
+
+template <typename T>
+AttrValue attr_of(rknn_tensor_type dtype, const T* values, size_t count) {
+    AttrValue v;
+    v.dtype = dtype;
+    v.n_elems = static_cast<uint32_t>(count);
+    v.bytes.resize(count * sizeof(T) + 1);  // + 1: text stays NUL-terminated, empty arrays get an address
+    if (count > 0) std::memcpy(v.bytes.data(), values, count * sizeof(T));
+    return v;
+}
+
+AttrValue attr_of(const graph::Attribute& a) {
+    switch (a.kind) {
+    case graph::Attribute::Kind::kInt: return attr_of(RKNN_TENSOR_INT64, &a.i, 1);
+    case graph::Attribute::Kind::kFloat: return attr_of(RKNN_TENSOR_FLOAT32, &a.f, 1);
+    case graph::Attribute::Kind::kString: return attr_of(RKNN_TENSOR_UINT8, a.s.data(), a.s.size());
+    case graph::Attribute::Kind::kInts: return attr_of(RKNN_TENSOR_INT64, a.ints.data(), a.ints.size());
+    case graph::Attribute::Kind::kFloats: return attr_of(RKNN_TENSOR_FLOAT32, a.floats.data(), a.floats.size());
+    }
+    return {};
+}
+
+// The dtype a callback sees for a tensor of `dtype`: float32, except for
+// plain integers and bools, which pass as the model declares them.
+graph::DType callback_dtype(const graph::Tensor& t) {
+    if (t.quant.is_quantized()) return graph::DType::kFloat32;
+    switch (t.dtype) {
+    case graph::DType::kInt64:
+    case graph::DType::kInt32:
+    case graph::DType::kBool: return t.dtype;
+    default: return graph::DType::kFloat32;
+    }
+}
+
+}  // namespace
+
+struct CustomOps::Node {
+    int32_t op = -1;
+    std::string type, name;
+    std::map<std::string, AttrValue> attrs;  // with "name"
+    bool registered = false;
+    rknn_custom_op callbacks{};
+    rknn_custom_op_context context{};
+    bool destroy_due = false;  // init succeeded (or there is none)
+    // init asked for the runtime's kernel: the graph it runs in, with this
+    // node as the built-in op (made for the graph it was made from).
+    bool builtin = false;
+    std::unique_ptr<graph::Graph> builtin_graph;
+    std::unique_ptr<cpu::GraphExecutor> builtin_executor;
+    const graph::Graph* builtin_source = nullptr;
+    // The callbacks' tensors, in `staging` (or `host_staging` without a
+    // driver) at `offsets`.
+    std::shared_ptr<IoMemory> staging;
+    std::unique_ptr<AlignedBytes> host_staging;
+    uint8_t* base = nullptr;  // of whichever holds them
+    std::vector<uint64_t> offsets;  // inputs, then outputs
+    std::vector<rknn_custom_op_tensor> inputs, outputs;
+};
+
+namespace {
+
+// Every live node, by the token in its context's internal_ctx, so that
+// rknn_custom_op_get_op_attr can tell a context it handed out from any
+// other pointer.
+struct NodeIndex {
+    std::mutex mutex;
+    std::unordered_map<uint64_t, const void*> nodes;
+    uint64_t next = 1;
+};
+NodeIndex& node_index() {
+    static NodeIndex* index = new NodeIndex();  // never destroyed: contexts may outlive static teardown
+    return *index;
+}
+
+}  // namespace
+
+CustomOps::CustomOps(const graph::Graph& g, std::shared_ptr<driver::OpenedDriver> driver) : driver_(std::move(driver)) {
+    node_of_op_.assign(g.ops.size(), -1);
+    for (size_t i = 0; i < g.ops.size(); ++i) {
+        const graph::Op& op = g.ops[i];
+        if (op.type != graph::OpType::kCustom) continue;
+        auto node = std::make_unique<Node>();
+        node->op = static_cast<int32_t>(i);
+        node->type = op.custom_type;
+        node->name = op.name;
+        for (const graph::Attribute& a : op.attrs.items()) node->attrs[a.name] = attr_of(a);
+        node->attrs["name"] = attr_of(RKNN_TENSOR_UINT8, op.name.data(), op.name.size());
+        {
+            NodeIndex& index = node_index();
+            std::lock_guard<std::mutex> lock(index.mutex);
+            const uint64_t token = index.next++;
+            node->context.internal_ctx = static_cast<rknn_custom_op_interal_context>(token);
+            index.nodes[token] = node.get();
+        }
+        node_of_op_[i] = static_cast<int32_t>(nodes_.size());
+        nodes_.push_back(std::move(node));
+    }
+}
+
+CustomOps::~CustomOps() {
+    for (auto& node : nodes_) {
+        destroy_node(*node);
+        NodeIndex& index = node_index();
+        std::lock_guard<std::mutex> lock(index.mutex);
+        index.nodes.erase(static_cast<uint64_t>(node->context.internal_ctx));
+    }
+}
+
+bool CustomOps::is_custom(int32_t op) const {
+    return op >= 0 && static_cast<size_t>(op) < node_of_op_.size() && node_of_op_[static_cast<size_t>(op)] >= 0;
+}
+
+bool CustomOps::has_unregistered_type(const std::string& type) const {
+    for (const auto& node : nodes_)
+        if (node->type == type && !node->registered) return true;
+    return false;
+}
+
+void CustomOps::destroy_node(Node& node) {
+    if (!node.destroy_due) return;
+    node.destroy_due = false;
+    if (node.callbacks.destroy == nullptr) return;
+    const int rc = node.callbacks.destroy(&node.context);
+    if (rc != 0) RKNN_LOGW("custom op \"%s\" (%s): destroy returned %d", node.name.c_str(), node.type.c_str(), rc);
+}
+
+namespace {
+
+Status invalid(const std::string& message) { return Status(StatusCode::kInvalidArgument, message); }
+
+Status check_op(const rknn_custom_op& op, uint32_t index, const std::vector<std::string>& model_types) {
+    const std::string at = "op[" + std::to_string(index) + "]";
+    if (std::memchr(op.op_type, '\0', sizeof(op.op_type)) == nullptr)
+        return invalid(at + ".op_type is not NUL-terminated");
+    const std::string type = op.op_type;
+    if (type.empty()) return invalid(at + ".op_type is empty");
+    const std::string named = at + " (\"" + type + "\")";
+    if (op.version < 1) return invalid(named + ": version " + std::to_string(op.version) + " (1 or more)");
+    if (op.compute == nullptr) return invalid(named + ": compute is NULL (it is required)");
+    if (op.compute_native != nullptr)
+        return invalid(named + ": compute_native is reserved and must be NULL");
+    if (op.target != RKNN_TARGET_TYPE_CPU && op.target != RKNN_TARGET_TYPE_GPU)
+        return invalid(named + ": target " + std::to_string(static_cast<int>(op.target)) +
+                                     " is neither RKNN_TARGET_TYPE_CPU (1) nor RKNN_TARGET_TYPE_GPU (2)");
+    bool known = false;
+    std::string list;
+    for (const std::string& t : model_types) {
+        known = known || t == type;
+        list += (list.empty() ? "" : ", ") + t;
+    }
+    if (!known)
+        return invalid(named + ": the model has no custom op of this type (it has: " +
+                                     (list.empty() ? std::string("none") : list) + ")");
+    if (op.target == RKNN_TARGET_TYPE_GPU)
+        return Status(StatusCode::kUnimplemented,
+                      named + ": GPU (OpenCL) custom ops are not implemented yet; register a CPU version");
+    return Status::ok();
+}
+
+}  // namespace
+
+Status CustomOps::register_ops(const rknn_custom_op* ops, uint32_t count, const graph::Graph& g) {
+    std::vector<std::string> model_types;
+    for (const auto& node : nodes_) {
+        bool seen = false;
+        for (const std::string& t : model_types) seen = seen || t == node->type;
+        if (!seen) model_types.push_back(node->type);
+    }
+    for (uint32_t i = 0; i < count; ++i) {
+        RKNN_RETURN_IF_ERROR(check_op(ops[i], i, model_types));
+        const std::string type = ops[i].op_type;
+        for (uint32_t j = 0; j < i; ++j)
+            if (type == ops[j].op_type)
+                return invalid("op[" + std::to_string(i) + "] (\"" + type + "\"): op[" +
+                                             std::to_string(j) + "] has the same type (each type is registered once)");
+        for (const auto& node : nodes_)
+            if (node->registered && node->type == type)
+                return Status(StatusCode::kFailedPrecondition,
+                              "op[" + std::to_string(i) + "] (\"" + type + "\"): this type is registered already");
+    }
+    std::vector<Node*> done;
+    for (uint32_t i = 0; i < count; ++i) {
+        for (auto& node : nodes_) {
+            if (node->type != ops[i].op_type) continue;
+            node->callbacks = ops[i];
+            node->context = rknn_custom_op_context{ops[i].target, node->context.internal_ctx, {}, nullptr};
+            node->registered = true;
+            done.push_back(node.get());
+            const Status status = init_node(*node, g);
+            if (status.is_ok()) continue;
+            for (Node* undo : done) {
+                destroy_node(*undo);
+                undo->registered = false;
+                undo->builtin = false;
+            }
+            return status;
+        }
+        RKNN_LOG_AT(3, "custom op type \"%s\" registered (%s)", ops[i].op_type,
+                    ops[i].target == RKNN_TARGET_TYPE_GPU ? "GPU" : "CPU");
+    }
+    return Status::ok();
+}
+
+Status CustomOps::init_node(Node& node, const graph::Graph& g) {
+    node.builtin = false;
+    RKNN_RETURN_IF_ERROR(describe_tensors(node, g));
+    if (node.callbacks.init == nullptr) {
+        node.destroy_due = true;
+        return Status::ok();
+    }
+    const int rc = node.callbacks.init(&node.context, node.inputs.data(), static_cast<uint32_t>(node.inputs.size()),
+                                       node.outputs.data(), static_cast<uint32_t>(node.outputs.size()));
+    if (rc == 0) {
+        node.destroy_due = true;
+        return Status::ok();
+    }
+    const std::string named = "custom op \"" + node.name + "\" (" + node.type + ")";
+    if (rc != RKNN_WARNING_SKIP_CUSTOM_OP_COMPUTE)
+        return Status(StatusCode::kInternal, named + ": init returned " + std::to_string(rc));
+    node.destroy_due = true;
+    const graph::OpType builtin = graph::op_type_from_name(node.type);
+    if (builtin == graph::OpType::kUnknown || builtin == graph::OpType::kCustom || cpu::find_kernel(builtin) == nullptr) {
+        destroy_node(node);
+        return Status(StatusCode::kUnimplemented, named +
+                                                      ": init asked for the runtime's own kernel "
+                                                      "(RKNN_WARNING_SKIP_CUSTOM_OP_COMPUTE), and the runtime has "
+                                                      "none for this type");
+    }
+    node.builtin = true;
+    node.builtin_source = nullptr;  // made at the first run
+    RKNN_LOG_AT(3, "%s: init asked for the runtime's own %s kernel", named.c_str(), graph::op_type_name(builtin));
+    return Status::ok();
+}
+
+Status CustomOps::describe_tensors(Node& node, const graph::Graph& g) {
+    const graph::Op& op = g.ops[static_cast<size_t>(node.op)];
+    node.inputs.assign(op.inputs.size(), rknn_custom_op_tensor{});
+    node.outputs.assign(op.outputs.size(), rknn_custom_op_tensor{});
+    node.offsets.clear();
+    uint64_t bytes = 0;
+    const auto describe = [&](int32_t t, uint32_t index, rknn_custom_op_tensor* out) {
+        if (t < 0) {  // an omitted optional input
+            node.offsets.push_back(bytes);
+            out->attr.index = index;
+            return;
+        }
+        graph::Tensor seen = g.tensors[static_cast<size_t>(t)];
+        seen.dtype = callback_dtype(seen);
+        seen.quant = graph::QuantParams();
+        out->attr.index = index;
+        fill_tensor_attr(seen, false, AttrKind::kUser, false, 0, NativeForm(), &out->attr);
+        if (seen.shape.size() == 4) out->attr.fmt = RKNN_TENSOR_NCHW;
+        node.offsets.push_back(bytes);
+        bytes += (static_cast<uint64_t>(out->attr.size) + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
+    };
+    for (size_t i = 0; i < op.inputs.size(); ++i) describe(op.inputs[i], static_cast<uint32_t>(i), &node.inputs[i]);
+    for (size_t i = 0; i < op.outputs.size(); ++i) describe(op.outputs[i], static_cast<uint32_t>(i), &node.outputs[i]);
+    bytes = std::max<uint64_t>(bytes, kTensorAlignment);
+    if (driver_ == nullptr) {
+        if (node.host_staging == nullptr || node.host_staging->size() < bytes)
+            node.host_staging = std::make_unique<AlignedBytes>(static_cast<size_t>(bytes));
+    } else if (node.staging == nullptr || node.staging->size() < bytes) {
+        node.staging.reset();
+        RKNN_ASSIGN_OR_RETURN(node.staging, IoMemory::create(driver_, bytes, true));
+    }
+    node.base = node.staging ? node.staging->host() : node.host_staging->data();
+    size_t k = 0;
+    for (auto* list : {&node.inputs, &node.outputs}) {
+        for (rknn_custom_op_tensor& tensor : *list) {
+            tensor.mem.virt_addr = node.base;
+            tensor.mem.phys_addr = node.staging ? node.staging->device_address() : 0;
+            tensor.mem.fd = node.staging ? node.staging->fd() : -1;
+            tensor.mem.offset = static_cast<int32_t>(node.offsets[k++]);
+            tensor.mem.size = tensor.attr.size;
+            tensor.mem.flags = RKNN_TENSOR_MEMORY_FLAGS_ALLOC_INSIDE;
+        }
+    }
+    return Status::ok();
+}
+
+Status CustomOps::check_all_registered() const {
+    std::string missing;
+    for (const auto& node : nodes_) {
+        if (node->registered || missing.find("'" + node->type + "'") != std::string::npos) continue;
+        missing += (missing.empty() ? "'" : ", '") + node->type + "'";
+    }
+    if (missing.empty()) return Status::ok();
+    return Status(StatusCode::kFailedPrecondition,
+                  "the model has custom op types that are not registered: " + missing +
+                      "; register them with rknn_register_custom_ops before rknn_run");
+}
+
+Status CustomOps::run_builtin(Node& node, const graph::Graph& g, std::vector<cpu::HostTensor>& values) {
+    if (node.builtin_source != &g) {
+        node.builtin_executor.reset();
+        node.builtin_graph = std::make_unique<graph::Graph>(g);  // constant bytes are shared, not copied
+        graph::Op& op = node.builtin_graph->ops[static_cast<size_t>(node.op)];
+        op.type = graph::op_type_from_name(node.type);
+        op.custom_type.clear();
+        cpu::GraphExecutor::Options options;
+        options.skip_unsupported = true;
+        RKNN_ASSIGN_OR_RETURN(node.builtin_executor, cpu::GraphExecutor::create(*node.builtin_graph, options));
+        node.builtin_source = &g;
+    }
+    return node.builtin_executor->run_op(node.op, values);
+}
+
+Status CustomOps::run(int32_t op_index, const graph::Graph& g, std::vector<cpu::HostTensor>& values) {
+    if (!is_custom(op_index)) return Status(StatusCode::kInternal, "op " + std::to_string(op_index) + " is not a custom op");
+    Node& node = *nodes_[static_cast<size_t>(node_of_op_[static_cast<size_t>(op_index)])];
+    const std::string named = "custom op \"" + node.name + "\" (" + node.type + ")";
+    if (!node.registered)
+        return Status(StatusCode::kFailedPrecondition, named + " is not registered (rknn_register_custom_ops)");
+    if (node.builtin) return run_builtin(node, g, values);
+    // Described again every run: the plan may have changed (dynamic shapes),
+    // and a callback may have written over the descriptors.
+    RKNN_RETURN_IF_ERROR(describe_tensors(node, g));
+    const graph::Op& op = g.ops[static_cast<size_t>(op_index)];
+    uint8_t* base = node.base;
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+        const int32_t t = op.inputs[i];
+        if (t < 0) continue;
+        const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
+        cpu::HostTensor constant;
+        const cpu::HostTensor* value = &values[static_cast<size_t>(t)];
+        if (const graph::Buffer* buffer = g.constant_buffer(t)) {
+            constant = cpu::HostTensor::borrow(declared.dtype, declared.shape, buffer->data);
+            constant.quant = declared.quant;
+            value = &constant;
+        }
+        const rknn_custom_op_tensor& seen = node.inputs[i];
+        if (value->numel() != static_cast<int64_t>(seen.attr.n_elems))
+            return Status(StatusCode::kInternal, named + ": input " + std::to_string(i) + " has no value of its shape");
+        uint8_t* dst = base + node.offsets[i];
+        if (callback_dtype(declared) == graph::DType::kFloat32) {
+            cpu::to_float32_into(*value, reinterpret_cast<float*>(dst));
+        } else if (value->dtype() == declared.dtype) {
+            std::memcpy(dst, value->raw(), value->byte_size());
+        } else {
+            cpu::HostTensor typed = cpu::HostTensor::borrow(declared.dtype, declared.shape, dst);
+            RKNN_RETURN_IF_ERROR(cpu::cast_tensor(*value, &typed));
+        }
+    }
+    const auto call = [&](auto fn, const char* what) -> Status {
+        if (fn == nullptr) return Status::ok();
+        const int rc = fn(&node.context, node.inputs.data(), static_cast<uint32_t>(node.inputs.size()),
+                          node.outputs.data(), static_cast<uint32_t>(node.outputs.size()));
+        if (rc != 0) return Status(StatusCode::kInternal, named + ": " + what + " returned " + std::to_string(rc));
+        return Status::ok();
+    };
+    RKNN_RETURN_IF_ERROR(call(node.callbacks.prepare, "prepare"));
+    RKNN_RETURN_IF_ERROR(call(node.callbacks.compute, "compute"));
+    for (size_t i = 0; i < op.outputs.size(); ++i) {
+        const int32_t t = op.outputs[i];
+        if (t < 0) continue;
+        const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
+        cpu::HostTensor& value = values[static_cast<size_t>(t)];
+        if (value.dtype() != declared.dtype || value.shape() != declared.shape) {
+            value = cpu::HostTensor(declared.dtype, declared.shape);
+            value.quant = declared.quant;
+        }
+        const uint8_t* src = base + node.offsets[op.inputs.size() + i];
+        const graph::DType seen = callback_dtype(declared);
+        const cpu::HostTensor result = cpu::HostTensor::borrow(seen, declared.shape, src);
+        if (seen == graph::DType::kFloat32) {
+            RKNN_RETURN_IF_ERROR(cpu::from_float32(result, &value));
+        } else {
+            std::memcpy(value.raw(), src, value.byte_size());
+        }
+    }
+    return Status::ok();
+}
+
+Status custom_op_attr(const rknn_custom_op_context* op_ctx, const char* name, rknn_custom_op_attr* out) {
+    NodeIndex& index = node_index();
+    std::lock_guard<std::mutex> lock(index.mutex);
+    const auto it = index.nodes.find(static_cast<uint64_t>(op_ctx->internal_ctx));
+    if (it == index.nodes.end())
+        return invalid("op_ctx is not a context the runtime handed to a custom op callback");
+    const auto* node = static_cast<const CustomOps::Node*>(it->second);
+    std::strncpy(out->name, name, RKNN_MAX_NAME_LEN - 1);
+    const auto attr = node->attrs.find(name);
+    if (attr == node->attrs.end()) {
+        RKNN_LOG_AT(4, "custom op \"%s\" has no attribute \"%s\"", node->name.c_str(), name);
+        return Status::ok();
+    }
+    out->dtype = attr->second.dtype;
+    out->n_elems = attr->second.n_elems;
+    out->data = const_cast<uint8_t*>(attr->second.bytes.data());
+    return Status::ok();
+}
+
+}  // namespace rknn::runtime

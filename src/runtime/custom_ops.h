@@ -1,0 +1,74 @@
+// The custom ops of one context (rknn_custom_op.h): user kernels for the op
+// types the model keeps as custom ops (rknn_convert --custom-op).
+//
+// Each custom op node of the model gets its own rknn_custom_op_context, so
+// `init`, `destroy` and `priv_data` are per node (runtime-spec 7.3). A type is
+// registered once, in one rknn_register_custom_ops call or across several;
+// `init` runs then, `prepare` and `compute` on every run, `destroy` when the
+// context goes. Callbacks see float32 NCHW tensors (int64 and other plain
+// integers as the model declares them) in a dma-buf the runtime owns: the
+// node's inputs are converted into it before `compute` and its outputs
+// converted back into the model's dtypes after it.
+//
+// An `init` that returns RKNN_WARNING_SKIP_CUSTOM_OP_COMPUTE asks for the
+// runtime's own kernel of that op type; that works where the type is an
+// operator the CPU kernels implement (ArgMax, Sigmoid, ...).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "cpu/host_tensor.h"
+#include "driver/kernel_driver_factory.h"
+#include "graph/graph.h"
+#include "rknn_custom_op.h"
+
+namespace rknn::runtime {
+
+class CustomOps {
+public:
+    // `driver` null: the callbacks' tensors live in host memory (mem.fd -1),
+    // for tools that run the graph on the host (the converter).
+    CustomOps(const graph::Graph& g, std::shared_ptr<driver::OpenedDriver> driver);
+    ~CustomOps();  // runs `destroy` of every node whose `init` succeeded
+    CustomOps(const CustomOps&) = delete;
+    CustomOps& operator=(const CustomOps&) = delete;
+
+    bool is_custom(int32_t op) const;
+    // Whether the model has custom ops of `type` that nobody registered yet.
+    bool has_unregistered_type(const std::string& type) const;
+    // rknn_register_custom_ops: every entry of `ops` is checked before any is
+    // registered; `init` then runs per node of the type, with the tensors of
+    // graph `g` (the plan the context runs now). Nothing stays registered
+    // from a call that fails.
+    Status register_ops(const rknn_custom_op* ops, uint32_t count, const graph::Graph& g);
+    // kFailedPrecondition naming the model's custom op types nobody registered.
+    Status check_all_registered() const;
+    // One run of custom op `op` of graph `g`: its inputs from `values` (or
+    // the graph's constants) into the callbacks' form, `prepare`, `compute`,
+    // and its outputs back into `values` in their declared dtypes.
+    Status run(int32_t op, const graph::Graph& g, std::vector<cpu::HostTensor>& values);
+
+    struct Node;  // one custom op node: its callbacks, context and tensors
+
+private:
+    Status init_node(Node& node, const graph::Graph& g);
+    Status describe_tensors(Node& node, const graph::Graph& g);
+    Status run_builtin(Node& node, const graph::Graph& g, std::vector<cpu::HostTensor>& values);
+    void destroy_node(Node& node);
+
+    std::shared_ptr<driver::OpenedDriver> driver_;
+    std::vector<std::unique_ptr<Node>> nodes_;
+    std::vector<int32_t> node_of_op_;  // per op: index into nodes_, -1 for other ops
+};
+
+// rknn_custom_op_get_op_attr: the attribute `name` of the node `op_ctx`
+// belongs to ("name": the node's name as UINT8 text). `out` is left zeroed
+// (n_elems 0, data NULL) when there is no such attribute; an op_ctx the
+// runtime did not hand out is an error.
+Status custom_op_attr(const rknn_custom_op_context* op_ctx, const char* name, rknn_custom_op_attr* out);
+
+}  // namespace rknn::runtime

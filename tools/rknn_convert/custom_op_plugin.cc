@@ -1,0 +1,51 @@
+#include "custom_op_plugin.h"
+
+#include <dlfcn.h>
+
+#include <cstring>
+#include <memory>
+
+#include "cpu/custom_kernels.h"
+#include "rknn_custom_op.h"
+#include "runtime/custom_ops.h"
+
+namespace rknn::convert {
+
+StatusOr<std::string> load_custom_op_plugin(const std::string& path) {
+    // Plugins call the runtime's attribute query; the tool exports its own
+    // copy (ENABLE_EXPORTS), which this reference keeps linked in.
+    void (*volatile attr_query)(rknn_custom_op_context*, const char*, rknn_custom_op_attr*) = rknn_custom_op_get_op_attr;
+    (void)attr_query;
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+        const char* why = dlerror();
+        return Status(StatusCode::kInvalidArgument,
+                      "--custom-op-plugin " + path + " does not load: " + (why != nullptr ? why : "?"));
+    }
+    auto entry = reinterpret_cast<get_custom_op_func>(dlsym(handle, "get_rknn_custom_op"));
+    const rknn_custom_op* op = entry != nullptr ? entry() : nullptr;
+    if (op == nullptr) {
+        dlclose(handle);
+        return Status(StatusCode::kInvalidArgument,
+                      "--custom-op-plugin " + path + ": " +
+                          (entry == nullptr ? "no get_rknn_custom_op entry point" : "get_rknn_custom_op returned NULL"));
+    }
+    const rknn_custom_op callbacks = *op;
+    const std::string type(callbacks.op_type, strnlen(callbacks.op_type, sizeof(callbacks.op_type)));
+    if (type.empty() || callbacks.compute == nullptr) {
+        dlclose(handle);
+        return Status(StatusCode::kInvalidArgument,
+                      "--custom-op-plugin " + path + ": the op has " + (type.empty() ? "no op_type" : "no compute"));
+    }
+    // Each call registers the op on the graph it runs in (init, compute,
+    // destroy): the converter's passes change the graph between stages.
+    cpu::register_custom_kernel(type, [callbacks](const graph::Graph& g, int32_t op_index,
+                                                  std::vector<cpu::HostTensor>& values) -> Status {
+        runtime::CustomOps ops(g, nullptr);
+        RKNN_RETURN_IF_ERROR(ops.register_ops(&callbacks, 1, g));
+        return ops.run(op_index, g, values);
+    });
+    return type;  // the library stays open: the kernel calls into it
+}
+
+}  // namespace rknn::convert
