@@ -40,6 +40,10 @@ rknn::StatusOr<std::shared_ptr<Context>> rknn::api::runtime_context(rknn_context
     RKNN_RETURN_IF_ERROR(check_handle(handle, HandleKind::kContext));
     std::shared_ptr<ContextHandle> object = find_handle<ContextHandle>(handle);
     if (object == nullptr) return Status(StatusCode::kContextInvalid, "not a model context");
+    if (rknn::runtime::Context::in_callbacks_of(object->context.get()))
+        return Status(StatusCode::kFailedPrecondition,
+                      "called from a custom op callback of this same context, which holds the context until the "
+                      "callback returns");
     return object->context;
 }
 

@@ -40,6 +40,7 @@ size_t channel_of(const HostTensor& t, int64_t i, int64_t inner) {
 // which every code saturates anyway), so it can only round differently when
 // the quotient lies within that of a half; those few values are computed
 // again in double, exactly as the scalar path does. NaN gives code 0.
+// Assumes IEEE arithmetic in the default rounding mode (no -ffast-math).
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("avx2", "default")))
 #endif
@@ -158,6 +159,16 @@ void to_float32_into(const HostTensor& src, float* dst) {
     for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<float>(element_as_double(src, i));
 }
 
+void quantize_int8(const float* values, int64_t n, double scale, double zp, int8_t* codes) {
+    // The fast path's bounds: 1 / scale a finite float, and a zero point for
+    // which the +-1024 clamp still saturates every code. Else the plain loop.
+    if (1.0 / scale <= static_cast<double>(std::numeric_limits<float>::max()) && zp >= -896.0 && zp <= 896.0) {
+        quantize_int8_per_tensor(values, n, scale, zp, codes);
+        return;
+    }
+    for (int64_t i = 0; i < n; ++i) codes[i] = saturate_round<int8_t>(std::nearbyint(static_cast<double>(values[i]) / scale) + zp);
+}
+
 Status from_float32(const HostTensor& src, HostTensor* dst) {
     if (src.dtype() != graph::DType::kFloat32 || src.numel() != dst->numel()) {
         return Status(StatusCode::kInternal, "from_float32 needs a float32 source of the same size");
@@ -173,7 +184,7 @@ Status from_float32(const HostTensor& src, HostTensor* dst) {
             std::memset(codes, saturate_round<int8_t>(zp), static_cast<size_t>(n));
             return Status::ok();
         }
-        quantize_int8_per_tensor(values, n, scale, zp, codes);
+        quantize_int8(values, n, scale, zp, codes);
         return Status::ok();
     }
     if (dst->quant.is_quantized() && graph::is_integer(dst->dtype())) {

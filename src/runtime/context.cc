@@ -8,11 +8,28 @@
 #include <cstring>
 
 #include "base/log.h"
+#include "runtime/cube_float.h"
 #include "model/model_file.h"
 #include "runtime/layer_dump.h"
 #include "runtime/native_tensor.h"
 
 namespace rknn::runtime {
+
+namespace {
+
+// The contexts whose custom op callbacks this thread is running (innermost last).
+thread_local std::vector<const Context*> t_callback_owners;
+
+// Marks `context` as running callbacks on this thread for the scope.
+class InCallbacks {
+public:
+    explicit InCallbacks(const Context* context) { t_callback_owners.push_back(context); }
+    ~InCallbacks() { t_callback_owners.pop_back(); }
+    InCallbacks(const InCallbacks&) = delete;
+    InCallbacks& operator=(const InCallbacks&) = delete;
+};
+
+}  // namespace
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -144,7 +161,9 @@ Status Context::build(std::vector<std::shared_ptr<const CompiledPlan>> plans, si
     }
     RKNN_RETURN_IF_ERROR(generate_programs(0));
     custom_ops_ = std::make_unique<CustomOps>(g, driver_);
-    if (!g.custom_ops.empty() && custom_op_plugins_requested()) {
+    if (!g.custom_ops.empty() && !info_only() && custom_op_plugins_requested()) {
+        InCallbacks scope(this);
+        InCallbacks duplicated(original);  // rknn_dup_context holds the original's lock
         plugins_ = std::make_unique<PluginLibraries>();
         plugins_->load(custom_op_plugin_directory(), *custom_ops_, g);
     }
@@ -354,6 +373,7 @@ Status Context::run_cpu_step(const CpuStep& step) {
         requant->run(buffers_->host(from.buffer) + from.offset, buffers_->host(to.buffer) + to.offset);
         return Status::ok();
     }
+    if (custom_ops_->is_custom(step.op)) return run_custom_step(step);
     for (int32_t t : step.unpack_before) {
         const DeviceHome& home = set_->plan->memory.homes[static_cast<size_t>(t)];
         RKNN_RETURN_IF_ERROR(unpack_native_into(buffers_->host(home.buffer) + home.offset, home.bytes,
@@ -361,12 +381,8 @@ Status Context::run_cpu_step(const CpuStep& step) {
                                                 &set_->values[static_cast<size_t>(t)]));
     }
     const std::optional<cpu::GraphExecutor::PreparedCall>& call = set_->cpu_calls[static_cast<size_t>(step.op)];
-    if (custom_ops_->is_custom(step.op)) {
-        RKNN_RETURN_IF_ERROR(custom_ops_->run(step.op, g, set_->values));
-    } else {
-        RKNN_RETURN_IF_ERROR(call.has_value() ? set_->plan->executor->run_prepared(*call)
-                                              : set_->plan->executor->run_op(step.op, set_->values));
-    }
+    RKNN_RETURN_IF_ERROR(call.has_value() ? set_->plan->executor->run_prepared(*call)
+                                          : set_->plan->executor->run_op(step.op, set_->values));
     for (int32_t t : step.pack_after) {
         const DeviceHome& home = set_->plan->memory.homes[static_cast<size_t>(t)];
         RKNN_RETURN_IF_ERROR(begin_cpu_write(home));
@@ -376,10 +392,66 @@ Status Context::run_cpu_step(const CpuStep& step) {
     return Status::ok();
 }
 
+
+bool Context::in_callbacks_of(const Context* context) {
+    return std::find(t_callback_owners.begin(), t_callback_owners.end(), context) != t_callback_owners.end();
+}
+
 Status Context::register_custom_ops(const rknn_custom_op* ops, uint32_t count) {
     std::lock_guard<std::mutex> lock(mutex_);
     RKNN_RETURN_IF_ERROR(refuse_info_only());
+    InCallbacks scope(this);
     return custom_ops_->register_ops(ops, count, set_->plan->graph);
+}
+
+// A custom op's step: a cube that the op alone reads, or that only NPU ops
+// read after it, is converted straight to or from the callbacks' float32
+// (cube_float.h); other tensors go through the CPU values as for any op.
+Status Context::run_custom_step(const CpuStep& step) {
+    const graph::Graph& g = set_->plan->graph;
+    const graph::Op& op = g.ops[static_cast<size_t>(step.op)];
+    const MemoryPlan& memory = set_->plan->memory;
+    const auto cube_of = [&](int32_t t) {
+        const DeviceHome& home = memory.homes[static_cast<size_t>(t)];
+        return CustomOps::Cube{buffers_->host(home.buffer) + home.offset, home.bytes};
+    };
+    const bool callbacks = custom_ops_->runs_callbacks(step.op);
+    std::vector<CustomOps::Cube> in_cubes(op.inputs.size()), out_cubes(op.outputs.size());
+    for (int32_t t : step.unpack_before) {
+        const DeviceHome& home = memory.homes[static_cast<size_t>(t)];
+        const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
+        if (callbacks && custom_ops_->read_only_by(t, step.op) &&
+            cube_converts_to_float32(declared, memory.form, home.packed_row_pixels)) {
+            for (size_t i = 0; i < op.inputs.size(); ++i)
+                if (op.inputs[i] == t) in_cubes[i] = cube_of(t);
+            continue;
+        }
+        RKNN_RETURN_IF_ERROR(unpack_native_into(buffers_->host(home.buffer) + home.offset, home.bytes, declared,
+                                                memory.form, home.packed_row_pixels, &set_->values[static_cast<size_t>(t)]));
+    }
+    std::vector<int32_t> pack_from_values;
+    for (int32_t t : step.pack_after) {
+        const DeviceHome& home = memory.homes[static_cast<size_t>(t)];
+        if (!callbacks || !custom_ops_->read_only_on_npu(t, set_->plan->placements) ||
+            !cube_converts_to_float32(g.tensors[static_cast<size_t>(t)], memory.form, home.packed_row_pixels)) {
+            pack_from_values.push_back(t);
+            continue;
+        }
+        RKNN_RETURN_IF_ERROR(begin_cpu_write(home));
+        for (size_t i = 0; i < op.outputs.size(); ++i)
+            if (op.outputs[i] == t) out_cubes[i] = cube_of(t);
+    }
+    {
+        InCallbacks scope(this);
+        RKNN_RETURN_IF_ERROR(custom_ops_->run(step.op, g, set_->values, memory.form, in_cubes, out_cubes));
+    }
+    for (int32_t t : pack_from_values) {
+        const DeviceHome& home = memory.homes[static_cast<size_t>(t)];
+        RKNN_RETURN_IF_ERROR(begin_cpu_write(home));
+        RKNN_RETURN_IF_ERROR(pack_native(set_->values[static_cast<size_t>(t)], buffers_->host(home.buffer) + home.offset,
+                                         home.bytes, memory.form, home.packed_row_pixels));
+    }
+    return Status::ok();
 }
 
 int64_t Context::last_run_npu_ns() {

@@ -54,6 +54,10 @@ public:
     // rknn_register_custom_ops: callbacks for the model's custom op types
     // (custom_ops.h); `init` runs with the tensors of the current shapes.
     Status register_custom_ops(const rknn_custom_op* ops, uint32_t count);
+    // Whether this thread is inside a custom op callback (or a plugin's
+    // init) that `context` runs while holding its lock: a call back into
+    // that context would wait for itself, so the API refuses it.
+    static bool in_callbacks_of(const Context* context);
     // rknn_set_input_shapes: the shape set of a dynamic model that rknn_run
     // runs from now on; `attrs` give every input's dims (NHWC for 4-D).
     Status set_input_shapes(uint32_t count, const rknn_tensor_attr* attrs);
@@ -129,6 +133,7 @@ private:
     uint64_t sram_request(uint64_t internal_bytes) const;
     bool uses_sram_ = false;  // RKNN_FLAG_ENABLE_SRAM took effect
     Status run_cpu_step(const CpuStep& step);
+    Status run_custom_step(const CpuStep& step);
     // The model's custom ops and what is registered for them; per context
     // (a duplicate registers its own). Reset first when the context goes,
     // so that `destroy` callbacks run while everything else is still there.

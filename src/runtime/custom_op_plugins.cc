@@ -71,7 +71,7 @@ int PluginLibraries::load(const std::string& directory, CustomOps& ops, const gr
             dlclose(handle);
             continue;
         }
-        const Status status = ops.register_ops(op, 1, g);
+        const Status status = ops.register_ops(op, 1, g, /*from_plugin=*/true);
         if (!status.is_ok()) {
             RKNN_LOGW("custom op plugin %s: %s", path.c_str(), status.message().c_str());
             dlclose(handle);

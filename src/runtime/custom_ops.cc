@@ -1,5 +1,7 @@
 #include "runtime/custom_ops.h"
 
+#include <algorithm>
+#include <climits>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -11,6 +13,8 @@
 #include "cpu/graph_executor.h"
 #include "cpu/kernel_registry.h"
 #include "graph/op_type.h"
+#include "graph/topology.h"
+#include "runtime/cube_float.h"
 #include "runtime/io_memory.h"
 #include "runtime/tensor_attrs.h"
 
@@ -67,7 +71,9 @@ struct CustomOps::Node {
     int32_t op = -1;
     std::string type, name;
     std::map<std::string, AttrValue> attrs;  // with "name"
+    uint64_t token = 0;  // its key in the attribute index (internal_ctx holds a copy a callback may change)
     bool registered = false;
+    bool from_plugin = false;  // registered by PluginLibraries; an explicit registration replaces it
     rknn_custom_op callbacks{};
     rknn_custom_op_context context{};
     bool destroy_due = false;  // init succeeded (or there is none)
@@ -82,6 +88,10 @@ struct CustomOps::Node {
     std::shared_ptr<IoMemory> staging;
     std::unique_ptr<AlignedBytes> host_staging;
     uint8_t* base = nullptr;  // of whichever holds them
+    // The shapes of its tensors in the model's declared shapes: custom ops
+    // keep their declared output shapes in every shape set, so a set that
+    // changes their inputs cannot run them.
+    std::vector<graph::Shape> declared_shapes;
     std::vector<uint64_t> offsets;  // inputs, then outputs
     std::vector<rknn_custom_op_tensor> inputs, outputs;
 };
@@ -103,7 +113,9 @@ NodeIndex& node_index() {
 
 }  // namespace
 
-CustomOps::CustomOps(const graph::Graph& g, std::shared_ptr<driver::OpenedDriver> driver) : driver_(std::move(driver)) {
+CustomOps::CustomOps(const graph::Graph& g, std::shared_ptr<driver::OpenedDriver> driver)
+    : driver_(std::move(driver)), readers_(graph::consumers(g)), graph_output_(g.tensors.size(), false) {
+    for (int32_t t : g.outputs) graph_output_[static_cast<size_t>(t)] = true;
     node_of_op_.assign(g.ops.size(), -1);
     for (size_t i = 0; i < g.ops.size(); ++i) {
         const graph::Op& op = g.ops[i];
@@ -118,9 +130,12 @@ CustomOps::CustomOps(const graph::Graph& g, std::shared_ptr<driver::OpenedDriver
             NodeIndex& index = node_index();
             std::lock_guard<std::mutex> lock(index.mutex);
             const uint64_t token = index.next++;
+            node->token = token;
             node->context.internal_ctx = static_cast<rknn_custom_op_interal_context>(token);
             index.nodes[token] = node.get();
         }
+        for (const std::vector<int32_t>* list : {&op.inputs, &op.outputs})
+            for (int32_t t : *list) node->declared_shapes.push_back(t >= 0 ? g.tensors[static_cast<size_t>(t)].shape : graph::Shape());
         node_of_op_[i] = static_cast<int32_t>(nodes_.size());
         nodes_.push_back(std::move(node));
     }
@@ -131,12 +146,40 @@ CustomOps::~CustomOps() {
         destroy_node(*node);
         NodeIndex& index = node_index();
         std::lock_guard<std::mutex> lock(index.mutex);
-        index.nodes.erase(static_cast<uint64_t>(node->context.internal_ctx));
+        index.nodes.erase(node->token);
     }
 }
 
 bool CustomOps::is_custom(int32_t op) const {
     return op >= 0 && static_cast<size_t>(op) < node_of_op_.size() && node_of_op_[static_cast<size_t>(op)] >= 0;
+}
+
+// What a callback may have changed in its op_ctx and the runtime relies on:
+// the token (the attribute index's key) and the target.
+void CustomOps::restore_context(Node& node) {
+    node.context.internal_ctx = static_cast<rknn_custom_op_interal_context>(node.token);
+    node.context.target = node.callbacks.target;
+}
+
+bool CustomOps::runs_callbacks(int32_t op) const {
+    if (!is_custom(op)) return false;
+    const Node& node = *nodes_[static_cast<size_t>(node_of_op_[static_cast<size_t>(op)])];
+    return node.registered && !node.builtin;
+}
+
+bool CustomOps::read_only_by(int32_t t, int32_t op) const {
+    if (t < 0 || static_cast<size_t>(t) >= readers_.size() || graph_output_[static_cast<size_t>(t)]) return false;
+    for (int32_t reader : readers_[static_cast<size_t>(t)])
+        if (reader != op) return false;
+    return true;
+}
+
+bool CustomOps::read_only_on_npu(int32_t t, const std::vector<npu::Placement>& placements) const {
+    if (t < 0 || static_cast<size_t>(t) >= readers_.size() || graph_output_[static_cast<size_t>(t)]) return false;
+    for (int32_t reader : readers_[static_cast<size_t>(t)])
+        if (static_cast<size_t>(reader) >= placements.size() || placements[static_cast<size_t>(reader)].target != npu::Target::kNpu)
+            return false;
+    return true;
 }
 
 bool CustomOps::has_unregistered_type(const std::string& type) const {
@@ -149,6 +192,7 @@ void CustomOps::destroy_node(Node& node) {
     if (!node.destroy_due) return;
     node.destroy_due = false;
     if (node.callbacks.destroy == nullptr) return;
+    restore_context(node);
     const int rc = node.callbacks.destroy(&node.context);
     if (rc != 0) RKNN_LOGW("custom op \"%s\" (%s): destroy returned %d", node.name.c_str(), node.type.c_str(), rc);
 }
@@ -188,7 +232,7 @@ Status check_op(const rknn_custom_op& op, uint32_t index, const std::vector<std:
 
 }  // namespace
 
-Status CustomOps::register_ops(const rknn_custom_op* ops, uint32_t count, const graph::Graph& g) {
+Status CustomOps::register_ops(const rknn_custom_op* ops, uint32_t count, const graph::Graph& g, bool from_plugin) {
     std::vector<std::string> model_types;
     for (const auto& node : nodes_) {
         bool seen = false;
@@ -200,33 +244,51 @@ Status CustomOps::register_ops(const rknn_custom_op* ops, uint32_t count, const 
         const std::string type = ops[i].op_type;
         for (uint32_t j = 0; j < i; ++j)
             if (type == ops[j].op_type)
-                return invalid("op[" + std::to_string(i) + "] (\"" + type + "\"): op[" +
-                                             std::to_string(j) + "] has the same type (each type is registered once)");
+                return invalid("op[" + std::to_string(i) + "] (\"" + type + "\"): op[" + std::to_string(j) +
+                               "] has the same type (each type is registered once)");
         for (const auto& node : nodes_)
-            if (node->registered && node->type == type)
+            if (node->registered && node->type == type && (from_plugin || !node->from_plugin))
                 return Status(StatusCode::kFailedPrecondition,
                               "op[" + std::to_string(i) + "] (\"" + type + "\"): this type is registered already");
     }
+    // Undoes this call's registrations unless it completes (an error, or an
+    // exception from a callback or an allocation).
     std::vector<Node*> done;
-    for (uint32_t i = 0; i < count; ++i) {
-        for (auto& node : nodes_) {
-            if (node->type != ops[i].op_type) continue;
-            node->callbacks = ops[i];
-            node->context = rknn_custom_op_context{ops[i].target, node->context.internal_ctx, {}, nullptr};
-            node->registered = true;
-            done.push_back(node.get());
-            const Status status = init_node(*node, g);
-            if (status.is_ok()) continue;
-            for (Node* undo : done) {
-                destroy_node(*undo);
+    struct Rollback {
+        CustomOps* self;
+        std::vector<Node*>* done;
+        bool armed = true;
+        ~Rollback() {
+            if (!armed) return;
+            for (Node* undo : *done) {
+                self->destroy_node(*undo);
                 undo->registered = false;
                 undo->builtin = false;
             }
-            return status;
         }
+    } rollback{this, &done};
+    for (uint32_t i = 0; i < count; ++i) {
+        for (auto& node : nodes_) {
+            if (node->type != ops[i].op_type) continue;
+            if (node->registered) {  // a plugin's op, which the client's replaces
+                RKNN_LOGW("custom op \"%s\": the client's registration of %s replaces the plugin's", node->name.c_str(),
+                          node->type.c_str());
+                destroy_node(*node);
+                node->registered = false;
+            }
+            node->callbacks = ops[i];
+            node->context = rknn_custom_op_context{ops[i].target, static_cast<rknn_custom_op_interal_context>(node->token),
+                                                   {}, nullptr};
+            node->registered = true;
+            node->from_plugin = from_plugin;
+            done.push_back(node.get());
+            RKNN_RETURN_IF_ERROR(init_node(*node, g));
+        }
+    }
+    rollback.armed = false;
+    for (uint32_t i = 0; i < count; ++i)
         RKNN_LOG_AT(3, "custom op type \"%s\" registered (%s)", ops[i].op_type,
                     ops[i].target == RKNN_TARGET_TYPE_GPU ? "GPU" : "CPU");
-    }
     return Status::ok();
 }
 
@@ -237,6 +299,7 @@ Status CustomOps::init_node(Node& node, const graph::Graph& g) {
         node.destroy_due = true;
         return Status::ok();
     }
+    restore_context(node);
     const int rc = node.callbacks.init(&node.context, node.inputs.data(), static_cast<uint32_t>(node.inputs.size()),
                                        node.outputs.data(), static_cast<uint32_t>(node.outputs.size()));
     if (rc == 0) {
@@ -267,23 +330,30 @@ Status CustomOps::describe_tensors(Node& node, const graph::Graph& g) {
     node.outputs.assign(op.outputs.size(), rknn_custom_op_tensor{});
     node.offsets.clear();
     uint64_t bytes = 0;
-    const auto describe = [&](int32_t t, uint32_t index, rknn_custom_op_tensor* out) {
-        if (t < 0) {  // an omitted optional input
-            node.offsets.push_back(bytes);
-            out->attr.index = index;
-            return;
-        }
+    const std::string named = "custom op \"" + node.name + "\" (" + node.type + ")";
+    // The callbacks see sizes as uint32 and offsets as int32.
+    const auto describe = [&](int32_t t, uint32_t index, rknn_custom_op_tensor* out) -> Status {
+        node.offsets.push_back(bytes);
+        out->attr.index = index;
+        if (t < 0) return Status::ok();  // an omitted optional input
         graph::Tensor seen = g.tensors[static_cast<size_t>(t)];
+        if (std::any_of(seen.shape.begin(), seen.shape.end(), [](int64_t d) { return d < 0; }))
+            return Status(StatusCode::kModelInvalid, named + ": tensor " + seen.name + " has no static shape (" +
+                                                         graph::shape_to_string(seen.shape) + ")");
         seen.dtype = callback_dtype(seen);
         seen.quant = graph::QuantParams();
-        out->attr.index = index;
+        const uint64_t size = static_cast<uint64_t>(graph::num_elements(seen.shape)) * graph::dtype_size(seen.dtype);
+        if (size > UINT32_MAX || bytes + size > static_cast<uint64_t>(INT32_MAX))
+            return Status(StatusCode::kUnimplemented, named + ": its tensors take more than 2 GiB as the callbacks see them");
         fill_tensor_attr(seen, false, AttrKind::kUser, false, 0, NativeForm(), &out->attr);
         if (seen.shape.size() == 4) out->attr.fmt = RKNN_TENSOR_NCHW;
-        node.offsets.push_back(bytes);
-        bytes += (static_cast<uint64_t>(out->attr.size) + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
+        bytes += (size + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
+        return Status::ok();
     };
-    for (size_t i = 0; i < op.inputs.size(); ++i) describe(op.inputs[i], static_cast<uint32_t>(i), &node.inputs[i]);
-    for (size_t i = 0; i < op.outputs.size(); ++i) describe(op.outputs[i], static_cast<uint32_t>(i), &node.outputs[i]);
+    for (size_t i = 0; i < op.inputs.size(); ++i)
+        RKNN_RETURN_IF_ERROR(describe(op.inputs[i], static_cast<uint32_t>(i), &node.inputs[i]));
+    for (size_t i = 0; i < op.outputs.size(); ++i)
+        RKNN_RETURN_IF_ERROR(describe(op.outputs[i], static_cast<uint32_t>(i), &node.outputs[i]));
     bytes = std::max<uint64_t>(bytes, kTensorAlignment);
     if (driver_ == nullptr) {
         if (node.host_staging == nullptr || node.host_staging->size() < bytes)
@@ -334,13 +404,32 @@ Status CustomOps::run_builtin(Node& node, const graph::Graph& g, std::vector<cpu
     return node.builtin_executor->run_op(node.op, values);
 }
 
-Status CustomOps::run(int32_t op_index, const graph::Graph& g, std::vector<cpu::HostTensor>& values) {
+Status CustomOps::run(int32_t op_index, const graph::Graph& g, std::vector<cpu::HostTensor>& values,
+                      const NativeForm& form, const std::vector<Cube>& in_cubes, const std::vector<Cube>& out_cubes) {
     if (!is_custom(op_index)) return Status(StatusCode::kInternal, "op " + std::to_string(op_index) + " is not a custom op");
     Node& node = *nodes_[static_cast<size_t>(node_of_op_[static_cast<size_t>(op_index)])];
     const std::string named = "custom op \"" + node.name + "\" (" + node.type + ")";
     if (!node.registered)
         return Status(StatusCode::kFailedPrecondition, named + " is not registered (rknn_register_custom_ops)");
-    if (node.builtin) return run_builtin(node, g, values);
+    const graph::Op& run_op = g.ops[static_cast<size_t>(op_index)];
+    size_t k = 0;
+    for (const std::vector<int32_t>* list : {&run_op.inputs, &run_op.outputs})
+        for (int32_t t : *list) {
+            const bool same = k < node.declared_shapes.size() &&
+                              (t < 0 || g.tensors[static_cast<size_t>(t)].shape == node.declared_shapes[k]);
+            ++k;
+            if (!same)
+                return Status(StatusCode::kUnimplemented,
+                              named + ": these input shapes change its tensors' shapes, and custom ops run only at "
+                                      "the shapes the model declares");
+        }
+    if (node.builtin) {
+        for (const std::vector<Cube>* cubes : {&in_cubes, &out_cubes})
+            for (const Cube& cube : *cubes)
+                if (cube.data != nullptr)
+                    return Status(StatusCode::kInternal, named + ": the built-in kernel reads and writes host values only");
+        return run_builtin(node, g, values);
+    }
     // Described again every run: the plan may have changed (dynamic shapes),
     // and a callback may have written over the descriptors.
     RKNN_RETURN_IF_ERROR(describe_tensors(node, g));
@@ -350,6 +439,11 @@ Status CustomOps::run(int32_t op_index, const graph::Graph& g, std::vector<cpu::
         const int32_t t = op.inputs[i];
         if (t < 0) continue;
         const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
+        if (i < in_cubes.size() && in_cubes[i].data != nullptr) {
+            RKNN_RETURN_IF_ERROR(cube_to_float32(in_cubes[i].data, in_cubes[i].bytes, declared, form,
+                                                 reinterpret_cast<float*>(base + node.offsets[i])));
+            continue;
+        }
         cpu::HostTensor constant;
         const cpu::HostTensor* value = &values[static_cast<size_t>(t)];
         if (const graph::Buffer* buffer = g.constant_buffer(t)) {
@@ -372,6 +466,7 @@ Status CustomOps::run(int32_t op_index, const graph::Graph& g, std::vector<cpu::
     }
     const auto call = [&](auto fn, const char* what) -> Status {
         if (fn == nullptr) return Status::ok();
+        restore_context(node);
         const int rc = fn(&node.context, node.inputs.data(), static_cast<uint32_t>(node.inputs.size()),
                           node.outputs.data(), static_cast<uint32_t>(node.outputs.size()));
         if (rc != 0) return Status(StatusCode::kInternal, named + ": " + what + " returned " + std::to_string(rc));
@@ -383,12 +478,17 @@ Status CustomOps::run(int32_t op_index, const graph::Graph& g, std::vector<cpu::
         const int32_t t = op.outputs[i];
         if (t < 0) continue;
         const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
+        const uint8_t* src = base + node.offsets[op.inputs.size() + i];
+        if (i < out_cubes.size() && out_cubes[i].data != nullptr) {
+            RKNN_RETURN_IF_ERROR(float32_to_cube(reinterpret_cast<const float*>(src), declared, form, out_cubes[i].data,
+                                                 out_cubes[i].bytes));
+            continue;
+        }
         cpu::HostTensor& value = values[static_cast<size_t>(t)];
         if (value.dtype() != declared.dtype || value.shape() != declared.shape) {
             value = cpu::HostTensor(declared.dtype, declared.shape);
             value.quant = declared.quant;
         }
-        const uint8_t* src = base + node.offsets[op.inputs.size() + i];
         const graph::DType seen = callback_dtype(declared);
         const cpu::HostTensor result = cpu::HostTensor::borrow(seen, declared.shape, src);
         if (seen == graph::DType::kFloat32) {

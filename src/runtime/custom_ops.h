@@ -5,8 +5,8 @@
 // `init`, `destroy` and `priv_data` are per node (runtime-spec 7.3). A type is
 // registered once, in one rknn_register_custom_ops call or across several;
 // `init` runs then, `prepare` and `compute` on every run, `destroy` when the
-// context goes. Callbacks see float32 NCHW tensors (int64 and other plain
-// integers as the model declares them) in a dma-buf the runtime owns: the
+// context goes. Callbacks see float32 NCHW tensors (int64, int32 and bool
+// ones as the model declares them) in a dma-buf the runtime owns: the
 // node's inputs are converted into it before `compute` and its outputs
 // converted back into the model's dtypes after it.
 //
@@ -24,7 +24,9 @@
 #include "cpu/host_tensor.h"
 #include "driver/kernel_driver_factory.h"
 #include "graph/graph.h"
+#include "npu/placement.h"
 #include "rknn_custom_op.h"
+#include "runtime/native_tensor.h"
 
 namespace rknn::runtime {
 
@@ -44,13 +46,33 @@ public:
     // registered; `init` then runs per node of the type, with the tensors of
     // graph `g` (the plan the context runs now). Nothing stays registered
     // from a call that fails.
-    Status register_ops(const rknn_custom_op* ops, uint32_t count, const graph::Graph& g);
+    // `from_plugin`: PluginLibraries registers; a client's registration of the
+    // same type later replaces such an op (its destroy runs first).
+    Status register_ops(const rknn_custom_op* ops, uint32_t count, const graph::Graph& g, bool from_plugin = false);
     // kFailedPrecondition naming the model's custom op types nobody registered.
     Status check_all_registered() const;
+    // A device cube an input is read from, or an output written to, directly
+    // (cube_float.h) instead of through `values`; null data: none.
+    struct Cube {
+        uint8_t* data = nullptr;
+        uint64_t bytes = 0;
+    };
     // One run of custom op `op` of graph `g`: its inputs from `values` (or
-    // the graph's constants) into the callbacks' form, `prepare`, `compute`,
-    // and its outputs back into `values` in their declared dtypes.
-    Status run(int32_t op, const graph::Graph& g, std::vector<cpu::HostTensor>& values);
+    // the graph's constants, or `in_cubes`) into the callbacks' form,
+    // `prepare`, `compute`, and its outputs back into `values` in their
+    // declared dtypes (or into `out_cubes`, in `form`). The cube lists are
+    // empty or one per input / output.
+    Status run(int32_t op, const graph::Graph& g, std::vector<cpu::HostTensor>& values,
+               const NativeForm& form = NativeForm(), const std::vector<Cube>& in_cubes = {},
+               const std::vector<Cube>& out_cubes = {});
+    // Whether op `op` runs registered callbacks (not the built-in kernel an
+    // init asked for), so that its tensors may come and go as cubes.
+    bool runs_callbacks(int32_t op) const;
+    // Whether tensor `t` is read by op `op` alone (and is no graph output).
+    bool read_only_by(int32_t t, int32_t op) const;
+    // Whether tensor `t` is read by NPU ops alone under `placements` (and is
+    // no graph output).
+    bool read_only_on_npu(int32_t t, const std::vector<npu::Placement>& placements) const;
 
     struct Node;  // one custom op node: its callbacks, context and tensors
 
@@ -59,10 +81,13 @@ private:
     Status describe_tensors(Node& node, const graph::Graph& g);
     Status run_builtin(Node& node, const graph::Graph& g, std::vector<cpu::HostTensor>& values);
     void destroy_node(Node& node);
+    static void restore_context(Node& node);
 
     std::shared_ptr<driver::OpenedDriver> driver_;
     std::vector<std::unique_ptr<Node>> nodes_;
     std::vector<int32_t> node_of_op_;  // per op: index into nodes_, -1 for other ops
+    std::vector<std::vector<int32_t>> readers_;  // per tensor: the ops reading it
+    std::vector<bool> graph_output_;             // per tensor
 };
 
 // rknn_custom_op_get_op_attr: the attribute `name` of the node `op_ctx`

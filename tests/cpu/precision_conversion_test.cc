@@ -67,35 +67,43 @@ TEST(PrecisionConversion, QuantizeRoundsFloat16ToTheDeclaredCodes) {
     }
 }
 
-// from_float32's per-tensor int8 codes (its vectorised form) equal
-// clamp(nearbyint(x / scale) + zp) for ties at every code, values one ulp
-// around them, random and huge values, infinities and NaN (code 0).
+// from_float32's per-tensor int8 codes (its vectorised form, and the plain
+// loop it falls back to) equal clamp(nearbyint(x / scale) + zp): ties of
+// every code and values one ulp around them, random and huge values,
+// infinities and NaN (code 0), for several scales, a scale too small for
+// its inverse to be a float, and zero points at and beyond int8's range.
 TEST(PrecisionConversion, Float32ToInt8GivesNearbyintCodes) {
-    std::vector<float> values;
-    for (double scale : {double{kScale}, 0.1, 1.0 / 3.0}) {
+    struct Case {
+        float scale;
+        int32_t zero_point;
+    };
+    for (const Case c : {Case{kScale, kZeroPoint}, Case{0.1f, 0}, Case{1.0f / 3.0f, 127}, Case{0.05f, -128},
+                         Case{0.05f, -1000}, Case{0.02f, 5000}, Case{1e-39f, 3}}) {
+        SCOPED_TRACE("scale " + std::to_string(c.scale) + ", zero point " + std::to_string(c.zero_point));
+        std::vector<float> values;
         for (int k = -300; k <= 300; ++k) {
-            const float tie = static_cast<float>((k + 0.5) * scale);
+            const float tie = static_cast<float>((k + 0.5) * static_cast<double>(c.scale));
             values.push_back(tie);
             values.push_back(std::nextafter(tie, 1e30f));
             values.push_back(std::nextafter(tie, -1e30f));
-            values.push_back(static_cast<float>(k * scale));
+            values.push_back(static_cast<float>(k * static_cast<double>(c.scale)));
         }
-    }
-    std::mt19937 rng(3);
-    std::uniform_real_distribution<float> wide(-5.0f, 5.0f);
-    for (int i = 0; i < 4000; ++i) values.push_back(wide(rng));
-    for (float v : {0.0f, -0.0f, 1e10f, -1e10f, 3e38f, -3e38f, std::numeric_limits<float>::infinity(),
-                    -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()})
-        values.push_back(v);
-    HostTensor x(DType::kFloat32, {static_cast<int64_t>(values.size())});
-    for (size_t i = 0; i < values.size(); ++i) x.data<float>()[i] = values[i];
-    HostTensor y(DType::kInt8, x.shape());
-    y.quant = per_tensor(kScale, kZeroPoint);
-    ASSERT_TRUE(rknn::cpu::from_float32(x, &y).is_ok());
-    for (size_t i = 0; i < values.size(); ++i) {
-        const double q = std::nearbyint(static_cast<double>(values[i]) / kScale) + kZeroPoint;
-        const int8_t expected = std::isnan(q) ? 0 : static_cast<int8_t>(std::fmin(std::fmax(q, -128.0), 127.0));
-        ASSERT_EQ(y.data<int8_t>()[i], expected) << "value " << values[i];
+        std::mt19937 rng(3);
+        std::uniform_real_distribution<float> wide(-5.0f, 5.0f);
+        for (int i = 0; i < 4000; ++i) values.push_back(wide(rng) * (c.scale / kScale));
+        for (float v : {0.0f, -0.0f, 1e-40f, -1e-40f, 1e10f, -1e10f, 3e38f, -3e38f, std::numeric_limits<float>::infinity(),
+                        -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()})
+            values.push_back(v);
+        HostTensor x(DType::kFloat32, {static_cast<int64_t>(values.size())});
+        for (size_t i = 0; i < values.size(); ++i) x.data<float>()[i] = values[i];
+        HostTensor y(DType::kInt8, x.shape());
+        y.quant = per_tensor(c.scale, c.zero_point);
+        ASSERT_TRUE(rknn::cpu::from_float32(x, &y).is_ok());
+        for (size_t i = 0; i < values.size(); ++i) {
+            const double q = std::nearbyint(static_cast<double>(values[i]) / c.scale) + c.zero_point;
+            const int8_t expected = std::isnan(q) ? 0 : static_cast<int8_t>(std::fmin(std::fmax(q, -128.0), 127.0));
+            ASSERT_EQ(y.data<int8_t>()[i], expected) << "value " << values[i];
+        }
     }
 }
 

@@ -35,6 +35,10 @@ struct Seen {
     int compute_result = 0;
     int init_result = 0;
     bool priv_kept = true;
+    int priv_matches = 0;  // computes that saw init's priv_data
+    rknn_custom_op_tensor first_output{};
+    rknn_context ctx = 0;     // for callbacks that call the API
+    int reentry_result = 0;
     rknn_custom_op_tensor first_input{};
     uint32_t n_inputs = 0, n_outputs = 0;
     std::vector<std::string> log;
@@ -42,9 +46,10 @@ struct Seen {
 Seen seen;
 
 int count_init(rknn_custom_op_context* op_ctx, rknn_custom_op_tensor* inputs, uint32_t n_inputs,
-               rknn_custom_op_tensor*, uint32_t n_outputs) {
+               rknn_custom_op_tensor* outputs, uint32_t n_outputs) {
     ++seen.inits;
     seen.first_input = inputs[0];
+    seen.first_output = outputs[0];
     seen.n_inputs = n_inputs;
     seen.n_outputs = n_outputs;
     if (seen.init_result == 0) op_ctx->priv_data = new int(42);
@@ -69,7 +74,10 @@ float* data_of(rknn_custom_op_tensor& t) {
 int sigmoid_compute(rknn_custom_op_context* op_ctx, rknn_custom_op_tensor* inputs, uint32_t,
                     rknn_custom_op_tensor* outputs, uint32_t) {
     ++seen.computes;
-    if (op_ctx->priv_data != nullptr && *static_cast<int*>(op_ctx->priv_data) != 42) seen.priv_kept = false;
+    if (op_ctx->priv_data != nullptr) {
+        if (*static_cast<int*>(op_ctx->priv_data) == 42) ++seen.priv_matches;
+        else seen.priv_kept = false;
+    }
     const float* in = data_of(inputs[0]);
     float* out = data_of(outputs[0]);
     for (uint32_t i = 0; i < outputs[0].attr.n_elems; ++i) out[i] = 1.0f / (1.0f + std::exp(-in[i]));
@@ -224,11 +232,15 @@ TEST_F(CustomOps, CallbacksRunWhenTheSpecSays) {
     EXPECT_EQ(in.size, in.n_elems * sizeof(float));
     EXPECT_EQ(seen.first_input.mem.size, in.size);
     EXPECT_NE(seen.first_input.mem.virt_addr, nullptr);
-    EXPECT_EQ(seen.first_input.mem.offset % 64, 0);
+    EXPECT_EQ(seen.first_output.mem.virt_addr, seen.first_input.mem.virt_addr);
+    EXPECT_EQ(seen.first_output.mem.offset % 64, 0);
+    EXPECT_GE(static_cast<uint32_t>(seen.first_output.mem.offset), seen.first_input.mem.offset + in.size)
+        << "the tensors do not overlap";
     for (int run = 0; run < 3; ++run) ASSERT_FALSE(run_pixels(ctx, 9, true).empty());
     EXPECT_EQ(seen.prepares, 3);
     EXPECT_EQ(seen.computes, 3);
     EXPECT_TRUE(seen.priv_kept);
+    EXPECT_EQ(seen.priv_matches, 3) << "every compute saw init's priv_data";
     EXPECT_EQ(seen.destroys, 0);
     EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
     EXPECT_EQ(seen.inits, 1);
@@ -452,6 +464,12 @@ TEST_F(CustomOps, DuplicatedContextsRegisterTheirOwn) {
 // file that is not a library are logged and skipped. Without the switch
 // nothing is loaded.
 TEST_F(CustomOps, PluginsLoadOnlyOnRequest) {
+    struct EnvGuard {  // nothing leaks into later tests, whatever fails
+        ~EnvGuard() {
+            ::unsetenv("RKNN_LOAD_CSTOP_PLUGINS");
+            ::unsetenv("RKNN_CSTOP_PLUGIN_DIR");
+        }
+    } env_guard;
     rknn_context reference = 0, ctx = 0, unasked = 0, nowhere = 0;
     ASSERT_EQ(init_graph(with_custom("cstSigmoid", false), kQuiet, &reference), RKNN_SUCC);
     rknn_custom_op op = cpu_op("cstSigmoid", sigmoid_compute);
@@ -464,7 +482,10 @@ TEST_F(CustomOps, PluginsLoadOnlyOnRequest) {
     EXPECT_TRUE(logged("librkcst_noentry.so: no get_rknn_custom_op entry point"));
     EXPECT_TRUE(logged("librkcst_not_elf.so does not load"));
     EXPECT_EQ(run_pixels(ctx, 8, true), expected) << "the plugin's sigmoid ran";
-    EXPECT_EQ(rknn_register_custom_ops(ctx, &op, 1), RKNN_ERR_FAIL) << "the plugin registered the type";
+    seen.log.clear();
+    EXPECT_EQ(rknn_register_custom_ops(ctx, &op, 1), RKNN_SUCC) << "the client's op replaces the plugin's";
+    EXPECT_TRUE(logged("replaces the plugin's"));
+    EXPECT_EQ(run_pixels(ctx, 8, true), expected);
 
     ::setenv("RKNN_CSTOP_PLUGIN_DIR", "/nonexistent/plugins", 1);
     seen.log.clear();
@@ -585,6 +606,73 @@ TEST_F(CustomOps, ConverterCalibratesThroughAPluginsOp) {
     auto refused = rknn::convert::convert_onnx(options);
     ASSERT_FALSE(refused.is_ok());
     EXPECT_NE(refused.status().message().find("no get_rknn_custom_op entry point"), std::string::npos);
+}
+
+int reentrant_compute(rknn_custom_op_context* op_ctx, rknn_custom_op_tensor* inputs, uint32_t n_in,
+                      rknn_custom_op_tensor* outputs, uint32_t n_out) {
+    rknn_input_output_num io{};
+    seen.reentry_result = rknn_query(seen.ctx, RKNN_QUERY_IN_OUT_NUM, &io, sizeof(io));
+    return sigmoid_compute(op_ctx, inputs, n_in, outputs, n_out);
+}
+
+int tampering_compute(rknn_custom_op_context* op_ctx, rknn_custom_op_tensor* inputs, uint32_t n_in,
+                      rknn_custom_op_tensor* outputs, uint32_t n_out) {
+    rknn_custom_op_attr alpha{};
+    rknn_custom_op_get_op_attr(op_ctx, "alpha", &alpha);
+    if (alpha.n_elems != 1) return -3;
+    op_ctx->internal_ctx = static_cast<rknn_custom_op_interal_context>(0x5a5a);
+    op_ctx->target = static_cast<rknn_target_type>(9);
+    return sigmoid_compute(op_ctx, inputs, n_in, outputs, n_out);
+}
+
+// A callback that calls back into its own context gets an error, not a
+// hang; one that overwrites its op_ctx changes nothing for the runtime.
+TEST_F(CustomOps, CallbacksCannotReenterOrCorruptTheirContext) {
+    ASSERT_EQ(init_graph(with_custom("cstSigmoid", false), kQuiet, &seen.ctx), RKNN_SUCC);
+    rknn_custom_op op = cpu_op("cstSigmoid", reentrant_compute);
+    ASSERT_EQ(rknn_register_custom_ops(seen.ctx, &op, 1), RKNN_SUCC);
+    ASSERT_FALSE(run_pixels(seen.ctx, 1, true).empty());
+    EXPECT_EQ(seen.reentry_result, RKNN_ERR_FAIL);
+    EXPECT_TRUE(logged("called from a custom op callback of this same context"));
+    rknn_input_output_num io{};
+    EXPECT_EQ(rknn_query(seen.ctx, RKNN_QUERY_IN_OUT_NUM, &io, sizeof(io)), RKNN_SUCC) << "outside callbacks it works";
+    EXPECT_EQ(rknn_destroy(seen.ctx), RKNN_SUCC);
+
+    rknn_context ctx = 0;
+    ASSERT_EQ(init_graph(with_custom("cstSigmoid", false), kQuiet, &ctx), RKNN_SUCC);
+    rknn_custom_op tamper = cpu_op("cstSigmoid", tampering_compute);
+    ASSERT_EQ(rknn_register_custom_ops(ctx, &tamper, 1), RKNN_SUCC);
+    for (int run = 0; run < 3; ++run) ASSERT_FALSE(run_pixels(ctx, 2, true).empty()) << "run " << run;
+    EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+}
+
+// A dynamic model whose shape sets change a custom op's tensors runs the op
+// at the declared shapes only; at the others rknn_run says why.
+TEST_F(CustomOps, ShapeSetsThatChangeTheOpAreRefusedAtRun) {
+    graph::Graph g = with_custom("cstSigmoid", false);
+    g.shape_sets = {{{1, 3, 8, 8}}, {{1, 3, 4, 4}}};
+    rknn_context ctx = 0;
+    ASSERT_EQ(init_graph(g, kQuiet, &ctx), RKNN_SUCC);
+    rknn_custom_op op = cpu_op("cstSigmoid", sigmoid_compute);
+    ASSERT_EQ(rknn_register_custom_ops(ctx, &op, 1), RKNN_SUCC);
+    for (const graph::Shape& shape : {graph::Shape{1, 3, 8, 8}, graph::Shape{1, 3, 4, 4}}) {
+        rknn_tensor_attr attr{};
+        rknn::testing::set_nhwc_dims(shape, &attr);
+        ASSERT_EQ(rknn_set_input_shapes(ctx, 1, &attr), RKNN_SUCC);
+        std::vector<uint8_t> p = rknn::testing::random_pixels(shape, 4);
+        rknn_input in = rknn::testing::input_of(p.data(), static_cast<uint32_t>(p.size()), RKNN_TENSOR_UINT8,
+                                                RKNN_TENSOR_NHWC);
+        ASSERT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC);
+        seen.log.clear();
+        const int status = rknn_run(ctx, nullptr);
+        if (shape[2] == 8) {
+            EXPECT_EQ(status, RKNN_SUCC);
+        } else {
+            EXPECT_EQ(status, RKNN_ERR_FAIL);
+            EXPECT_TRUE(logged("custom ops run only at the shapes the model declares"));
+        }
+    }
+    EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
 }
 
 }  // namespace

@@ -32,13 +32,21 @@ StatusOr<std::string> load_custom_op_plugin(const std::string& path) {
     }
     const rknn_custom_op callbacks = *op;
     const std::string type(callbacks.op_type, strnlen(callbacks.op_type, sizeof(callbacks.op_type)));
-    if (type.empty() || callbacks.compute == nullptr) {
+    std::string problem;
+    if (type.empty()) problem = "the op has no op_type";
+    else if (callbacks.compute == nullptr) problem = "the op has no compute";
+    else if (callbacks.compute_native != nullptr) problem = "compute_native is reserved and must be NULL";
+    else if (callbacks.version < 1) problem = "version " + std::to_string(callbacks.version) + " (1 or more)";
+    else if (callbacks.target != RKNN_TARGET_TYPE_CPU)
+        problem = "the op is not a CPU op; calibration runs ops on the host, so give it a CPU version of the op";
+    if (!problem.empty()) {
         dlclose(handle);
-        return Status(StatusCode::kInvalidArgument,
-                      "--custom-op-plugin " + path + ": the op has " + (type.empty() ? "no op_type" : "no compute"));
+        return Status(StatusCode::kInvalidArgument, "--custom-op-plugin " + path + ": " + problem);
     }
     // Each call registers the op on the graph it runs in (init, compute,
-    // destroy): the converter's passes change the graph between stages.
+    // destroy): the converter's passes change the graph between stages. The
+    // kernel stays registered for the process (a second plugin of the type
+    // replaces it), which suits the one conversion rknn_convert makes.
     cpu::register_custom_kernel(type, [callbacks](const graph::Graph& g, int32_t op_index,
                                                   std::vector<cpu::HostTensor>& values) -> Status {
         runtime::CustomOps ops(g, nullptr);

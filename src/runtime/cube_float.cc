@@ -1,0 +1,103 @@
+#include "runtime/cube_float.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "base/half.h"
+#include "base/parallel.h"
+#include "cpu/convert.h"
+#include "npu/prepared_op.h"
+
+namespace rknn::runtime {
+
+namespace {
+
+constexpr uint64_t kAtomBytes = 16;
+
+struct Layout {
+    size_t channels = 0, plane = 0, lanes = 0;  // lanes: channels per atom
+    uint64_t surface = 0, bytes = 0;
+};
+
+bool layout_of(const graph::Tensor& t, Layout* l) {
+    npu::CubeShape cube;
+    if (t.shape.size() != 4 || t.shape[0] != 1 || !npu::cube_of_shape(t.shape, &cube)) return false;
+    l->channels = static_cast<size_t>(cube.c);
+    l->plane = static_cast<size_t>(cube.h) * static_cast<size_t>(cube.w);
+    l->lanes = kAtomBytes / graph::dtype_size(t.dtype);
+    l->surface = static_cast<uint64_t>(l->plane) * kAtomBytes;
+    l->bytes = (l->channels + l->lanes - 1) / l->lanes * l->surface;
+    return true;
+}
+
+// Channels per parallel_for grain: about 64 KiB of floats each.
+int64_t channel_grain(size_t plane) { return std::max<int64_t>(1, static_cast<int64_t>(16384 / std::max<size_t>(plane, 1))); }
+
+}  // namespace
+
+bool cube_converts_to_float32(const graph::Tensor& t, const NativeForm& form, uint32_t packed_row_pixels) {
+    Layout l;
+    if (form.rk356x || packed_row_pixels > 0 || !layout_of(t, &l)) return false;
+    if (t.dtype == graph::DType::kFloat16) return !t.quant.is_quantized();
+    return t.dtype == graph::DType::kInt8 && t.quant.is_quantized() && !t.quant.per_channel() && t.quant.scale(0) > 0;
+}
+
+Status cube_to_float32(const uint8_t* src, uint64_t src_bytes, const graph::Tensor& t, const NativeForm& form,
+                       float* dst) {
+    Layout l;
+    if (!cube_converts_to_float32(t, form, 0) || !layout_of(t, &l))
+        return Status(StatusCode::kInternal, "tensor " + t.name + " has no cube this path converts");
+    if (l.bytes > src_bytes) return Status(StatusCode::kInternal, "the cube of " + t.name + " is cut short");
+    float table[256];
+    if (t.dtype == graph::DType::kInt8) {  // the arithmetic of cpu::to_float32_into
+        for (int code = -128; code < 128; ++code)
+            table[code + 128] = static_cast<float>((static_cast<double>(code) - t.quant.zero_point(0)) * t.quant.scale(0));
+    }
+    const bool int8 = t.dtype == graph::DType::kInt8;
+    parallel_for(static_cast<int64_t>(l.channels), channel_grain(l.plane), [&](int64_t begin, int64_t end) {
+        for (auto c = static_cast<size_t>(begin); c < static_cast<size_t>(end); ++c) {
+            const uint8_t* atom = src + (c / l.lanes) * l.surface + (c % l.lanes) * graph::dtype_size(t.dtype);
+            float* out = dst + c * l.plane;
+            if (int8) {
+                for (size_t p = 0; p < l.plane; ++p) out[p] = table[static_cast<int8_t>(atom[p * kAtomBytes]) + 128];
+            } else {
+                for (size_t p = 0; p < l.plane; ++p) {
+                    uint16_t h;
+                    std::memcpy(&h, atom + p * kAtomBytes, 2);
+                    out[p] = half_to_float(h);
+                }
+            }
+        }
+    });
+    return Status::ok();
+}
+
+Status float32_to_cube(const float* src, const graph::Tensor& t, const NativeForm& form, uint8_t* dst,
+                       uint64_t dst_bytes) {
+    Layout l;
+    if (!cube_converts_to_float32(t, form, 0) || !layout_of(t, &l))
+        return Status(StatusCode::kInternal, "tensor " + t.name + " has no cube this path converts");
+    if (l.bytes > dst_bytes) return Status(StatusCode::kInternal, "the cube of " + t.name + " exceeds its home");
+    // Padding lanes: those of the last surface, when the channels do not fill it.
+    if (l.channels % l.lanes != 0) std::memset(dst + l.bytes - l.surface, 0, static_cast<size_t>(l.surface));
+    const bool int8 = t.dtype == graph::DType::kInt8;
+    const double scale = int8 ? t.quant.scale(0) : 1.0, zp = int8 ? t.quant.zero_point(0) : 0.0;
+    parallel_for(static_cast<int64_t>(l.channels), channel_grain(l.plane), [&](int64_t begin, int64_t end) {
+        std::vector<uint8_t> row(l.plane * graph::dtype_size(t.dtype));
+        for (auto c = static_cast<size_t>(begin); c < static_cast<size_t>(end); ++c) {
+            const float* in = src + c * l.plane;
+            uint8_t* atom = dst + (c / l.lanes) * l.surface + (c % l.lanes) * graph::dtype_size(t.dtype);
+            if (int8) {
+                cpu::quantize_int8(in, static_cast<int64_t>(l.plane), scale, zp, reinterpret_cast<int8_t*>(row.data()));
+                for (size_t p = 0; p < l.plane; ++p) atom[p * kAtomBytes] = row[p];
+            } else {
+                floats_to_halves(in, row.data(), l.plane);
+                for (size_t p = 0; p < l.plane; ++p) std::memcpy(atom + p * kAtomBytes, row.data() + p * 2, 2);
+            }
+        }
+    });
+    return Status::ok();
+}
+
+}  // namespace rknn::runtime
