@@ -201,6 +201,16 @@ namespace {
 
 Status invalid(const std::string& message) { return Status(StatusCode::kInvalidArgument, message); }
 
+// The target as the int the client stored. The enum's values span 0..3, so
+// reading another value through the enum type is undefined; a client may
+// store any int there.
+int target_of(const rknn_custom_op& op) {
+    static_assert(sizeof(rknn_target_type) == sizeof(int), "rknn_target_type is an int in the ABI");
+    int value = 0;
+    std::memcpy(&value, &op.target, sizeof(value));
+    return value;
+}
+
 Status check_op(const rknn_custom_op& op, uint32_t index, const std::vector<std::string>& model_types) {
     const std::string at = "op[" + std::to_string(index) + "]";
     if (std::memchr(op.op_type, '\0', sizeof(op.op_type)) == nullptr)
@@ -212,8 +222,8 @@ Status check_op(const rknn_custom_op& op, uint32_t index, const std::vector<std:
     if (op.compute == nullptr) return invalid(named + ": compute is NULL (it is required)");
     if (op.compute_native != nullptr)
         return invalid(named + ": compute_native is reserved and must be NULL");
-    if (op.target != RKNN_TARGET_TYPE_CPU && op.target != RKNN_TARGET_TYPE_GPU)
-        return invalid(named + ": target " + std::to_string(static_cast<int>(op.target)) +
+    if (target_of(op) != RKNN_TARGET_TYPE_CPU && target_of(op) != RKNN_TARGET_TYPE_GPU)
+        return invalid(named + ": target " + std::to_string(target_of(op)) +
                                      " is neither RKNN_TARGET_TYPE_CPU (1) nor RKNN_TARGET_TYPE_GPU (2)");
     bool known = false;
     std::string list;
@@ -224,7 +234,7 @@ Status check_op(const rknn_custom_op& op, uint32_t index, const std::vector<std:
     if (!known)
         return invalid(named + ": the model has no custom op of this type (it has: " +
                                      (list.empty() ? std::string("none") : list) + ")");
-    if (op.target == RKNN_TARGET_TYPE_GPU)
+    if (target_of(op) == RKNN_TARGET_TYPE_GPU)
         return Status(StatusCode::kUnimplemented,
                       named + ": GPU (OpenCL) custom ops are not implemented yet; register a CPU version");
     return Status::ok();

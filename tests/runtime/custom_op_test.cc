@@ -361,7 +361,8 @@ TEST_F(CustomOps, BadRegistrationsAreRefusedAndLoseNothing) {
     version.op.version = 0;
     cases.push_back(version);
     Case target{"target 7", cpu_op("cstSigmoid", sigmoid_compute), "target 7"};
-    target.op.target = static_cast<rknn_target_type>(7);
+    const int seven = 7;  // any int can be stored there; a cast to the enum could not say 7
+    std::memcpy(&target.op.target, &seven, sizeof(seven));
     cases.push_back(target);
     Case native{"compute_native", cpu_op("cstSigmoid", sigmoid_compute), "compute_native is reserved"};
     native.op.compute_native = sigmoid_compute;
@@ -621,7 +622,8 @@ int tampering_compute(rknn_custom_op_context* op_ctx, rknn_custom_op_tensor* inp
     rknn_custom_op_get_op_attr(op_ctx, "alpha", &alpha);
     if (alpha.n_elems != 1) return -3;
     op_ctx->internal_ctx = static_cast<rknn_custom_op_interal_context>(0x5a5a);
-    op_ctx->target = static_cast<rknn_target_type>(9);
+    const int nine = 9;
+    std::memcpy(&op_ctx->target, &nine, sizeof(nine));
     return sigmoid_compute(op_ctx, inputs, n_in, outputs, n_out);
 }
 

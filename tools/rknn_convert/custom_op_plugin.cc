@@ -32,12 +32,13 @@ StatusOr<std::string> load_custom_op_plugin(const std::string& path) {
     }
     const rknn_custom_op callbacks = *op;
     const std::string type(callbacks.op_type, strnlen(callbacks.op_type, sizeof(callbacks.op_type)));
+    const rknn_target_type kCpu = RKNN_TARGET_TYPE_CPU;
     std::string problem;
     if (type.empty()) problem = "the op has no op_type";
     else if (callbacks.compute == nullptr) problem = "the op has no compute";
     else if (callbacks.compute_native != nullptr) problem = "compute_native is reserved and must be NULL";
     else if (callbacks.version < 1) problem = "version " + std::to_string(callbacks.version) + " (1 or more)";
-    else if (callbacks.target != RKNN_TARGET_TYPE_CPU)
+    else if (std::memcmp(&callbacks.target, &kCpu, sizeof(kCpu)) != 0)  // any int may be stored there
         problem = "the op is not a CPU op; calibration runs ops on the host, so give it a CPU version of the op";
     if (!problem.empty()) {
         dlclose(handle);
