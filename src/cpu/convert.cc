@@ -41,7 +41,10 @@ size_t channel_of(const HostTensor& t, int64_t i, int64_t inner) {
 // the quotient lies within that of a half; those few values are computed
 // again in double, exactly as the scalar path does. NaN gives code 0.
 // Assumes IEEE arithmetic in the default rounding mode (no -ffast-math).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// An AVX2 clone on x86 (an ifunc: not under the sanitizers, whose runtime is
+// not up yet when the resolver runs).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__) && \
+    !defined(__SANITIZE_ADDRESS__)
 __attribute__((target_clones("avx2", "default")))
 #endif
 void quantize_int8_per_tensor(const float* values, int64_t n, double scale, double zp, int8_t* codes) {
