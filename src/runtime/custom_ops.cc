@@ -340,7 +340,7 @@ Status CustomOps::describe_tensors(Node& node, const graph::Graph& g) {
     node.outputs.assign(op.outputs.size(), rknn_custom_op_tensor{});
     node.offsets.clear();
     uint64_t bytes = 0;
-    const std::string named = "custom op \"" + node.name + "\" (" + node.type + ")";
+    const auto named = [&node] { return "custom op \"" + node.name + "\" (" + node.type + ")"; };
     // The callbacks see sizes as uint32 and offsets as int32.
     const auto describe = [&](int32_t t, uint32_t index, rknn_custom_op_tensor* out) -> Status {
         node.offsets.push_back(bytes);
@@ -348,13 +348,13 @@ Status CustomOps::describe_tensors(Node& node, const graph::Graph& g) {
         if (t < 0) return Status::ok();  // an omitted optional input
         graph::Tensor seen = g.tensors[static_cast<size_t>(t)];
         if (std::any_of(seen.shape.begin(), seen.shape.end(), [](int64_t d) { return d < 0; }))
-            return Status(StatusCode::kModelInvalid, named + ": tensor " + seen.name + " has no static shape (" +
+            return Status(StatusCode::kModelInvalid, named() + ": tensor " + seen.name + " has no static shape (" +
                                                          graph::shape_to_string(seen.shape) + ")");
         seen.dtype = callback_dtype(seen);
         seen.quant = graph::QuantParams();
         const uint64_t size = static_cast<uint64_t>(graph::num_elements(seen.shape)) * graph::dtype_size(seen.dtype);
         if (size > UINT32_MAX || bytes + size > static_cast<uint64_t>(INT32_MAX))
-            return Status(StatusCode::kUnimplemented, named + ": its tensors take more than 2 GiB as the callbacks see them");
+            return Status(StatusCode::kUnimplemented, named() + ": its tensors take more than 2 GiB as the callbacks see them");
         fill_tensor_attr(seen, false, AttrKind::kUser, false, 0, NativeForm(), &out->attr);
         if (seen.shape.size() == 4) out->attr.fmt = RKNN_TENSOR_NCHW;
         bytes += (size + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
@@ -418,32 +418,32 @@ Status CustomOps::run(int32_t op_index, const graph::Graph& g, std::vector<cpu::
                       const NativeForm& form, const std::vector<Cube>& in_cubes, const std::vector<Cube>& out_cubes) {
     if (!is_custom(op_index)) return Status(StatusCode::kInternal, "op " + std::to_string(op_index) + " is not a custom op");
     Node& node = *nodes_[static_cast<size_t>(node_of_op_[static_cast<size_t>(op_index)])];
-    const std::string named = "custom op \"" + node.name + "\" (" + node.type + ")";
+    // Built only for an error: the run itself formats nothing.
+    const auto named = [&node] { return "custom op \"" + node.name + "\" (" + node.type + ")"; };
     if (!node.registered)
-        return Status(StatusCode::kFailedPrecondition, named + " is not registered (rknn_register_custom_ops)");
-    const graph::Op& run_op = g.ops[static_cast<size_t>(op_index)];
+        return Status(StatusCode::kFailedPrecondition, named() + " is not registered (rknn_register_custom_ops)");
+    const graph::Op& op = g.ops[static_cast<size_t>(op_index)];
     size_t k = 0;
-    for (const std::vector<int32_t>* list : {&run_op.inputs, &run_op.outputs})
+    for (const std::vector<int32_t>* list : {&op.inputs, &op.outputs})
         for (int32_t t : *list) {
             const bool same = k < node.declared_shapes.size() &&
                               (t < 0 || g.tensors[static_cast<size_t>(t)].shape == node.declared_shapes[k]);
             ++k;
             if (!same)
                 return Status(StatusCode::kUnimplemented,
-                              named + ": these input shapes change its tensors' shapes, and custom ops run only at "
+                              named() + ": these input shapes change its tensors' shapes, and custom ops run only at "
                                       "the shapes the model declares");
         }
     if (node.builtin) {
         for (const std::vector<Cube>* cubes : {&in_cubes, &out_cubes})
             for (const Cube& cube : *cubes)
                 if (cube.data != nullptr)
-                    return Status(StatusCode::kInternal, named + ": the built-in kernel reads and writes host values only");
+                    return Status(StatusCode::kInternal, named() + ": the built-in kernel reads and writes host values only");
         return run_builtin(node, g, values);
     }
-    // Described again every run: the plan may have changed (dynamic shapes),
-    // and a callback may have written over the descriptors.
+    // Described again every run: a callback may have written over the
+    // descriptors (the shapes, checked above, are the declared ones).
     RKNN_RETURN_IF_ERROR(describe_tensors(node, g));
-    const graph::Op& op = g.ops[static_cast<size_t>(op_index)];
     uint8_t* base = node.base;
     for (size_t i = 0; i < op.inputs.size(); ++i) {
         const int32_t t = op.inputs[i];
@@ -463,7 +463,7 @@ Status CustomOps::run(int32_t op_index, const graph::Graph& g, std::vector<cpu::
         }
         const rknn_custom_op_tensor& seen = node.inputs[i];
         if (value->numel() != static_cast<int64_t>(seen.attr.n_elems))
-            return Status(StatusCode::kInternal, named + ": input " + std::to_string(i) + " has no value of its shape");
+            return Status(StatusCode::kInternal, named() + ": input " + std::to_string(i) + " has no value of its shape");
         uint8_t* dst = base + node.offsets[i];
         if (callback_dtype(declared) == graph::DType::kFloat32) {
             cpu::to_float32_into(*value, reinterpret_cast<float*>(dst));
@@ -479,7 +479,7 @@ Status CustomOps::run(int32_t op_index, const graph::Graph& g, std::vector<cpu::
         restore_context(node);
         const int rc = fn(&node.context, node.inputs.data(), static_cast<uint32_t>(node.inputs.size()),
                           node.outputs.data(), static_cast<uint32_t>(node.outputs.size()));
-        if (rc != 0) return Status(StatusCode::kInternal, named + ": " + what + " returned " + std::to_string(rc));
+        if (rc != 0) return Status(StatusCode::kInternal, named() + ": " + what + " returned " + std::to_string(rc));
         return Status::ok();
     };
     RKNN_RETURN_IF_ERROR(call(node.callbacks.prepare, "prepare"));
