@@ -7,10 +7,11 @@
 set -euo pipefail
 job=${1:-test}
 
-# Building: the runtime, the converter (libonnx, protobuf) and the model format (flatbuffers).
+# Building: the runtime, the converter (libonnx, protobuf) and the model format (flatbuffers);
+# the OpenCL headers for GPU custom ops (the library is loaded at run time).
 native=(cmake g++ make pkg-config file binutils libdrm-dev libbenchmark-dev
         flatbuffers-compiler libflatbuffers-dev libonnx-dev libprotobuf-dev protobuf-compiler libstb-dev
-        python3-onnx python3-numpy)
+        python3-onnx python3-numpy opencl-c-headers)
 # The OCR demo renders its calibration pages with PIL and a Debian font, and
 # fetches the PP-OCRv4 models with npm.
 demo=(python3-pil fonts-dejavu-core)
@@ -18,8 +19,9 @@ demo=(python3-pil fonts-dejavu-core)
 detection=(python3-torch python3-torchvision)
 # Testing: GoogleTest, clang for the fuzzer, the ONNX node test suite,
 # PyTorch to export the real architectures the accuracy tests compare with,
-# and XNNPACK as the emulator benchmark's baseline.
-testing=(libgtest-dev libgmock-dev clang libclang-rt-14-dev libonnx-testdata
+# XNNPACK as the emulator benchmark's baseline, and OpenCL (the ICD loader
+# and PoCL's CPU device) for GPU custom ops and their demo.
+testing=(libgtest-dev libgmock-dev clang libclang-rt-14-dev libonnx-testdata ocl-icd-opencl-dev pocl-opencl-icd
          python3-torch python3-torchvision python3-pil fonts-dejavu-core libxnnpack-dev libpthreadpool-dev)
 cross_host=(g++-aarch64-linux-gnu qemu-user-static)
 cross_arm64=(libc6:arm64 libstdc++6:arm64 libgtest-dev:arm64 libdrm-dev:arm64)

@@ -15,6 +15,7 @@
 #include "graph/op_type.h"
 #include "graph/topology.h"
 #include "runtime/cube_float.h"
+#include "runtime/custom_op_gpu.h"
 #include "runtime/io_memory.h"
 #include "runtime/tensor_attrs.h"
 
@@ -83,6 +84,13 @@ struct CustomOps::Node {
     std::unique_ptr<graph::Graph> builtin_graph;
     std::unique_ptr<cpu::GraphExecutor> builtin_executor;
     const graph::Graph* builtin_source = nullptr;
+    // A GPU op: its kernel and tensor mirror. When the GPU cannot run it
+    // (no OpenCL at registration, or a callback failing at a run), the
+    // runtime's CPU kernel of the type runs instead, on the callbacks'
+    // tensors: `cpu_fallback` holds that one op on tensors of their form.
+    std::unique_ptr<GpuNode> gpu;
+    std::unique_ptr<graph::Graph> cpu_fallback_graph;
+    std::unique_ptr<cpu::GraphExecutor> cpu_fallback;
     // The callbacks' tensors, in `staging` (or `host_staging` without a
     // driver) at `offsets`.
     std::shared_ptr<IoMemory> staging;
@@ -159,6 +167,7 @@ bool CustomOps::is_custom(int32_t op) const {
 void CustomOps::restore_context(Node& node) {
     node.context.internal_ctx = static_cast<rknn_custom_op_interal_context>(node.token);
     node.context.target = node.callbacks.target;
+    if (node.gpu != nullptr) node.gpu->fill(&node.context.gpu_ctx);
 }
 
 bool CustomOps::runs_callbacks(int32_t op) const {
@@ -201,6 +210,15 @@ namespace {
 
 Status invalid(const std::string& message) { return Status(StatusCode::kInvalidArgument, message); }
 
+// The op type whose CPU kernel the runtime has for a custom op of `type`
+// (kUnknown: none).
+graph::OpType builtin_type(const std::string& type) {
+    const graph::OpType builtin = graph::op_type_from_name(type);
+    if (builtin == graph::OpType::kUnknown || builtin == graph::OpType::kCustom || cpu::find_kernel(builtin) == nullptr)
+        return graph::OpType::kUnknown;
+    return builtin;
+}
+
 // The target as the int the client stored. The enum's values span 0..3, so
 // reading another value through the enum type is undefined; a client may
 // store any int there.
@@ -234,9 +252,14 @@ Status check_op(const rknn_custom_op& op, uint32_t index, const std::vector<std:
     if (!known)
         return invalid(named + ": the model has no custom op of this type (it has: " +
                                      (list.empty() ? std::string("none") : list) + ")");
-    if (target_of(op) == RKNN_TARGET_TYPE_GPU)
-        return Status(StatusCode::kUnimplemented,
-                      named + ": GPU (OpenCL) custom ops are not implemented yet; register a CPU version");
+    if (target_of(op) == RKNN_TARGET_TYPE_GPU) {
+        if (std::memchr(op.cl_kernel_name, '\0', sizeof(op.cl_kernel_name)) == nullptr || op.cl_kernel_name[0] == '\0')
+            return invalid(named + ": cl_kernel_name is empty or not NUL-terminated (a GPU op names its kernel)");
+        if (std::memchr(op.cl_build_options, '\0', sizeof(op.cl_build_options)) == nullptr)
+            return invalid(named + ": cl_build_options is not NUL-terminated");
+        if (op.cl_kernel_source == nullptr)
+            return invalid(named + ": cl_kernel_source is NULL (a GPU op gives its OpenCL source or a file's path)");
+    }
     return Status::ok();
 }
 
@@ -261,6 +284,34 @@ Status CustomOps::register_ops(const rknn_custom_op* ops, uint32_t count, const 
                 return Status(StatusCode::kFailedPrecondition,
                               "op[" + std::to_string(i) + "] (\"" + type + "\"): this type is registered already");
     }
+    // GPU ops: the device (opened at the first), then each type's program.
+    // Without OpenCL a type the CPU kernels know runs on them instead, as
+    // the vendor's runtime does; a program that does not build is the op's
+    // error.
+    std::vector<std::shared_ptr<GpuProgram>> programs(count);
+    std::vector<bool> gpu_on_cpu(count, false);
+    for (uint32_t i = 0; i < count; ++i) {
+        if (target_of(ops[i]) != RKNN_TARGET_TYPE_GPU) continue;
+        const std::string named = "op[" + std::to_string(i) + "] (\"" + ops[i].op_type + "\")";
+        if (gpu_device_ == nullptr) {
+            auto device = open_gpu_device();
+            if (!device.is_ok()) {
+                if (builtin_type(ops[i].op_type) == graph::OpType::kUnknown)
+                    return Status(device.status().code(), named + ": the GPU op cannot register: " +
+                                                              device.status().message());
+                RKNN_LOGW("%s: OpenCL is not available (%s); the runtime's CPU kernel of %s runs instead",
+                          named.c_str(), device.status().message().c_str(), ops[i].op_type);
+                gpu_on_cpu[i] = true;
+                continue;
+            }
+            gpu_device_ = std::move(device).value();
+        }
+        auto program = build_gpu_program(gpu_device_, ops[i]);
+        if (!program.is_ok())
+            return Status(program.status().code(),
+                          named + ": its OpenCL kernel \"" + ops[i].cl_kernel_name + "\": " + program.status().message());
+        programs[i] = std::move(program).value();
+    }
     // Undoes this call's registrations unless it completes (an error, or an
     // exception from a callback or an allocation).
     std::vector<Node*> done;
@@ -274,6 +325,8 @@ Status CustomOps::register_ops(const rknn_custom_op* ops, uint32_t count, const 
                 self->destroy_node(*undo);
                 undo->registered = false;
                 undo->builtin = false;
+                undo->gpu.reset();
+                undo->cpu_fallback.reset();
             }
         }
     } rollback{this, &done};
@@ -291,14 +344,26 @@ Status CustomOps::register_ops(const rknn_custom_op* ops, uint32_t count, const 
                                                    {}, nullptr};
             node->registered = true;
             node->from_plugin = from_plugin;
+            node->gpu.reset();
+            node->cpu_fallback.reset();
             done.push_back(node.get());
+            if (gpu_on_cpu[i]) {  // no init or destroy: the op's callbacks expect an OpenCL context
+                RKNN_RETURN_IF_ERROR(describe_tensors(*node, g));
+                RKNN_RETURN_IF_ERROR(make_cpu_fallback(*node, g));
+                continue;
+            }
+            if (programs[i] != nullptr) {
+                RKNN_ASSIGN_OR_RETURN(node->gpu, GpuNode::create(programs[i]));
+            }
             RKNN_RETURN_IF_ERROR(init_node(*node, g));
         }
     }
     rollback.armed = false;
     for (uint32_t i = 0; i < count; ++i)
         RKNN_LOG_AT(3, "custom op type \"%s\" registered (%s)", ops[i].op_type,
-                    ops[i].target == RKNN_TARGET_TYPE_GPU ? "GPU" : "CPU");
+                    gpu_on_cpu[i] ? "GPU op, on the CPU kernel"
+                    : programs[i] != nullptr ? ("GPU, " + gpu_device_description(*gpu_device_)).c_str()
+                                             : "CPU");
     return Status::ok();
 }
 
@@ -320,8 +385,8 @@ Status CustomOps::init_node(Node& node, const graph::Graph& g) {
     if (rc != RKNN_WARNING_SKIP_CUSTOM_OP_COMPUTE)
         return Status(StatusCode::kInternal, named + ": init returned " + std::to_string(rc));
     node.destroy_due = true;
-    const graph::OpType builtin = graph::op_type_from_name(node.type);
-    if (builtin == graph::OpType::kUnknown || builtin == graph::OpType::kCustom || cpu::find_kernel(builtin) == nullptr) {
+    const graph::OpType builtin = builtin_type(node.type);
+    if (builtin == graph::OpType::kUnknown) {
         destroy_node(node);
         return Status(StatusCode::kUnimplemented, named +
                                                       ": init asked for the runtime's own kernel "
@@ -383,6 +448,58 @@ Status CustomOps::describe_tensors(Node& node, const graph::Graph& g) {
             tensor.mem.size = tensor.attr.size;
             tensor.mem.flags = RKNN_TENSOR_MEMORY_FLAGS_ALLOC_INSIDE;
         }
+    }
+    if (node.gpu != nullptr) RKNN_RETURN_IF_ERROR(node.gpu->bind(bytes, node.inputs, node.outputs));
+    return Status::ok();
+}
+
+Status CustomOps::make_cpu_fallback(Node& node, const graph::Graph& g) {
+    const graph::OpType builtin = builtin_type(node.type);
+    if (builtin == graph::OpType::kUnknown)
+        return Status(StatusCode::kUnimplemented, "custom op \"" + node.name + "\" (" + node.type +
+                                                      "): the runtime has no CPU kernel of this type to fall back on");
+    // The op alone, on tensors in the callbacks' form (float32, or the
+    // model's integers), so that it reads and writes the staging.
+    auto fallback = std::make_unique<graph::Graph>();
+    graph::Op op = g.ops[static_cast<size_t>(node.op)];
+    op.type = builtin;
+    op.custom_type.clear();
+    for (std::vector<int32_t>* list : {&op.inputs, &op.outputs})
+        for (int32_t& t : *list) {
+            if (t < 0) continue;
+            graph::Tensor seen = g.tensors[static_cast<size_t>(t)];
+            seen.dtype = callback_dtype(seen);
+            seen.quant = graph::QuantParams();
+            t = fallback->add_tensor(seen);
+        }
+    fallback->inputs = op.inputs;
+    fallback->outputs = op.outputs;
+    fallback->add_op(op);
+    RKNN_ASSIGN_OR_RETURN(node.cpu_fallback, cpu::GraphExecutor::create(*fallback));
+    node.cpu_fallback_graph = std::move(fallback);
+    return Status::ok();
+}
+
+Status CustomOps::run_cpu_fallback(Node& node) {
+    const graph::Graph& fg = *node.cpu_fallback_graph;
+    const graph::Op& op = fg.ops[0];
+    std::vector<cpu::HostTensor> values(fg.tensors.size());
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+        const int32_t t = op.inputs[i];
+        if (t < 0) continue;
+        const graph::Tensor& seen = fg.tensors[static_cast<size_t>(t)];
+        values[static_cast<size_t>(t)] = cpu::HostTensor::borrow(seen.dtype, seen.shape, node.base + node.offsets[i]);
+    }
+    RKNN_RETURN_IF_ERROR(node.cpu_fallback->run_op(0, values));
+    for (size_t i = 0; i < op.outputs.size(); ++i) {
+        const int32_t t = op.outputs[i];
+        if (t < 0) continue;
+        const cpu::HostTensor& value = values[static_cast<size_t>(t)];
+        const rknn_custom_op_tensor& seen = node.outputs[i];
+        if (value.byte_size() != seen.attr.size)
+            return Status(StatusCode::kInternal, "custom op \"" + node.name + "\": the CPU kernel's output " +
+                                                     std::to_string(i) + " is not of the declared size");
+        std::memcpy(node.base + node.offsets[op.inputs.size() + i], value.raw(), value.byte_size());
     }
     return Status::ok();
 }
@@ -482,8 +599,19 @@ Status CustomOps::run(int32_t op_index, const graph::Graph& g, std::vector<cpu::
         if (rc != 0) return Status(StatusCode::kInternal, named() + ": " + what + " returned " + std::to_string(rc));
         return Status::ok();
     };
-    RKNN_RETURN_IF_ERROR(call(node.callbacks.prepare, "prepare"));
-    RKNN_RETURN_IF_ERROR(call(node.callbacks.compute, "compute"));
+    if (node.cpu_fallback == nullptr) {
+        Status status = node.gpu != nullptr ? node.gpu->upload(base, node.inputs) : Status::ok();
+        if (status.is_ok()) status = call(node.callbacks.prepare, "prepare");
+        if (status.is_ok()) status = call(node.callbacks.compute, "compute");
+        if (status.is_ok() && node.gpu != nullptr) status = node.gpu->download(base, node.outputs);
+        if (!status.is_ok()) {
+            if (node.gpu == nullptr || builtin_type(node.type) == graph::OpType::kUnknown) return status;
+            RKNN_LOGW("%s: runs on the GPU failed (%s); it falls back to the runtime's CPU kernel from now on",
+                      named().c_str(), status.message().c_str());
+            RKNN_RETURN_IF_ERROR(make_cpu_fallback(node, g));
+        }
+    }
+    if (node.cpu_fallback != nullptr) RKNN_RETURN_IF_ERROR(run_cpu_fallback(node));
     for (size_t i = 0; i < op.outputs.size(); ++i) {
         const int32_t t = op.outputs[i];
         if (t < 0) continue;

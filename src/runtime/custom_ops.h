@@ -30,6 +30,8 @@
 
 namespace rknn::runtime {
 
+class GpuDevice;
+
 class CustomOps {
 public:
     // `driver` null: the callbacks' tensors live in host memory (mem.fd -1),
@@ -80,10 +82,15 @@ private:
     Status init_node(Node& node, const graph::Graph& g);
     Status describe_tensors(Node& node, const graph::Graph& g);
     Status run_builtin(Node& node, const graph::Graph& g, std::vector<cpu::HostTensor>& values);
+    // A GPU op's CPU stand-in: the runtime's kernel of its type, on the
+    // callbacks' tensors in the staging.
+    Status make_cpu_fallback(Node& node, const graph::Graph& g);
+    Status run_cpu_fallback(Node& node);
     void destroy_node(Node& node);
     static void restore_context(Node& node);
 
     std::shared_ptr<driver::OpenedDriver> driver_;
+    std::shared_ptr<GpuDevice> gpu_device_;  // opened at the first GPU op's registration
     std::vector<std::unique_ptr<Node>> nodes_;
     std::vector<int32_t> node_of_op_;  // per op: index into nodes_, -1 for other ops
     std::vector<std::vector<int32_t>> readers_;  // per tensor: the ops reading it

@@ -24,6 +24,7 @@
 #include "quant/calibrate.h"
 #include "quant/quantize.h"
 #include "rknn_api.h"
+#include "rknn_matmul_api.h"
 #include "rknn_custom_op.h"
 #include "npu/placement.h"
 #include "runtime/context.h"
@@ -931,33 +932,27 @@ TEST(ApiInit, SramHoldsTheInternalTensors) {
 // What the runtime lacks fails with its reason in the log (only a stub's
 // bare "not implemented" is said once, by the stub): here a GPU custom op.
 TEST(ApiErrors, WhatTheRuntimeLacksIsLoggedWithItsReason) {
-    graph::Graph g = rknn::testing::conv_pool_model();
-    graph::Tensor out = g.tensors[static_cast<size_t>(g.outputs[0])];
-    out.name = "custom_out";
-    const int32_t t = g.add_tensor(out);
-    g.add_op({graph::OpType::kCustom, "mystery_node", "cstMystery", {g.outputs[0]}, {t}, {}});
-    g.outputs = {t};
-    g.custom_ops.push_back({"cstMystery", {}});
-    rknn_context ctx = 0;
-    ASSERT_EQ(init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &ctx), RKNN_SUCC);
-    rknn_custom_op op;
-    std::memset(&op, 0, sizeof(op));
-    op.version = 1;
-    op.target = RKNN_TARGET_TYPE_GPU;
-    std::strcpy(op.op_type, "cstMystery");
-    op.compute = [](rknn_custom_op_context*, rknn_custom_op_tensor*, uint32_t, rknn_custom_op_tensor*, uint32_t) {
-        return 0;
-    };
+    rknn_matmul_info info;
+    std::memset(&info, 0, sizeof(info));
+    info.M = 4;
+    info.K = 64;
+    info.N = 32;
+    info.type = RKNN_INT8_MM_INT8_TO_INT32;
+    rknn_matmul_io_attr io_attr;
+    std::memset(&io_attr, 0, sizeof(io_attr));
+    rknn_matmul_ctx ctx = 1;
     std::vector<std::string> lines;
     rknn::log::set_level(rknn::log::kDefaultLevel);
     rknn::log::set_sink([&lines](const std::string& line) { lines.push_back(line); });
-    const int status = rknn_register_custom_ops(ctx, &op, 1);
+    const int status = rknn_matmul_create(&ctx, &info, &io_attr);
     rknn::log::set_sink(nullptr);
     EXPECT_EQ(status, RKNN_ERR_FAIL);
+    EXPECT_EQ(ctx, 0u);
     bool named = false;
-    for (const std::string& line : lines) named = named || line.find("GPU (OpenCL) custom ops") != std::string::npos;
+    for (const std::string& line : lines)
+        named = named || (line.find("rknn_matmul_create") != std::string::npos &&
+                          line.find("not implemented") != std::string::npos);
     EXPECT_TRUE(named) << "no log line gives the reason";
-    EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
 }
 
 }  // namespace

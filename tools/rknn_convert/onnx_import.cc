@@ -168,14 +168,14 @@ void Importer::add_constant_node(int index, const onnx::NodeProto& n) {
         t.dtype = DType::kFloat32;
         if (a.name() == "value_floats") t.shape = {static_cast<int64_t>(v.size())};
         t.bytes.resize(v.size() * 4);
-        std::memcpy(t.bytes.data(), v.data(), t.bytes.size());
+        if (!v.empty()) std::memcpy(t.bytes.data(), v.data(), t.bytes.size());  // an empty list is legal
     } else if (a.name() == "value_int" || a.name() == "value_ints") {
         std::vector<int64_t> v = a.name() == "value_int" ? std::vector<int64_t>{a.i()}
                                                          : std::vector<int64_t>(a.ints().begin(), a.ints().end());
         t.dtype = DType::kInt64;
         if (a.name() == "value_ints") t.shape = {static_cast<int64_t>(v.size())};
         t.bytes.resize(v.size() * 8);
-        std::memcpy(t.bytes.data(), v.data(), t.bytes.size());
+        if (!v.empty()) std::memcpy(t.bytes.data(), v.data(), t.bytes.size());
     } else {
         problem(index, n, "Constant attribute \"" + a.name() + "\" is not supported");
         return;
