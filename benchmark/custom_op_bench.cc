@@ -3,10 +3,11 @@
 //
 // The model: an int8 1x1 convolution on the NPU writes [1, 256, 64, 64]; a
 // custom op whose compute does nothing reads it and writes an int8 tensor of
-// the same shape, which an NPU MaxPool reads. The custom op's row of the
-// per-layer table (RKNN_QUERY_PERF_DETAIL) is then the runtime's work alone:
-// reading the NPU's cube, dequantising to float32 NCHW, the callback's
-// dispatch, quantising the result and packing it for the next NPU op.
+// the same shape, which an NPU MaxPool reads. The custom op's rows of the
+// per-layer table (RKNN_QUERY_PERF_DETAIL: its exDataConvert rows and its
+// own) are then the runtime's work alone: reading the NPU's cube,
+// dequantising to float32 NCHW, the callback's dispatch, quantising the
+// result and packing it for the next NPU op.
 // Rounds interleave the two timings; the medians and their spread are
 // printed. usage: custom_op_bench [ROUNDS]
 #include <algorithm>
@@ -93,21 +94,40 @@ void check(int code, const char* what) {
     }
 }
 
-// The Time(us) column of the per-layer table's row for op type `type`.
-double row_us(rknn_context ctx, const char* type) {
+// The custom op's rows of the per-layer table: its conversions (the
+// exDataConvert rows named after it) and its callbacks' row.
+struct OpRows {
+    double in_us = -1, call_us = -1, out_us = -1;
+    double total() const { return in_us + call_us + out_us; }
+};
+
+OpRows rows_of(rknn_context ctx, const std::string& name) {
     rknn_perf_detail detail{};
     check(rknn_query(ctx, RKNN_QUERY_PERF_DETAIL, &detail, sizeof(detail)), "PERF_DETAIL");
     const std::string text = detail.perf_data != nullptr ? detail.perf_data : "";
-    size_t at = text.find(std::string(" ") + type + " ");
-    if (at == std::string::npos) std::abort();
-    // ID OpType DataType Target InputShape OutputShape Time(us) ...
-    char op[64], dtype[16], target[8], in[64], out[64];
-    long us = -1;
-    const size_t line = text.rfind('\n', at);
-    if (std::sscanf(text.c_str() + (line == std::string::npos ? 0 : line + 1), "%*d %63s %15s %7s %63s %63s %ld", op,
-                    dtype, target, in, out, &us) != 6)
-        std::abort();
-    return static_cast<double>(us);
+    OpRows rows;
+    size_t begin = 0;
+    while (begin < text.size()) {
+        size_t end = text.find('\n', begin);
+        if (end == std::string::npos) end = text.size();
+        const std::string line = text.substr(begin, end - begin);
+        begin = end + 1;
+        // ID OpType DataType Target InputShape OutputShape Time(us) NPU(us) FullName
+        char op[64], dtype[16], target[8], in[64], out[64], npu[16], full[128] = "";
+        long us = -1;
+        if (std::sscanf(line.c_str(), "%*d %63s %15s %7s %63s %63s %ld %15s %127[^\n]", op, dtype, target, in, out, &us, npu,
+                        full) != 8)
+            continue;
+        const std::string full_name = full;
+        if (full_name == name) rows.call_us = static_cast<double>(us);
+        if (full_name == name + " (inputs)") rows.in_us = static_cast<double>(us);
+        if (full_name == name + " (outputs)") rows.out_us = static_cast<double>(us);
+    }
+    if (rows.in_us < 0 || rows.call_us < 0 || rows.out_us < 0) {
+        std::fprintf(stderr, "the per-layer table lacks the rows of \"%s\":\n%s", name.c_str(), text.c_str());
+        std::exit(1);
+    }
+    return rows;
 }
 
 double median(std::vector<double> v) {
@@ -144,14 +164,18 @@ int main(int argc, char** argv) {
 
     const size_t float_bytes = input.size() * sizeof(float);
     std::vector<uint8_t> src(float_bytes, 1), dst(float_bytes);
-    std::vector<double> custom_us, memcpy_us, ratios;
+    std::vector<double> custom_us, memcpy_us, ratios, in_us, call_us, out_us;
     for (int r = 0; r < rounds; ++r) {
         const Clock::time_point start = Clock::now();
         std::memcpy(dst.data(), src.data(), float_bytes);
         const double copy = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
         src[static_cast<size_t>(r)] = dst[static_cast<size_t>(r) + 1];  // keeps the copy observable
         check(rknn_run(ctx, nullptr), "rknn_run");
-        const double custom = row_us(ctx, "cstPass");
+        const OpRows rows = rows_of(ctx, "pass");
+        const double custom = rows.total();
+        in_us.push_back(rows.in_us);
+        call_us.push_back(rows.call_us);
+        out_us.push_back(rows.out_us);
         custom_us.push_back(custom);
         memcpy_us.push_back(copy);
         ratios.push_back(custom / copy);
@@ -166,6 +190,8 @@ int main(int argc, char** argv) {
     std::printf("  runtime's time around the op (cube -> float32 NCHW, dispatch, float32 -> int8 cube): median %.0f us "
                 "(%s)\n",
                 median(custom_us), spread(custom_us).c_str());
+    std::printf("    of which: inputs in %.0f us (%s), callbacks %.0f us (%s), outputs back %.0f us (%s)\n", median(in_us),
+                spread(in_us).c_str(), median(call_us), spread(call_us).c_str(), median(out_us), spread(out_us).c_str());
     std::printf("  memcpy of the %zu float32 bytes: median %.0f us (%s)\n", float_bytes, median(memcpy_us),
                 spread(memcpy_us).c_str());
     std::printf("  ratio per round: median %.2f (min %.2f, max %.2f)\n", median(ratios),

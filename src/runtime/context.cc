@@ -238,6 +238,7 @@ Status Context::generate_programs(uint32_t core_mask) {
 void Context::finish_linking(PlanState& s) {
     s.step_us.assign(s.lowered->schedule.steps.size(), 0);
     s.step_npu_ns.assign(s.lowered->schedule.steps.size(), -1);
+    s.custom_timing.assign(s.plan->graph.ops.size(), CustomOps::Timing());
     plan_host_reads(s);
 }
 
@@ -416,6 +417,7 @@ Status Context::run_custom_step(const CpuStep& step) {
         return CustomOps::Cube{buffers_->host(home.buffer) + home.offset, home.bytes};
     };
     const bool callbacks = custom_ops_->runs_callbacks(step.op);
+    const Clock::time_point start = Clock::now();
     std::vector<CustomOps::Cube> in_cubes(op.inputs.size()), out_cubes(op.outputs.size());
     for (int32_t t : step.unpack_before) {
         const DeviceHome& home = memory.homes[static_cast<size_t>(t)];
@@ -441,15 +443,24 @@ Status Context::run_custom_step(const CpuStep& step) {
         for (size_t i = 0; i < op.outputs.size(); ++i)
             if (op.outputs[i] == t) out_cubes[i] = cube_of(t);
     }
+    const int64_t unpack_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+    CustomOps::Timing timing;
     {
         InCallbacks scope(this);
-        RKNN_RETURN_IF_ERROR(custom_ops_->run(step.op, g, set_->values, memory.form, in_cubes, out_cubes));
+        RKNN_RETURN_IF_ERROR(custom_ops_->run(step.op, g, set_->values, memory.form, in_cubes, out_cubes,
+                                              callbacks ? &timing : nullptr));
     }
+    const Clock::time_point pack_start = Clock::now();
     for (int32_t t : pack_from_values) {
         const DeviceHome& home = memory.homes[static_cast<size_t>(t)];
         RKNN_RETURN_IF_ERROR(begin_cpu_write(home));
         RKNN_RETURN_IF_ERROR(pack_native(set_->values[static_cast<size_t>(t)], buffers_->host(home.buffer) + home.offset,
                                          home.bytes, memory.form, home.packed_row_pixels));
+    }
+    if (callbacks) {
+        timing.convert_in_ns += unpack_ns;
+        timing.convert_out_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - pack_start).count();
+        set_->custom_timing[static_cast<size_t>(step.op)] = timing;
     }
     return Status::ok();
 }

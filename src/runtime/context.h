@@ -263,6 +263,9 @@ private:
         // Of the last run in this plan (PERF_DETAIL, RKNN_LOG_LEVEL=4).
         std::vector<int64_t> step_us;
         std::vector<int64_t> step_npu_ns;  // driver-reported, per NPU step (-1: a CPU step)
+        // Per op: a custom op's conversions and callbacks, for their own rows
+        // in the table (all 0: not run in this plan yet, or the built-in kernel).
+        std::vector<CustomOps::Timing> custom_timing;
         // Table-driven conversions (fast_io.h), per input / output; empty
         // where the generic path applies.
         std::vector<std::vector<int8_t>> pixel_codes;

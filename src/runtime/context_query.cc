@@ -1,4 +1,5 @@
 // rknn_query and the per-layer performance table of a Context.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -187,6 +188,9 @@ std::string Context::memory_table() const {
 // RKNN_LOG_LEVEL >= 4 give every NPU op a segment of its own). NPU(us) is
 // the part the kernel driver reports as NPU time (on the mock: the emulated
 // tasks and the mock kernel's dispatch), the rest of Time(us) the runtime's.
+// A custom op that ran its callbacks gets an exDataConvert row before and
+// after it (its inputs into the callbacks' float32, its outputs back), and
+// its own row the callbacks' time, on the GPU for a GPU op.
 std::string Context::perf_table() const {
     std::vector<int64_t> op_us(set_->plan->graph.ops.size(), -1), op_npu_ns(set_->plan->graph.ops.size(), -1);
     for (size_t i = 0; i < set_->lowered->schedule.steps.size(); ++i) {
@@ -203,11 +207,32 @@ std::string Context::perf_table() const {
     text += line;
     int64_t total = 0;
     int id = 1;
+    // A custom op's conversions, as the vendor's exDataConvert rows: `us`
+    // of the step's time, for the op's inputs or outputs.
+    const auto convert_row = [&](const graph::Op& op, const std::vector<int32_t>& tensors, const char* side, int64_t us) {
+        std::snprintf(line, sizeof(line), "%-5d %-18s %-8s %-6s %-28s %-20s %10" PRId64 " %8s  %s\n", id++,
+                      "exDataConvert", "-", "CPU", shapes_of(set_->plan->graph, tensors).c_str(),
+                      shapes_of(set_->plan->graph, tensors).c_str(), us, "-", (op.name + " (" + side + ")").c_str());
+        text += line;
+    };
     for (int32_t op_index : set_->plan->order) {
         const graph::Op& op = set_->plan->graph.ops[static_cast<size_t>(op_index)];
         const npu::Placement& p = set_->plan->placements[static_cast<size_t>(op_index)];
         const char* target = p.target == npu::Target::kCpu ? "CPU" : "NPU";
-        const int64_t us = op_us[static_cast<size_t>(op_index)];
+        int64_t us = op_us[static_cast<size_t>(op_index)];
+        const CustomOps::Timing& timing = set_->custom_timing[static_cast<size_t>(op_index)];
+        int64_t out_us = -1;
+        if (us >= 0 && (timing.convert_in_ns > 0 || timing.callbacks_ns > 0)) {
+            // The step's time in three rows that add up to it: inputs in,
+            // callbacks, outputs back (with what the runtime did around them).
+            const int64_t in_us = std::min(us, timing.convert_in_ns / 1000);
+            const int64_t call_us = std::min(us - in_us, timing.callbacks_ns / 1000);
+            out_us = us - in_us - call_us;
+            convert_row(op, op.inputs, "inputs", in_us);
+            total += in_us;
+            us = call_us;
+            if (custom_ops_->runs_on_gpu(op_index)) target = "GPU";
+        }
         char time[32] = "-", npu[32] = "-";
         if (us >= 0) {
             std::snprintf(time, sizeof(time), "%" PRId64, us);
@@ -223,6 +248,10 @@ std::string Context::perf_table() const {
                       shapes_of(set_->plan->graph, op.inputs).c_str(), shapes_of(set_->plan->graph, op.outputs).c_str(), time, npu,
                       op.name.c_str());
         text += line;
+        if (out_us >= 0) {
+            convert_row(op, op.outputs, "outputs", out_us);
+            total += out_us;
+        }
     }
     std::snprintf(line, sizeof(line), "Total Operator Elapsed Per Frame Time(us): %" PRId64 "\n", total);
     text += line;

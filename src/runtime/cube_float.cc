@@ -1,9 +1,11 @@
 #include "runtime/cube_float.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
+#include "base/byte_transpose.h"
 #include "base/half.h"
 #include "base/parallel.h"
 #include "cpu/convert.h"
@@ -34,6 +36,77 @@ bool layout_of(const graph::Tensor& t, Layout* l) {
 // Channels per parallel_for grain: about 64 KiB of floats each.
 int64_t channel_grain(size_t plane) { return std::max<int64_t>(1, static_cast<int64_t>(16384 / std::max<size_t>(plane, 1))); }
 
+// int8 cubes move as blocks of 16 pixels x 16 channels (one surface's lanes),
+// transposed in registers (base/byte_transpose.h); a work unit is one
+// surface's run of kChunk pixels.
+constexpr size_t kLanes8 = 16;
+constexpr size_t kChunk = 512;
+
+struct Int8Units {
+    size_t surfaces, chunks;
+    explicit Int8Units(const Layout& l)
+        : surfaces((l.channels + kLanes8 - 1) / kLanes8), chunks((l.plane + kChunk - 1) / kChunk) {}
+    int64_t count() const { return static_cast<int64_t>(surfaces * chunks); }
+};
+
+void int8_cube_to_float32(const uint8_t* src, const Layout& l, int32_t zp, float scale, float* dst) {
+    const Int8Units units(l);
+    parallel_for(units.count(), 1, [&](int64_t begin, int64_t end) {
+        for (auto u = static_cast<size_t>(begin); u < static_cast<size_t>(end); ++u) {
+            const size_t s = u / units.chunks, first = (u % units.chunks) * kChunk;
+            const size_t last = std::min(l.plane, first + kChunk);
+            const size_t lanes = std::min(kLanes8, l.channels - s * kLanes8);
+            const uint8_t* surface = src + s * l.surface;
+            float* out = dst + s * kLanes8 * l.plane;
+            size_t p = first;
+            for (; p + 16 <= last; p += 16) {
+                Bytes16 rows[16];
+                std::memcpy(rows, surface + p * kAtomBytes, sizeof(rows));
+                transpose_16x16(rows);
+                for (size_t lane = 0; lane < lanes; ++lane) widen_16_to_float(rows[lane], zp, scale, out + lane * l.plane + p);
+            }
+            for (; p < last; ++p)
+                for (size_t lane = 0; lane < lanes; ++lane)
+                    out[lane * l.plane + p] =
+                        static_cast<float>(static_cast<int8_t>(surface[p * kAtomBytes + lane]) - zp) * scale;
+        }
+    });
+}
+
+void float32_to_int8_cube(const float* src, const Layout& l, double scale, double zp, uint8_t* dst) {
+    const Int8Units units(l);
+    parallel_for(units.count(), 1, [&](int64_t begin, int64_t end) {
+        alignas(16) int8_t codes[kLanes8][kChunk];
+        for (auto u = static_cast<size_t>(begin); u < static_cast<size_t>(end); ++u) {
+            const size_t s = u / units.chunks, first = (u % units.chunks) * kChunk;
+            const size_t n = std::min(l.plane, first + kChunk) - first;
+            const size_t lanes = std::min(kLanes8, l.channels - s * kLanes8);
+            for (size_t lane = 0; lane < kLanes8; ++lane) {
+                if (lane < lanes)
+                    cpu::quantize_int8(src + (s * kLanes8 + lane) * l.plane + first, static_cast<int64_t>(n), scale, zp,
+                                       codes[lane]);
+                else
+                    std::memset(codes[lane], 0, n);  // the padding lanes of the last surface
+            }
+            uint8_t* surface = dst + s * l.surface + first * kAtomBytes;
+            size_t q = 0;
+            for (; q + 16 <= n; q += 16) {
+                Bytes16 rows[16];
+                for (size_t lane = 0; lane < kLanes8; ++lane) std::memcpy(&rows[lane], &codes[lane][q], 16);
+                transpose_16x16(rows);
+                std::memcpy(surface + q * kAtomBytes, rows, sizeof(rows));
+            }
+            for (; q < n; ++q)
+                for (size_t lane = 0; lane < kLanes8; ++lane)
+                    surface[q * kAtomBytes + lane] = static_cast<uint8_t>(codes[lane][q]);
+        }
+    });
+}
+
+// The float path's products equal the double arithmetic's only while
+// code - zp stays an exact float (byte_transpose.h).
+bool int8_fast_path(const graph::Tensor& t) { return std::abs(t.quant.zero_point(0)) <= (1 << 20); }
+
 }  // namespace
 
 bool cube_converts_to_float32(const graph::Tensor& t, const NativeForm& form, uint32_t packed_row_pixels) {
@@ -49,6 +122,10 @@ Status cube_to_float32(const uint8_t* src, uint64_t src_bytes, const graph::Tens
     if (!cube_converts_to_float32(t, form, 0) || !layout_of(t, &l))
         return Status(StatusCode::kInternal, "tensor " + t.name + " has no cube this path converts");
     if (l.bytes > src_bytes) return Status(StatusCode::kInternal, "the cube of " + t.name + " is cut short");
+    if (t.dtype == graph::DType::kInt8 && l.lanes == kLanes8 && int8_fast_path(t)) {
+        int8_cube_to_float32(src, l, t.quant.zero_point(0), t.quant.scale(0), dst);
+        return Status::ok();
+    }
     float table[256];
     if (t.dtype == graph::DType::kInt8) {  // the arithmetic of cpu::to_float32_into
         for (int code = -128; code < 128; ++code)
@@ -79,6 +156,10 @@ Status float32_to_cube(const float* src, const graph::Tensor& t, const NativeFor
     if (!cube_converts_to_float32(t, form, 0) || !layout_of(t, &l))
         return Status(StatusCode::kInternal, "tensor " + t.name + " has no cube this path converts");
     if (l.bytes > dst_bytes) return Status(StatusCode::kInternal, "the cube of " + t.name + " exceeds its home");
+    if (t.dtype == graph::DType::kInt8 && l.lanes == kLanes8) {
+        float32_to_int8_cube(src, l, t.quant.scale(0), t.quant.zero_point(0), dst);
+        return Status::ok();
+    }
     // Padding lanes: those of the last surface, when the channels do not fill it.
     if (l.channels % l.lanes != 0) std::memset(dst + l.bytes - l.surface, 0, static_cast<size_t>(l.surface));
     const bool int8 = t.dtype == graph::DType::kInt8;

@@ -2,7 +2,6 @@
 
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 #include "base/log.h"
 
@@ -15,6 +14,7 @@ namespace rknn::runtime {
 namespace {
 
 constexpr uint64_t kMaxSourceBytes = 64ull << 20;  // far above any real kernel; a bad size is caught early
+constexpr size_t kMaxPath = 4096;
 
 // The op's OpenCL C text: cl_kernel_source itself, or the file it names.
 StatusOr<std::string> kernel_source(const rknn_custom_op& op) {
@@ -26,15 +26,23 @@ StatusOr<std::string> kernel_source(const rknn_custom_op& op) {
                           "cl_source_size " + std::to_string(op.cl_source_size) + " is over 64 MiB");
         return std::string(op.cl_kernel_source, static_cast<size_t>(op.cl_source_size));
     }
-    const std::string path(op.cl_kernel_source, strnlen(op.cl_kernel_source, 4096));
+    const size_t length = strnlen(op.cl_kernel_source, kMaxPath);
+    if (length == kMaxPath)
+        return Status(StatusCode::kInvalidArgument,
+                      "cl_kernel_source (a path, as cl_source_size is 0) has no NUL in its first 4096 bytes");
+    const std::string path(op.cl_kernel_source, length);
     std::ifstream file(path, std::ios::binary);
     if (!file) return Status(StatusCode::kInvalidArgument, "OpenCL kernel file not found: " + path);
-    std::ostringstream text;
-    text << file.rdbuf();
-    if (!file.good() && !file.eof())
-        return Status(StatusCode::kInvalidArgument, "OpenCL kernel file " + path + " does not read");
-    if (text.str().empty()) return Status(StatusCode::kInvalidArgument, "OpenCL kernel file " + path + " is empty");
-    return text.str();
+    std::string text;
+    char chunk[65536];
+    while (file.read(chunk, sizeof(chunk)) || file.gcount() > 0) {
+        text.append(chunk, static_cast<size_t>(file.gcount()));
+        if (text.size() > kMaxSourceBytes)
+            return Status(StatusCode::kInvalidArgument, "OpenCL kernel file " + path + " is over 64 MiB");
+    }
+    if (file.bad()) return Status(StatusCode::kInvalidArgument, "OpenCL kernel file " + path + " does not read");
+    if (text.empty()) return Status(StatusCode::kInvalidArgument, "OpenCL kernel file " + path + " is empty");
+    return text;
 }
 
 }  // namespace
@@ -54,10 +62,14 @@ public:
 };
 
 struct GpuNode::State {
+    struct Range {
+        uint64_t offset, bytes;
+    };
     std::shared_ptr<GpuProgram> program;
     gpu::ClRef<cl_kernel> kernel;
-    gpu::ClRef<cl_mem> mirror;  // null where the device imports dma-bufs
+    gpu::ClRef<cl_mem> mirror;  // null where the op imports the dma-buf
     uint64_t mirror_bytes = 0;
+    std::vector<Range> inputs, outputs;  // as bind saw them: a callback may rewrite the descriptors
 };
 
 StatusOr<std::shared_ptr<GpuDevice>> open_gpu_device() {
@@ -97,10 +109,20 @@ void GpuNode::fill(rknn_gpu_op_context* gpu_ctx) const {
     gpu_ctx->cl_kernel = state_->kernel.get();
 }
 
-Status GpuNode::bind(uint64_t bytes, std::vector<rknn_custom_op_tensor>& inputs,
+Status GpuNode::bind(uint64_t bytes, bool dma_buf, std::vector<rknn_custom_op_tensor>& inputs,
                      std::vector<rknn_custom_op_tensor>& outputs) {
     const gpu::OpenClDevice& cl = *state_->program->device->cl;
-    if (cl.imports_dma_buf()) return Status::ok();  // the op imports mem.fd itself
+    const auto ranges = [](const std::vector<rknn_custom_op_tensor>& tensors) {
+        std::vector<State::Range> r;
+        for (const rknn_custom_op_tensor& t : tensors) r.push_back({static_cast<uint64_t>(t.mem.offset), t.mem.size});
+        return r;
+    };
+    state_->inputs = ranges(inputs);
+    state_->outputs = ranges(outputs);
+    if (cl.imports_dma_buf() && dma_buf) {  // the op imports mem.fd itself
+        state_->mirror.reset();
+        return Status::ok();
+    }
     if (state_->mirror == nullptr || state_->mirror_bytes < bytes) {
         state_->mirror.reset();
         RKNN_ASSIGN_OR_RETURN(state_->mirror, cl.create_buffer(bytes));
@@ -111,21 +133,21 @@ Status GpuNode::bind(uint64_t bytes, std::vector<rknn_custom_op_tensor>& inputs,
     return Status::ok();
 }
 
-Status GpuNode::upload(const uint8_t* base, const std::vector<rknn_custom_op_tensor>& tensors) const {
+bool GpuNode::imports() const { return state_->mirror == nullptr; }
+
+Status GpuNode::upload(const uint8_t* base) const {
     if (state_->mirror == nullptr) return Status::ok();
     const gpu::OpenClDevice& cl = *state_->program->device->cl;
-    for (const rknn_custom_op_tensor& t : tensors)
-        RKNN_RETURN_IF_ERROR(cl.write(state_->mirror.get(), static_cast<uint64_t>(t.mem.offset), t.attr.size,
-                                      base + t.mem.offset));
+    for (const State::Range& r : state_->inputs)
+        RKNN_RETURN_IF_ERROR(cl.write(state_->mirror.get(), r.offset, r.bytes, base + r.offset));
     return Status::ok();
 }
 
-Status GpuNode::download(uint8_t* base, const std::vector<rknn_custom_op_tensor>& tensors) const {
+Status GpuNode::download(uint8_t* base) const {
     if (state_->mirror == nullptr) return Status::ok();
     const gpu::OpenClDevice& cl = *state_->program->device->cl;
-    for (const rknn_custom_op_tensor& t : tensors)
-        RKNN_RETURN_IF_ERROR(cl.read(state_->mirror.get(), static_cast<uint64_t>(t.mem.offset), t.attr.size,
-                                     base + t.mem.offset));
+    for (const State::Range& r : state_->outputs)
+        RKNN_RETURN_IF_ERROR(cl.read(state_->mirror.get(), r.offset, r.bytes, base + r.offset));
     return Status::ok();
 }
 
@@ -153,11 +175,12 @@ GpuNode::GpuNode(std::unique_ptr<State> state) : state_(std::move(state)) {}
 GpuNode::~GpuNode() = default;
 StatusOr<std::unique_ptr<GpuNode>> GpuNode::create(std::shared_ptr<GpuProgram>) { return no_opencl(); }
 void GpuNode::fill(rknn_gpu_op_context*) const {}
-Status GpuNode::bind(uint64_t, std::vector<rknn_custom_op_tensor>&, std::vector<rknn_custom_op_tensor>&) {
+Status GpuNode::bind(uint64_t, bool, std::vector<rknn_custom_op_tensor>&, std::vector<rknn_custom_op_tensor>&) {
     return no_opencl();
 }
-Status GpuNode::upload(const uint8_t*, const std::vector<rknn_custom_op_tensor>&) const { return no_opencl(); }
-Status GpuNode::download(uint8_t*, const std::vector<rknn_custom_op_tensor>&) const { return no_opencl(); }
+bool GpuNode::imports() const { return false; }
+Status GpuNode::upload(const uint8_t*) const { return no_opencl(); }
+Status GpuNode::download(uint8_t*) const { return no_opencl(); }
 
 #endif
 

@@ -48,12 +48,18 @@ public:
     // The runtime's cl_context, queue and this node's kernel.
     void fill(rknn_gpu_op_context* gpu_ctx) const;
     // Points the tensors' mem.priv_data at the mirror of the `bytes` the
-    // staging holds (made or grown here), where the device needs one.
-    Status bind(uint64_t bytes, std::vector<rknn_custom_op_tensor>& inputs, std::vector<rknn_custom_op_tensor>& outputs);
-    // Copies the tensors' bytes from the staging at `base` to the mirror
-    // (upload) or back (download); nothing without a mirror.
-    Status upload(const uint8_t* base, const std::vector<rknn_custom_op_tensor>& tensors) const;
-    Status download(uint8_t* base, const std::vector<rknn_custom_op_tensor>& tensors) const;
+    // staging holds (made or grown here), unless the op can import the
+    // staging itself: the device has cl_arm_import_memory and `dma_buf`
+    // (the tensors' fd is one). Remembers where each tensor is, as the
+    // runtime described them, for the copies.
+    Status bind(uint64_t bytes, bool dma_buf, std::vector<rknn_custom_op_tensor>& inputs,
+                std::vector<rknn_custom_op_tensor>& outputs);
+    // Whether the op imports the staging's dma-buf (no mirror).
+    bool imports() const;
+    // Copies the inputs from the staging at `base` to the mirror (upload),
+    // or the outputs back (download); nothing without a mirror.
+    Status upload(const uint8_t* base) const;
+    Status download(uint8_t* base) const;
 
     struct State;
 

@@ -1,6 +1,7 @@
 #include "runtime/custom_ops.h"
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstring>
 #include <map>
@@ -176,6 +177,12 @@ bool CustomOps::runs_callbacks(int32_t op) const {
     return node.registered && !node.builtin;
 }
 
+bool CustomOps::runs_on_gpu(int32_t op) const {
+    if (!runs_callbacks(op)) return false;
+    const Node& node = *nodes_[static_cast<size_t>(node_of_op_[static_cast<size_t>(op)])];
+    return node.gpu != nullptr && node.cpu_fallback == nullptr;
+}
+
 bool CustomOps::read_only_by(int32_t t, int32_t op) const {
     if (t < 0 || static_cast<size_t>(t) >= readers_.size() || graph_output_[static_cast<size_t>(t)]) return false;
     for (int32_t reader : readers_[static_cast<size_t>(t)])
@@ -290,6 +297,7 @@ Status CustomOps::register_ops(const rknn_custom_op* ops, uint32_t count, const 
     // error.
     std::vector<std::shared_ptr<GpuProgram>> programs(count);
     std::vector<bool> gpu_on_cpu(count, false);
+    std::vector<std::string> no_gpu(count);  // why a GPU op runs on the CPU kernel
     for (uint32_t i = 0; i < count; ++i) {
         if (target_of(ops[i]) != RKNN_TARGET_TYPE_GPU) continue;
         const std::string named = "op[" + std::to_string(i) + "] (\"" + ops[i].op_type + "\")";
@@ -299,8 +307,7 @@ Status CustomOps::register_ops(const rknn_custom_op* ops, uint32_t count, const 
                 if (builtin_type(ops[i].op_type) == graph::OpType::kUnknown)
                     return Status(device.status().code(), named + ": the GPU op cannot register: " +
                                                               device.status().message());
-                RKNN_LOGW("%s: OpenCL is not available (%s); the runtime's CPU kernel of %s runs instead",
-                          named.c_str(), device.status().message().c_str(), ops[i].op_type);
+                no_gpu[i] = device.status().message();
                 gpu_on_cpu[i] = true;
                 continue;
             }
@@ -327,6 +334,7 @@ Status CustomOps::register_ops(const rknn_custom_op* ops, uint32_t count, const 
                 undo->builtin = false;
                 undo->gpu.reset();
                 undo->cpu_fallback.reset();
+                undo->cpu_fallback_graph.reset();
             }
         }
     } rollback{this, &done};
@@ -346,6 +354,11 @@ Status CustomOps::register_ops(const rknn_custom_op* ops, uint32_t count, const 
             node->from_plugin = from_plugin;
             node->gpu.reset();
             node->cpu_fallback.reset();
+            node->cpu_fallback_graph.reset();
+            node->builtin = false;
+            node->builtin_executor.reset();
+            node->builtin_graph.reset();
+            node->builtin_source = nullptr;
             done.push_back(node.get());
             if (gpu_on_cpu[i]) {  // no init or destroy: the op's callbacks expect an OpenCL context
                 RKNN_RETURN_IF_ERROR(describe_tensors(*node, g));
@@ -359,6 +372,10 @@ Status CustomOps::register_ops(const rknn_custom_op* ops, uint32_t count, const 
         }
     }
     rollback.armed = false;
+    for (uint32_t i = 0; i < count; ++i)
+        if (gpu_on_cpu[i])
+            RKNN_LOGW("op[%u] (\"%s\"): OpenCL is not available (%s); the runtime's CPU kernel of %s runs instead", i,
+                      ops[i].op_type, no_gpu[i].c_str(), ops[i].op_type);
     for (uint32_t i = 0; i < count; ++i)
         RKNN_LOG_AT(3, "custom op type \"%s\" registered (%s)", ops[i].op_type,
                     gpu_on_cpu[i] ? "GPU op, on the CPU kernel"
@@ -449,7 +466,9 @@ Status CustomOps::describe_tensors(Node& node, const graph::Graph& g) {
             tensor.mem.flags = RKNN_TENSOR_MEMORY_FLAGS_ALLOC_INSIDE;
         }
     }
-    if (node.gpu != nullptr) RKNN_RETURN_IF_ERROR(node.gpu->bind(bytes, node.inputs, node.outputs));
+    if (node.gpu != nullptr)
+        RKNN_RETURN_IF_ERROR(node.gpu->bind(bytes, node.staging != nullptr && node.staging->fd() >= 0, node.inputs,
+                                            node.outputs));
     return Status::ok();
 }
 
@@ -470,6 +489,7 @@ Status CustomOps::make_cpu_fallback(Node& node, const graph::Graph& g) {
             graph::Tensor seen = g.tensors[static_cast<size_t>(t)];
             seen.dtype = callback_dtype(seen);
             seen.quant = graph::QuantParams();
+            seen.buffer = -1;  // a constant input's value is in the staging too
             t = fallback->add_tensor(seen);
         }
     fallback->inputs = op.inputs;
@@ -495,8 +515,8 @@ Status CustomOps::run_cpu_fallback(Node& node) {
         const int32_t t = op.outputs[i];
         if (t < 0) continue;
         const cpu::HostTensor& value = values[static_cast<size_t>(t)];
-        const rknn_custom_op_tensor& seen = node.outputs[i];
-        if (value.byte_size() != seen.attr.size)
+        const graph::Tensor& seen = fg.tensors[static_cast<size_t>(t)];
+        if (value.dtype() != seen.dtype || value.shape() != seen.shape)
             return Status(StatusCode::kInternal, "custom op \"" + node.name + "\": the CPU kernel's output " +
                                                      std::to_string(i) + " is not of the declared size");
         std::memcpy(node.base + node.offsets[op.inputs.size() + i], value.raw(), value.byte_size());
@@ -532,7 +552,13 @@ Status CustomOps::run_builtin(Node& node, const graph::Graph& g, std::vector<cpu
 }
 
 Status CustomOps::run(int32_t op_index, const graph::Graph& g, std::vector<cpu::HostTensor>& values,
-                      const NativeForm& form, const std::vector<Cube>& in_cubes, const std::vector<Cube>& out_cubes) {
+                      const NativeForm& form, const std::vector<Cube>& in_cubes, const std::vector<Cube>& out_cubes,
+                      Timing* timing) {
+    using Clock = std::chrono::steady_clock;
+    const auto since = [](Clock::time_point start) {
+        return static_cast<int64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+    };
+    Clock::time_point phase = Clock::now();
     if (!is_custom(op_index)) return Status(StatusCode::kInternal, "op " + std::to_string(op_index) + " is not a custom op");
     Node& node = *nodes_[static_cast<size_t>(node_of_op_[static_cast<size_t>(op_index)])];
     // Built only for an error: the run itself formats nothing.
@@ -599,19 +625,35 @@ Status CustomOps::run(int32_t op_index, const graph::Graph& g, std::vector<cpu::
         if (rc != 0) return Status(StatusCode::kInternal, named() + ": " + what + " returned " + std::to_string(rc));
         return Status::ok();
     };
+    if (timing != nullptr) {
+        timing->convert_in_ns = since(phase);
+        phase = Clock::now();
+    }
     if (node.cpu_fallback == nullptr) {
-        Status status = node.gpu != nullptr ? node.gpu->upload(base, node.inputs) : Status::ok();
+        // A GPU op that imports the staging's dma-buf reads what the CPU
+        // wrote only after a flush, and the CPU reads its results after an
+        // invalidate (runtime-spec 7.5); with a mirror the copies do it.
+        const bool imports = node.gpu != nullptr && node.gpu->imports() && node.staging != nullptr;
+        Status status = Status::ok();
+        if (node.gpu != nullptr) status = imports ? node.staging->sync(driver::SyncDirection::kToDevice) : node.gpu->upload(base);
         if (status.is_ok()) status = call(node.callbacks.prepare, "prepare");
         if (status.is_ok()) status = call(node.callbacks.compute, "compute");
-        if (status.is_ok() && node.gpu != nullptr) status = node.gpu->download(base, node.outputs);
+        if (status.is_ok() && node.gpu != nullptr)
+            status = imports ? node.staging->sync(driver::SyncDirection::kFromDevice) : node.gpu->download(base);
         if (!status.is_ok()) {
             if (node.gpu == nullptr || builtin_type(node.type) == graph::OpType::kUnknown) return status;
-            RKNN_LOGW("%s: runs on the GPU failed (%s); it falls back to the runtime's CPU kernel from now on",
-                      named().c_str(), status.message().c_str());
-            RKNN_RETURN_IF_ERROR(make_cpu_fallback(node, g));
+            const Status fallback = make_cpu_fallback(node, g);
+            if (!fallback.is_ok())
+                return Status(status.code(), status.message() + "; the CPU kernel cannot stand in: " + fallback.message());
+            RKNN_LOGW("%s: runs on the GPU failed (%s); the runtime's CPU kernel runs it from now on", named().c_str(),
+                      status.message().c_str());
         }
     }
     if (node.cpu_fallback != nullptr) RKNN_RETURN_IF_ERROR(run_cpu_fallback(node));
+    if (timing != nullptr) {
+        timing->callbacks_ns = since(phase);
+        phase = Clock::now();
+    }
     for (size_t i = 0; i < op.outputs.size(); ++i) {
         const int32_t t = op.outputs[i];
         if (t < 0) continue;
@@ -635,6 +677,7 @@ Status CustomOps::run(int32_t op_index, const graph::Graph& g, std::vector<cpu::
             std::memcpy(value.raw(), src, value.byte_size());
         }
     }
+    if (timing != nullptr) timing->convert_out_ns = since(phase);
     return Status::ok();
 }
 

@@ -53,6 +53,12 @@ public:
     Status register_ops(const rknn_custom_op* ops, uint32_t count, const graph::Graph& g, bool from_plugin = false);
     // kFailedPrecondition naming the model's custom op types nobody registered.
     Status check_all_registered() const;
+    // Where one run of a custom op spent its time (ns): its inputs into the
+    // callbacks' form, the callbacks (or the CPU kernel standing in for
+    // them), and its outputs back.
+    struct Timing {
+        int64_t convert_in_ns = 0, callbacks_ns = 0, convert_out_ns = 0;
+    };
     // A device cube an input is read from, or an output written to, directly
     // (cube_float.h) instead of through `values`; null data: none.
     struct Cube {
@@ -66,7 +72,10 @@ public:
     // empty or one per input / output.
     Status run(int32_t op, const graph::Graph& g, std::vector<cpu::HostTensor>& values,
                const NativeForm& form = NativeForm(), const std::vector<Cube>& in_cubes = {},
-               const std::vector<Cube>& out_cubes = {});
+               const std::vector<Cube>& out_cubes = {}, Timing* timing = nullptr);
+    // Whether op `op`'s callbacks run a GPU kernel now (registered for the
+    // GPU, with OpenCL, and not fallen back to the CPU).
+    bool runs_on_gpu(int32_t op) const;
     // Whether op `op` runs registered callbacks (not the built-in kernel an
     // init asked for), so that its tensors may come and go as cubes.
     bool runs_callbacks(int32_t op) const;

@@ -20,11 +20,11 @@ namespace {
 using rknn::cpu::HostTensor;
 using rknn::graph::DType;
 
-rknn::graph::Tensor cube_tensor(DType dtype, int channels) {
+rknn::graph::Tensor cube_tensor(DType dtype, int channels, int h = 5, int w = 7) {
     rknn::graph::Tensor t;
     t.name = "t";
     t.dtype = dtype;
-    t.shape = {1, channels, 5, 7};
+    t.shape = {1, channels, h, w};
     if (dtype == DType::kInt8) {
         t.quant.scales = {0.0371f};
         t.quant.zero_points = {-9};
@@ -47,12 +47,13 @@ std::vector<float> test_floats(size_t n, uint32_t seed, float scale) {
     return v;
 }
 
-void expect_two_step_results(DType dtype, int channels) {
-    SCOPED_TRACE(std::string(dtype == DType::kInt8 ? "int8, " : "float16, ") + std::to_string(channels) + " channels");
+void expect_two_step_results(DType dtype, int channels, int h = 5, int w = 7) {
+    SCOPED_TRACE(std::string(dtype == DType::kInt8 ? "int8, " : "float16, ") + std::to_string(channels) + " channels, " +
+                 std::to_string(h) + "x" + std::to_string(w));
     const rknn::runtime::NativeForm form;
-    const rknn::graph::Tensor t = cube_tensor(dtype, channels);
+    const rknn::graph::Tensor t = cube_tensor(dtype, channels, h, w);
     ASSERT_TRUE(rknn::runtime::cube_converts_to_float32(t, form, 0));
-    const size_t n = static_cast<size_t>(channels) * 5 * 7;
+    const size_t n = static_cast<size_t>(channels) * static_cast<size_t>(h * w);
     const uint64_t bytes = rknn::runtime::native_cube_bytes(t, form);
     const std::vector<float> floats = test_floats(n, static_cast<uint32_t>(channels), 0.0371f);
 
@@ -69,7 +70,7 @@ void expect_two_step_results(DType dtype, int channels) {
 
     // cube -> float32, with garbage in the padding lanes (nothing reads them)
     std::vector<uint8_t> cube = expected;
-    const size_t element = dtype == DType::kInt8 ? 1 : 2, lanes = 16 / element, pixels = 5 * 7;
+    const size_t element = dtype == DType::kInt8 ? 1 : 2, lanes = 16 / element, pixels = static_cast<size_t>(h * w);
     for (size_t atom = 0; atom < cube.size() / 16; ++atom)
         for (size_t lane = 0; lane < lanes; ++lane)
             if ((atom / pixels) * lanes + lane >= static_cast<size_t>(channels))
@@ -92,6 +93,10 @@ void expect_two_step_results(DType dtype, int channels) {
 TEST(CubeFloat, GivesTheTwoStepPathsBytesAndValues) {
     for (int channels : {1, 8, 9, 16, 17, 40})
         for (DType dtype : {DType::kInt8, DType::kFloat16}) expect_two_step_results(dtype, channels);
+    // Planes of several work units (512 pixels) with a tail, and exact blocks of 16.
+    expect_two_step_results(DType::kInt8, 33, 23, 29);
+    expect_two_step_results(DType::kInt8, 16, 32, 32);
+    expect_two_step_results(DType::kFloat16, 12, 23, 29);
 }
 
 TEST(CubeFloat, DeclinesWhatItDoesNotConvert) {

@@ -13,11 +13,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "base/log.h"
 #include "graph/graph.h"
+#include "graph/tensor.h"
 #include "rknn_api.h"
 #include "rknn_custom_op.h"
 #include "runtime/contract_models.h"
@@ -124,6 +126,26 @@ graph::Graph with_argmax(bool custom) {
     return g;
 }
 
+// conv_pool_model's output plus a constant of its shape, by a custom op of
+// type Add writing float32: a GPU op with a constant input.
+graph::Graph with_add_of_constant(std::vector<float>* constant) {
+    graph::Graph g = rknn::testing::conv_pool_model();
+    const int32_t pooled = g.outputs[0];
+    graph::Tensor sum = g.tensors[static_cast<size_t>(pooled)];
+    sum.name = "sum";
+    sum.dtype = graph::DType::kFloat32;
+    sum.quant = graph::QuantParams();
+    constant->resize(static_cast<size_t>(graph::num_elements(sum.shape)));
+    for (size_t i = 0; i < constant->size(); ++i) (*constant)[i] = 0.25f * static_cast<float>(i % 7) - 0.5f;
+    const int32_t c = g.add_constant("addend", graph::DType::kFloat32, sum.shape,
+                                     graph::Buffer::copy_of(constant->data(), constant->size() * sizeof(float)));
+    const int32_t t = g.add_tensor(sum);
+    g.add_op({graph::OpType::kCustom, "add", "Add", {pooled, c}, {t}, {}});
+    g.outputs = {t};
+    g.custom_ops.push_back({"Add", {}});
+    return g;
+}
+
 bool have_opencl_platform() {
     cl_uint count = 0;
     return clGetPlatformIDs(0, nullptr, &count) == CL_SUCCESS && count > 0;
@@ -139,7 +161,9 @@ protected:
         ASSERT_EQ(init_graph(with_argmax(false), kQuiet, &builtin_), RKNN_SUCC);
         expected_ = run_pixels(builtin_, 9, false);
         ASSERT_EQ(expected_.size(), 4u * 4u * 8u);  // [1, 1, 4, 4] int64
-        ASSERT_EQ(init_graph(with_argmax(true), RKNN_FLAG_EXECUTE_FALLBACK_PRIOR_DEVICE_GPU | kQuiet, &ctx_), RKNN_SUCC);
+        ASSERT_EQ(init_graph(with_argmax(true), RKNN_FLAG_EXECUTE_FALLBACK_PRIOR_DEVICE_GPU | RKNN_FLAG_COLLECT_PERF_MASK | kQuiet,
+                             &ctx_),
+                  RKNN_SUCC);
     }
     void TearDown() override {
         for (rknn_context c : {ctx_, builtin_}) {
@@ -152,6 +176,18 @@ protected:
         for (const std::string& line : seen.log)
             if (line.find(text) != std::string::npos) return true;
         return false;
+    }
+    // The Target column of the ArgMax custom op's row in the per-layer table.
+    std::string argmax_target() const {
+        rknn_perf_detail detail{};
+        if (rknn_query(ctx_, RKNN_QUERY_PERF_DETAIL, &detail, sizeof(detail)) != RKNN_SUCC) return "";
+        std::istringstream lines(detail.perf_data);
+        for (std::string line; std::getline(lines, line);) {
+            char op[64], dtype[16], target[8];
+            if (std::sscanf(line.c_str(), "%*d %63s %15s %7s", op, dtype, target) == 3 && std::string(op) == "ArgMax")
+                return target;
+        }
+        return "";
     }
     rknn_context builtin_ = 0, ctx_ = 0;
     std::vector<uint8_t> expected_;
@@ -166,6 +202,7 @@ TEST_F(CustomGpuOps, KernelRunsOnTheRuntimesQueueAndBuffers) {
     EXPECT_EQ(seen.computes, 2);
     EXPECT_TRUE(seen.compute_had_buffers);
     EXPECT_NE(run_pixels(ctx_, 4, false), expected_) << "another image gives another mask (the output is live)";
+    EXPECT_EQ(argmax_target(), "GPU");
 }
 
 TEST_F(CustomGpuOps, SourceFromAFile) {
@@ -220,6 +257,31 @@ TEST_F(CustomGpuOps, FailingComputeFallsBackToTheCpuKernel) {
     EXPECT_TRUE(logged("compute returned -7"));
     EXPECT_EQ(run_pixels(ctx_, 9, false), expected_);
     EXPECT_EQ(seen.computes, 1) << "later runs stay on the CPU";
+    EXPECT_EQ(argmax_target(), "CPU");
+}
+
+// The stand-in reads a constant input from the staging as the callbacks would.
+TEST_F(CustomGpuOps, FallbackTakesConstantInputs) {
+    rknn_context plain = 0, add = 0;
+    ASSERT_EQ(init_graph(rknn::testing::conv_pool_model(), kQuiet, &plain), RKNN_SUCC);
+    std::vector<uint8_t> pooled_bytes = run_pixels(plain, 5, true);
+    ASSERT_EQ(rknn_destroy(plain), RKNN_SUCC);
+    std::vector<float> constant;
+    ASSERT_EQ(init_graph(with_add_of_constant(&constant), kQuiet, &add), RKNN_SUCC);
+    rknn_custom_op op = gpu_op();
+    std::snprintf(op.op_type, sizeof(op.op_type), "Add");
+    op.init = nullptr;
+    ASSERT_EQ(rknn_register_custom_ops(add, &op, 1), RKNN_SUCC);
+    seen.compute_result = -3;
+    const std::vector<uint8_t> sum_bytes = run_pixels(add, 5, false);
+    ASSERT_EQ(sum_bytes.size(), constant.size() * sizeof(float));
+    ASSERT_EQ(pooled_bytes.size(), sum_bytes.size());
+    std::vector<float> pooled(constant.size()), sum(constant.size());
+    std::memcpy(pooled.data(), pooled_bytes.data(), pooled_bytes.size());
+    std::memcpy(sum.data(), sum_bytes.data(), sum_bytes.size());
+    for (size_t i = 0; i < sum.size(); ++i) ASSERT_EQ(sum[i], pooled[i] + constant[i]) << i;
+    EXPECT_TRUE(logged("runs on the GPU failed"));
+    EXPECT_EQ(rknn_destroy(add), RKNN_SUCC);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -189,6 +190,36 @@ TEST_F(CustomOps, CpuSigmoidDemoFlowGivesTheReference) {
     ASSERT_EQ(after.size(), before.size());
     for (size_t i = 0; i < after.size(); ++i) ASSERT_EQ(after[i], 1.0f / (1.0f + std::exp(-before[i]))) << i;
     EXPECT_EQ(seen.computes, 1);
+    EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+}
+
+// The per-layer table gives the op's conversions rows of their own, around
+// the callbacks' row, and the rows add up to the total.
+TEST_F(CustomOps, PerfDetailShowsTheConversionsApart) {
+    rknn_context ctx = 0;
+    ASSERT_EQ(init_graph(with_custom("cstSigmoid", true), kQuiet | RKNN_FLAG_COLLECT_PERF_MASK, &ctx), RKNN_SUCC);
+    rknn_custom_op op = cpu_op("cstSigmoid", sigmoid_compute);
+    ASSERT_EQ(rknn_register_custom_ops(ctx, &op, 1), RKNN_SUCC);
+    ASSERT_FALSE(run_pixels(ctx, 5, false).empty());
+    rknn_perf_detail detail{};
+    ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_PERF_DETAIL, &detail, sizeof(detail)), RKNN_SUCC);
+    const std::string text = detail.perf_data;
+    const size_t in = text.find("custom_node (inputs)"), call = text.find("cstSigmoid"),
+                 out = text.find("custom_node (outputs)");
+    ASSERT_NE(in, std::string::npos) << text;
+    ASSERT_NE(out, std::string::npos) << text;
+    EXPECT_LT(in, call);
+    EXPECT_LT(call, out);
+    EXPECT_NE(text.rfind("exDataConvert", in), std::string::npos);
+    long sum = 0, total = -1;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+        char type[64], dtype[16], target[8], ins[64], outs[64];
+        long us = 0;
+        if (std::sscanf(line.c_str(), "%*d %63s %15s %7s %63s %63s %ld", type, dtype, target, ins, outs, &us) == 6) sum += us;
+        std::sscanf(line.c_str(), "Total Operator Elapsed Per Frame Time(us): %ld", &total);
+    }
+    EXPECT_EQ(sum, total) << text;
     EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
 }
 
