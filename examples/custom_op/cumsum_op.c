@@ -26,8 +26,8 @@ static int64_t int_attr(rknn_custom_op_context* op_ctx, const char* name, int64_
 static int axis_of(const rknn_custom_op_tensor* axis, uint32_t rank) {
     const char* data = (const char*)axis->mem.virt_addr + axis->mem.offset;
     int64_t value;
-    if (axis->attr.n_elems != 1) return -1;
-    if (axis->attr.type == RKNN_TENSOR_INT64) {
+    if (axis->attr.n_elems != 1 || axis->mem.virt_addr == NULL || axis->mem.size < sizeof(int32_t)) return -1;
+    if (axis->attr.type == RKNN_TENSOR_INT64 && axis->mem.size >= sizeof(value)) {
         memcpy(&value, data, sizeof(value));
     } else if (axis->attr.type == RKNN_TENSOR_INT32) {
         int32_t narrow;
@@ -52,11 +52,18 @@ static int cumsum_compute(rknn_custom_op_context* op_ctx, rknn_custom_op_tensor*
     if (n_inputs != 2 || n_outputs != 1 || shape->type != RKNN_TENSOR_FLOAT32 ||
         outputs[0].attr.type != RKNN_TENSOR_FLOAT32 || outputs[0].attr.n_elems != shape->n_elems)
         return -1;
+    /* The runtime describes its tensors truthfully; a plugin still checks
+       what it indexes with, as any host could call it. */
+    if (shape->n_dims == 0 || shape->n_dims > RKNN_MAX_DIMS) return -1;
     axis = axis_of(&inputs[1], shape->n_dims);
     if (axis < 0) return -1;
     for (d = 0; d < (uint32_t)axis; ++d) outer *= shape->dims[d];
     length = shape->dims[axis];
     for (d = (uint32_t)axis + 1; d < shape->n_dims; ++d) inner *= shape->dims[d];
+    if (outer * length * inner != shape->n_elems || inputs[0].mem.virt_addr == NULL ||
+        outputs[0].mem.virt_addr == NULL || inputs[0].mem.size < shape->n_elems * sizeof(float) ||
+        outputs[0].mem.size < shape->n_elems * sizeof(float))
+        return -1;
     in = (const float*)((const char*)inputs[0].mem.virt_addr + inputs[0].mem.offset);
     out = (float*)((char*)outputs[0].mem.virt_addr + outputs[0].mem.offset);
     for (o = 0; o < outer; ++o) {

@@ -53,6 +53,27 @@ std::vector<Detection> decode_yolov5(const std::vector<HeadOutput>& heads, int c
     return boxes;
 }
 
+std::vector<Detection> decode_yolox(const std::vector<HeadOutput>& heads, int classes, float score_threshold) {
+    std::vector<Detection> boxes;
+    for (const HeadOutput& head : heads) {
+        const size_t plane = static_cast<size_t>(head.grid_h) * head.grid_w;
+        for (int y = 0; y < head.grid_h; ++y)
+            for (int x = 0; x < head.grid_w; ++x) {
+                const float* cell = head.data + static_cast<size_t>(y) * head.grid_w + x;
+                int best = 0;
+                for (int c = 1; c < classes; ++c)
+                    if (cell[(5 + c) * plane] > cell[(5 + best) * plane]) best = c;
+                const float score = cell[4 * plane] * cell[(5 + best) * plane];
+                if (score < score_threshold) continue;
+                const float cx = (cell[0] + static_cast<float>(x)) * head.stride;
+                const float cy = (cell[plane] + static_cast<float>(y)) * head.stride;
+                const float w = std::exp(cell[2 * plane]) * head.stride, h = std::exp(cell[3 * plane]) * head.stride;
+                boxes.push_back({cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2, score, best});
+            }
+    }
+    return boxes;
+}
+
 std::vector<Detection> non_max_suppression(std::vector<Detection> boxes, float iou_threshold) {
     std::stable_sort(boxes.begin(), boxes.end(), [](const Detection& a, const Detection& b) { return a.score > b.score; });
     std::vector<Detection> kept;

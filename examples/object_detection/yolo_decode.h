@@ -1,6 +1,6 @@
-// YOLOv5 post-processing for the detection demo: the three raw heads
-// (3 anchors x (4 box + 1 objectness + classes) channels each, strides 8,
-// 16 and 32) decoded to boxes, then per-class non-maximum suppression.
+// YOLO post-processing for the detection demos: heads decoded to boxes
+// (YOLOv5's anchors, or YOLOX's anchor-free cells), then per-class
+// non-maximum suppression.
 #pragma once
 
 #include <vector>
@@ -14,12 +14,15 @@ struct Detection {
 };
 
 struct HeadOutput {
-    const float* data;  // NCHW [1, 3 * (5 + classes), grid_h, grid_w]
+    const float* data;  // NCHW [1, 3 * (5 + classes), grid_h, grid_w]; YOLOX: [1, 5 + classes, grid_h, grid_w]
     int grid_h, grid_w;
     int stride;
 };
 
 std::vector<Detection> decode_yolov5(const std::vector<HeadOutput>& heads, int classes, float score_threshold);
+// YOLOX heads: per cell (dx, dy, log w, log h) in strides, then objectness
+// and class scores with the sigmoid already applied (by the model).
+std::vector<Detection> decode_yolox(const std::vector<HeadOutput>& heads, int classes, float score_threshold);
 std::vector<Detection> non_max_suppression(std::vector<Detection> boxes, float iou_threshold);
 
 }  // namespace examples

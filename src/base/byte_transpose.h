@@ -7,6 +7,14 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__has_builtin)
+#if !__has_builtin(__builtin_shufflevector) || !__has_builtin(__builtin_convertvector)
+#error "byte_transpose.h needs __builtin_shufflevector and __builtin_convertvector (GCC 12 or later, or Clang)"
+#endif
+#else
+#error "byte_transpose.h needs __has_builtin (GCC 10 or later, or Clang)"
+#endif
+
 namespace rknn {
 
 using Bytes16 = int8_t __attribute__((vector_size(16)));

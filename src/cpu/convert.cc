@@ -73,8 +73,9 @@ void quantize_int8_per_tensor(const float* values, int64_t n, double scale, doub
         }
         for (int64_t i = 0; i < count; ++i) codes[start + i] = static_cast<int8_t>(static_cast<int32_t>(rounded[i]));
         if (any_near_half == 0) continue;
-        // The float product errs by under 2^-24 of |t| <= 1024 (1.2e-4), so
-        // every element it may round the wrong way is flagged.
+        // 1 / scale and the product each round once, so t errs by under
+        // 2^-23 of |t| <= 1024 (1.2e-4); every element it may round the wrong
+        // way is flagged.
         for (int64_t i = 0; i < count; ++i) {
             if (near_half[i] == 0) continue;
             const double q = static_cast<double>(x[i]) / scale;

@@ -18,8 +18,9 @@ namespace {
 // loader ship.
 std::vector<std::string> candidates() {
     std::vector<std::string> names;
-    if (const char* chosen = std::getenv("RKNN_OPENCL_LIBRARY"); chosen != nullptr && *chosen != '\0')
-        names.emplace_back(chosen);
+    // It loads code, so a setuid program ignores it (secure_getenv).
+    const char* chosen = secure_getenv("RKNN_OPENCL_LIBRARY");
+    if (chosen != nullptr && *chosen != '\0') names.emplace_back(chosen);
     for (const char* name : {"libOpenCL.so.1", "libOpenCL.so", "/usr/lib/aarch64-linux-gnu/libOpenCL.so",
                              "/usr/lib/arm-linux-gnueabihf/libOpenCL.so", "libmali.so"})
         names.emplace_back(name);

@@ -150,6 +150,8 @@ StatusOr<std::unique_ptr<PreparedOp>> prepare_op(const graph::Graph& g, const gr
     case OpType::kGlobalAveragePool:
     case OpType::kGlobalMaxPool:
         return prepare_pool_op(g, op);
+    case OpType::kCustom:
+        return Status(StatusCode::kUnimplemented, "a custom op runs in its registered callbacks");
     default:
         // Activations: the DPU's LUT holds the reference's results.
         if (op.type != OpType::kIdentity && cpu::kernels::is_activation(op.type)) return prepare_dpu_op(g, op);

@@ -406,7 +406,8 @@ Status Context::register_custom_ops(const rknn_custom_op* ops, uint32_t count) {
 }
 
 // A custom op's step: a cube that the op alone reads, or that only NPU ops
-// read after it, is converted straight to or from the callbacks' float32
+// read after it, is converted straight to or from the callbacks' float32, or
+// moved to and from NCHW for a callback that takes the model's own dtype
 // (cube_float.h); other tensors go through the CPU values as for any op.
 Status Context::run_custom_step(const CpuStep& step) {
     const graph::Graph& g = set_->plan->graph;
@@ -417,13 +418,18 @@ Status Context::run_custom_step(const CpuStep& step) {
         return CustomOps::Cube{buffers_->host(home.buffer) + home.offset, home.bytes};
     };
     const bool callbacks = custom_ops_->runs_callbacks(step.op);
+    const auto direct = [&](int32_t t, const DeviceHome& home) {
+        const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
+        return custom_ops_->sees_float32(step.op, t, g)
+                   ? cube_converts_to_float32(declared, memory.form, home.packed_row_pixels)
+                   : cube_moves_as_nchw(declared, memory.form, home.packed_row_pixels);
+    };
     const Clock::time_point start = Clock::now();
     std::vector<CustomOps::Cube> in_cubes(op.inputs.size()), out_cubes(op.outputs.size());
     for (int32_t t : step.unpack_before) {
         const DeviceHome& home = memory.homes[static_cast<size_t>(t)];
         const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
-        if (callbacks && custom_ops_->read_only_by(t, step.op) &&
-            cube_converts_to_float32(declared, memory.form, home.packed_row_pixels)) {
+        if (callbacks && custom_ops_->read_only_by(t, step.op) && direct(t, home)) {
             for (size_t i = 0; i < op.inputs.size(); ++i)
                 if (op.inputs[i] == t) in_cubes[i] = cube_of(t);
             continue;
@@ -434,8 +440,7 @@ Status Context::run_custom_step(const CpuStep& step) {
     std::vector<int32_t> pack_from_values;
     for (int32_t t : step.pack_after) {
         const DeviceHome& home = memory.homes[static_cast<size_t>(t)];
-        if (!callbacks || !custom_ops_->read_only_on_npu(t, set_->plan->placements) ||
-            !cube_converts_to_float32(g.tensors[static_cast<size_t>(t)], memory.form, home.packed_row_pixels)) {
+        if (!callbacks || !custom_ops_->read_only_on_npu(t, set_->plan->placements) || !direct(t, home)) {
             pack_from_values.push_back(t);
             continue;
         }
@@ -457,11 +462,13 @@ Status Context::run_custom_step(const CpuStep& step) {
         RKNN_RETURN_IF_ERROR(pack_native(set_->values[static_cast<size_t>(t)], buffers_->host(home.buffer) + home.offset,
                                          home.bytes, memory.form, home.packed_row_pixels));
     }
+    // Stored every run, zero when a built-in kernel ran it, so that no row
+    // outlives a re-registration.
     if (callbacks) {
         timing.convert_in_ns += unpack_ns;
         timing.convert_out_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - pack_start).count();
-        set_->custom_timing[static_cast<size_t>(step.op)] = timing;
     }
+    set_->custom_timing[static_cast<size_t>(step.op)] = timing;
     return Status::ok();
 }
 

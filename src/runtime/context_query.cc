@@ -231,7 +231,7 @@ std::string Context::perf_table() const {
             convert_row(op, op.inputs, "inputs", in_us);
             total += in_us;
             us = call_us;
-            if (custom_ops_->runs_on_gpu(op_index)) target = "GPU";
+            if (timing.on_gpu) target = "GPU";
         }
         char time[32] = "-", npu[32] = "-";
         if (us >= 0) {

@@ -103,9 +103,60 @@ void float32_to_int8_cube(const float* src, const Layout& l, double scale, doubl
     });
 }
 
+// The cube's int8 codes into NCHW codes, 16 x 16 blocks at a time.
+void int8_cube_to_codes(const uint8_t* src, const Layout& l, int8_t* dst) {
+    const Int8Units units(l);
+    parallel_for(units.count(), 1, [&](int64_t begin, int64_t end) {
+        for (auto u = static_cast<size_t>(begin); u < static_cast<size_t>(end); ++u) {
+            const size_t s = u / units.chunks, first = (u % units.chunks) * kChunk;
+            const size_t last = std::min(l.plane, first + kChunk);
+            const size_t lanes = std::min(kLanes8, l.channels - s * kLanes8);
+            const uint8_t* surface = src + s * l.surface;
+            int8_t* out = dst + s * kLanes8 * l.plane;
+            size_t p = first;
+            for (; p + 16 <= last; p += 16) {
+                Bytes16 rows[16];
+                std::memcpy(rows, surface + p * kAtomBytes, sizeof(rows));
+                transpose_16x16(rows);
+                for (size_t lane = 0; lane < lanes; ++lane) std::memcpy(out + lane * l.plane + p, &rows[lane], 16);
+            }
+            for (; p < last; ++p)
+                for (size_t lane = 0; lane < lanes; ++lane)
+                    out[lane * l.plane + p] = static_cast<int8_t>(surface[p * kAtomBytes + lane]);
+        }
+    });
+}
+
+// NCHW codes into the cube, padding lanes zeroed.
+void codes_to_int8_cube(const int8_t* src, const Layout& l, uint8_t* dst) {
+    const Int8Units units(l);
+    parallel_for(units.count(), 1, [&](int64_t begin, int64_t end) {
+        for (auto u = static_cast<size_t>(begin); u < static_cast<size_t>(end); ++u) {
+            const size_t s = u / units.chunks, first = (u % units.chunks) * kChunk;
+            const size_t last = std::min(l.plane, first + kChunk);
+            const size_t lanes = std::min(kLanes8, l.channels - s * kLanes8);
+            const int8_t* in = src + s * kLanes8 * l.plane;
+            uint8_t* surface = dst + s * l.surface;
+            size_t p = first;
+            for (; p + 16 <= last; p += 16) {
+                Bytes16 rows[16] = {};
+                for (size_t lane = 0; lane < lanes; ++lane) std::memcpy(&rows[lane], in + lane * l.plane + p, 16);
+                transpose_16x16(rows);
+                std::memcpy(surface + p * kAtomBytes, rows, sizeof(rows));
+            }
+            for (; p < last; ++p)
+                for (size_t lane = 0; lane < kLanes8; ++lane)
+                    surface[p * kAtomBytes + lane] = lane < lanes ? static_cast<uint8_t>(in[lane * l.plane + p]) : 0;
+        }
+    });
+}
+
 // The float path's products equal the double arithmetic's only while
 // code - zp stays an exact float (byte_transpose.h).
-bool int8_fast_path(const graph::Tensor& t) { return std::abs(t.quant.zero_point(0)) <= (1 << 20); }
+bool int8_fast_path(const graph::Tensor& t) {
+    const int32_t zp = t.quant.zero_point(0);  // a range compare: std::abs(INT32_MIN) is undefined
+    return zp >= -(1 << 20) && zp <= (1 << 20);
+}
 
 }  // namespace
 
@@ -176,6 +227,55 @@ Status float32_to_cube(const float* src, const graph::Tensor& t, const NativeFor
                 floats_to_halves(in, row.data(), l.plane);
                 for (size_t p = 0; p < l.plane; ++p) std::memcpy(atom + p * kAtomBytes, row.data() + p * 2, 2);
             }
+        }
+    });
+    return Status::ok();
+}
+
+bool cube_moves_as_nchw(const graph::Tensor& t, const NativeForm& form, uint32_t packed_row_pixels) {
+    Layout l;
+    if (form.rk356x || packed_row_pixels > 0 || !layout_of(t, &l)) return false;
+    return t.dtype == graph::DType::kInt8 || t.dtype == graph::DType::kFloat16;
+}
+
+Status cube_to_nchw(const uint8_t* src, uint64_t src_bytes, const graph::Tensor& t, const NativeForm& form,
+                    uint8_t* dst) {
+    Layout l;
+    if (!cube_moves_as_nchw(t, form, 0) || !layout_of(t, &l))
+        return Status(StatusCode::kInternal, "tensor " + t.name + " has no cube this path moves");
+    if (l.bytes > src_bytes) return Status(StatusCode::kInternal, "the cube of " + t.name + " is cut short");
+    if (l.lanes == kLanes8) {
+        int8_cube_to_codes(src, l, reinterpret_cast<int8_t*>(dst));
+        return Status::ok();
+    }
+    const size_t element = graph::dtype_size(t.dtype);
+    parallel_for(static_cast<int64_t>(l.channels), channel_grain(l.plane), [&](int64_t begin, int64_t end) {
+        for (auto c = static_cast<size_t>(begin); c < static_cast<size_t>(end); ++c) {
+            const uint8_t* atom = src + (c / l.lanes) * l.surface + (c % l.lanes) * element;
+            uint8_t* out = dst + c * l.plane * element;
+            for (size_t p = 0; p < l.plane; ++p) std::memcpy(out + p * element, atom + p * kAtomBytes, element);
+        }
+    });
+    return Status::ok();
+}
+
+Status nchw_to_cube(const uint8_t* src, const graph::Tensor& t, const NativeForm& form, uint8_t* dst,
+                    uint64_t dst_bytes) {
+    Layout l;
+    if (!cube_moves_as_nchw(t, form, 0) || !layout_of(t, &l))
+        return Status(StatusCode::kInternal, "tensor " + t.name + " has no cube this path moves");
+    if (l.bytes > dst_bytes) return Status(StatusCode::kInternal, "the cube of " + t.name + " exceeds its home");
+    if (l.lanes == kLanes8) {
+        codes_to_int8_cube(reinterpret_cast<const int8_t*>(src), l, dst);
+        return Status::ok();
+    }
+    if (l.channels % l.lanes != 0) std::memset(dst + l.bytes - l.surface, 0, static_cast<size_t>(l.surface));
+    const size_t element = graph::dtype_size(t.dtype);
+    parallel_for(static_cast<int64_t>(l.channels), channel_grain(l.plane), [&](int64_t begin, int64_t end) {
+        for (auto c = static_cast<size_t>(begin); c < static_cast<size_t>(end); ++c) {
+            uint8_t* atom = dst + (c / l.lanes) * l.surface + (c % l.lanes) * element;
+            const uint8_t* in = src + c * l.plane * element;
+            for (size_t p = 0; p < l.plane; ++p) std::memcpy(atom + p * kAtomBytes, in + p * element, element);
         }
     });
     return Status::ok();

@@ -25,4 +25,14 @@ Status cube_to_float32(const uint8_t* src, uint64_t src_bytes, const graph::Tens
 Status float32_to_cube(const float* src, const graph::Tensor& t, const NativeForm& form, uint8_t* dst,
                        uint64_t dst_bytes);
 
+// The same cubes without the float32 step, for callbacks that take a
+// tensor in the model's own dtype: whether `t` has a dense cube of int8 (any
+// quantisation) or float16, and its elements moved to and from NCHW in that
+// dtype.
+bool cube_moves_as_nchw(const graph::Tensor& t, const NativeForm& form, uint32_t packed_row_pixels);
+Status cube_to_nchw(const uint8_t* src, uint64_t src_bytes, const graph::Tensor& t, const NativeForm& form,
+                    uint8_t* dst);
+Status nchw_to_cube(const uint8_t* src, const graph::Tensor& t, const NativeForm& form, uint8_t* dst,
+                    uint64_t dst_bytes);
+
 }  // namespace rknn::runtime

@@ -12,14 +12,23 @@
 
 namespace rknn::runtime {
 
+// These switches load code: in a setuid or setgid program they are ignored
+// (secure_getenv), so that the caller's environment cannot pick the code.
 bool custom_op_plugins_requested() {
-    const char* value = std::getenv("RKNN_LOAD_CSTOP_PLUGINS");
+    const char* value = secure_getenv("RKNN_LOAD_CSTOP_PLUGINS");
     return value != nullptr && std::strcmp(value, "0") != 0 && value[0] != '\0';
 }
 
 std::string custom_op_plugin_directory() {
-    const char* dir = std::getenv("RKNN_CSTOP_PLUGIN_DIR");
-    return dir != nullptr && dir[0] != '\0' ? dir : "/usr/lib/rknpu/op_plugins";
+    const char* dir = secure_getenv("RKNN_CSTOP_PLUGIN_DIR");
+    if (dir != nullptr && dir[0] != '\0') return dir;
+#if defined(__ANDROID__) && defined(__LP64__)
+    return "/vendor/lib64";  // rknn_server's directories on Android (spec/plugins.md)
+#elif defined(__ANDROID__)
+    return "/vendor/lib";
+#else
+    return "/usr/lib/rknpu/op_plugins";
+#endif
 }
 
 PluginLibraries::~PluginLibraries() {

@@ -102,7 +102,16 @@ struct CustomOps::Node {
     // changes their inputs cannot run them.
     std::vector<graph::Shape> declared_shapes;
     std::vector<uint64_t> offsets;  // inputs, then outputs
+    // Tensors the op's init asked for in the model's own dtype (pass_through
+    // set in their attr), not float32: inputs, then outputs; empty if none.
+    std::vector<uint8_t> own_dtype;
     std::vector<rknn_custom_op_tensor> inputs, outputs;
+
+    bool in_own_dtype(size_t k) const { return k < own_dtype.size() && own_dtype[k] != 0; }
+    // The dtype its callbacks see for tensor `k` (inputs, then outputs) of `declared`.
+    graph::DType seen_dtype(size_t k, const graph::Tensor& declared) const {
+        return in_own_dtype(k) ? declared.dtype : callback_dtype(declared);
+    }
 };
 
 namespace {
@@ -175,12 +184,6 @@ bool CustomOps::runs_callbacks(int32_t op) const {
     if (!is_custom(op)) return false;
     const Node& node = *nodes_[static_cast<size_t>(node_of_op_[static_cast<size_t>(op)])];
     return node.registered && !node.builtin;
-}
-
-bool CustomOps::runs_on_gpu(int32_t op) const {
-    if (!runs_callbacks(op)) return false;
-    const Node& node = *nodes_[static_cast<size_t>(node_of_op_[static_cast<size_t>(op)])];
-    return node.gpu != nullptr && node.cpu_fallback == nullptr;
 }
 
 bool CustomOps::read_only_by(int32_t t, int32_t op) const {
@@ -386,6 +389,7 @@ Status CustomOps::register_ops(const rknn_custom_op* ops, uint32_t count, const 
 
 Status CustomOps::init_node(Node& node, const graph::Graph& g) {
     node.builtin = false;
+    node.own_dtype.clear();  // what an earlier registration's init asked for
     RKNN_RETURN_IF_ERROR(describe_tensors(node, g));
     if (node.callbacks.init == nullptr) {
         node.destroy_due = true;
@@ -394,11 +398,11 @@ Status CustomOps::init_node(Node& node, const graph::Graph& g) {
     restore_context(node);
     const int rc = node.callbacks.init(&node.context, node.inputs.data(), static_cast<uint32_t>(node.inputs.size()),
                                        node.outputs.data(), static_cast<uint32_t>(node.outputs.size()));
+    const std::string named = "custom op \"" + node.name + "\" (" + node.type + ")";
     if (rc == 0) {
         node.destroy_due = true;
-        return Status::ok();
+        return take_own_dtypes(node, g, named);
     }
-    const std::string named = "custom op \"" + node.name + "\" (" + node.type + ")";
     if (rc != RKNN_WARNING_SKIP_CUSTOM_OP_COMPUTE)
         return Status(StatusCode::kInternal, named + ": init returned " + std::to_string(rc));
     node.destroy_due = true;
@@ -414,6 +418,59 @@ Status CustomOps::init_node(Node& node, const graph::Graph& g) {
     node.builtin_source = nullptr;  // made at the first run
     RKNN_LOG_AT(3, "%s: init asked for the runtime's own %s kernel", named.c_str(), graph::op_type_name(builtin));
     return Status::ok();
+}
+
+// Beyond the vendor: an init that sets pass_through in a tensor's attr takes
+// that tensor in the model's own dtype (int8 with its zp and scale, or
+// float16), NCHW, with no conversion to float32.
+Status CustomOps::take_own_dtypes(Node& node, const graph::Graph& g, const std::string& named) {
+    const graph::Op& op = g.ops[static_cast<size_t>(node.op)];
+    node.own_dtype.assign(op.inputs.size() + op.outputs.size(), 0);
+    std::string taken;
+    bool any = false;
+    size_t k = 0;
+    for (const auto* list : {&node.inputs, &node.outputs})
+        for (const rknn_custom_op_tensor& tensor : *list) {
+            const int32_t t = k < op.inputs.size() ? op.inputs[k] : op.outputs[k - op.inputs.size()];
+            if (tensor.attr.pass_through != 0 && t >= 0) {
+                const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
+                if (callback_dtype(declared) != declared.dtype) {
+                    node.own_dtype[k] = 1;
+                    any = true;
+                    taken += (taken.empty() ? "" : ", ") + declared.name + " " + graph::dtype_name(declared.dtype);
+                }
+            }
+            ++k;
+        }
+    if (!any) {
+        node.own_dtype.clear();
+        return Status::ok();
+    }
+    if (node.gpu != nullptr) {
+        // The CPU stand-in a failing GPU op falls back on reads float32.
+        destroy_node(node);
+        node.own_dtype.clear();
+        return Status(StatusCode::kUnimplemented, named + ": a GPU op takes its tensors as float32; its init asked "
+                                                          "for the model's dtypes (pass_through)");
+    }
+    RKNN_LOG_AT(3, "%s: takes %s as the model holds them (pass_through in init)", named.c_str(), taken.c_str());
+    const Status described = describe_tensors(node, g);
+    if (!described.is_ok()) destroy_node(node);
+    return described;
+}
+
+bool CustomOps::sees_float32(int32_t op, int32_t t, const graph::Graph& g) const {
+    if (!is_custom(op)) return false;
+    const Node& node = *nodes_[static_cast<size_t>(node_of_op_[static_cast<size_t>(op)])];
+    const graph::Op& o = g.ops[static_cast<size_t>(op)];
+    const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
+    size_t k = 0;
+    for (const auto* list : {&o.inputs, &o.outputs})
+        for (int32_t u : *list) {
+            if (u == t && node.seen_dtype(k, declared) != graph::DType::kFloat32) return false;
+            ++k;
+        }
+    return true;
 }
 
 Status CustomOps::describe_tensors(Node& node, const graph::Graph& g) {
@@ -432,13 +489,17 @@ Status CustomOps::describe_tensors(Node& node, const graph::Graph& g) {
         if (std::any_of(seen.shape.begin(), seen.shape.end(), [](int64_t d) { return d < 0; }))
             return Status(StatusCode::kModelInvalid, named() + ": tensor " + seen.name + " has no static shape (" +
                                                          graph::shape_to_string(seen.shape) + ")");
-        seen.dtype = callback_dtype(seen);
-        seen.quant = graph::QuantParams();
+        const bool own = node.in_own_dtype(node.offsets.size() - 1);
+        if (!own) {
+            seen.dtype = callback_dtype(seen);
+            seen.quant = graph::QuantParams();
+        }
         const uint64_t size = static_cast<uint64_t>(graph::num_elements(seen.shape)) * graph::dtype_size(seen.dtype);
         if (size > UINT32_MAX || bytes + size > static_cast<uint64_t>(INT32_MAX))
             return Status(StatusCode::kUnimplemented, named() + ": its tensors take more than 2 GiB as the callbacks see them");
         fill_tensor_attr(seen, false, AttrKind::kUser, false, 0, NativeForm(), &out->attr);
         if (seen.shape.size() == 4) out->attr.fmt = RKNN_TENSOR_NCHW;
+        out->attr.pass_through = own ? 1 : 0;
         bytes += (size + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
         return Status::ok();
     };
@@ -593,6 +654,10 @@ Status CustomOps::run(int32_t op_index, const graph::Graph& g, std::vector<cpu::
         if (t < 0) continue;
         const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
         if (i < in_cubes.size() && in_cubes[i].data != nullptr) {
+            if (node.in_own_dtype(i)) {
+                RKNN_RETURN_IF_ERROR(cube_to_nchw(in_cubes[i].data, in_cubes[i].bytes, declared, form, base + node.offsets[i]));
+                continue;
+            }
             RKNN_RETURN_IF_ERROR(cube_to_float32(in_cubes[i].data, in_cubes[i].bytes, declared, form,
                                                  reinterpret_cast<float*>(base + node.offsets[i])));
             continue;
@@ -608,7 +673,7 @@ Status CustomOps::run(int32_t op_index, const graph::Graph& g, std::vector<cpu::
         if (value->numel() != static_cast<int64_t>(seen.attr.n_elems))
             return Status(StatusCode::kInternal, named() + ": input " + std::to_string(i) + " has no value of its shape");
         uint8_t* dst = base + node.offsets[i];
-        if (callback_dtype(declared) == graph::DType::kFloat32) {
+        if (node.seen_dtype(i, declared) == graph::DType::kFloat32) {
             cpu::to_float32_into(*value, reinterpret_cast<float*>(dst));
         } else if (value->dtype() == declared.dtype) {
             std::memcpy(dst, value->raw(), value->byte_size());
@@ -651,6 +716,7 @@ Status CustomOps::run(int32_t op_index, const graph::Graph& g, std::vector<cpu::
     }
     if (node.cpu_fallback != nullptr) RKNN_RETURN_IF_ERROR(run_cpu_fallback(node));
     if (timing != nullptr) {
+        timing->on_gpu = node.gpu != nullptr && node.cpu_fallback == nullptr;
         timing->callbacks_ns = since(phase);
         phase = Clock::now();
     }
@@ -660,6 +726,10 @@ Status CustomOps::run(int32_t op_index, const graph::Graph& g, std::vector<cpu::
         const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
         const uint8_t* src = base + node.offsets[op.inputs.size() + i];
         if (i < out_cubes.size() && out_cubes[i].data != nullptr) {
+            if (node.in_own_dtype(op.inputs.size() + i)) {
+                RKNN_RETURN_IF_ERROR(nchw_to_cube(src, declared, form, out_cubes[i].data, out_cubes[i].bytes));
+                continue;
+            }
             RKNN_RETURN_IF_ERROR(float32_to_cube(reinterpret_cast<const float*>(src), declared, form, out_cubes[i].data,
                                                  out_cubes[i].bytes));
             continue;
@@ -669,7 +739,7 @@ Status CustomOps::run(int32_t op_index, const graph::Graph& g, std::vector<cpu::
             value = cpu::HostTensor(declared.dtype, declared.shape);
             value.quant = declared.quant;
         }
-        const graph::DType seen = callback_dtype(declared);
+        const graph::DType seen = node.seen_dtype(op.inputs.size() + i, declared);
         const cpu::HostTensor result = cpu::HostTensor::borrow(seen, declared.shape, src);
         if (seen == graph::DType::kFloat32) {
             RKNN_RETURN_IF_ERROR(cpu::from_float32(result, &value));

@@ -58,6 +58,7 @@ public:
     // them), and its outputs back.
     struct Timing {
         int64_t convert_in_ns = 0, callbacks_ns = 0, convert_out_ns = 0;
+        bool on_gpu = false;  // the GPU ran this run's compute (not the CPU stand-in)
     };
     // A device cube an input is read from, or an output written to, directly
     // (cube_float.h) instead of through `values`; null data: none.
@@ -73,12 +74,12 @@ public:
     Status run(int32_t op, const graph::Graph& g, std::vector<cpu::HostTensor>& values,
                const NativeForm& form = NativeForm(), const std::vector<Cube>& in_cubes = {},
                const std::vector<Cube>& out_cubes = {}, Timing* timing = nullptr);
-    // Whether op `op`'s callbacks run a GPU kernel now (registered for the
-    // GPU, with OpenCL, and not fallen back to the CPU).
-    bool runs_on_gpu(int32_t op) const;
     // Whether op `op` runs registered callbacks (not the built-in kernel an
     // init asked for), so that its tensors may come and go as cubes.
     bool runs_callbacks(int32_t op) const;
+    // Whether op `op`'s callbacks see tensor `t` as float32 (not in the
+    // model's own dtype, which an init may ask for with pass_through).
+    bool sees_float32(int32_t op, int32_t t, const graph::Graph& g) const;
     // Whether tensor `t` is read by op `op` alone (and is no graph output).
     bool read_only_by(int32_t t, int32_t op) const;
     // Whether tensor `t` is read by NPU ops alone under `placements` (and is
@@ -90,6 +91,7 @@ public:
 private:
     Status init_node(Node& node, const graph::Graph& g);
     Status describe_tensors(Node& node, const graph::Graph& g);
+    Status take_own_dtypes(Node& node, const graph::Graph& g, const std::string& named);
     Status run_builtin(Node& node, const graph::Graph& g, std::vector<cpu::HostTensor>& values);
     // A GPU op's CPU stand-in: the runtime's kernel of its type, on the
     // callbacks' tensors in the staging.

@@ -240,6 +240,55 @@ TEST_F(CustomOps, Int8OutputsFeedTheNpuAsTheBuiltinWould) {
     EXPECT_EQ(rknn_destroy(custom), RKNN_SUCC);
 }
 
+// Beyond the vendor: an init that sets pass_through takes its tensors as
+// the model holds them (int8 codes, NCHW), described by their attrs.
+int own_dtype_init(rknn_custom_op_context*, rknn_custom_op_tensor* inputs, uint32_t, rknn_custom_op_tensor* outputs,
+                   uint32_t) {
+    inputs[0].attr.pass_through = 1;
+    outputs[0].attr.pass_through = 1;
+    return 0;
+}
+int int8_relu_compute(rknn_custom_op_context*, rknn_custom_op_tensor* inputs, uint32_t, rknn_custom_op_tensor* outputs,
+                      uint32_t) {
+    const rknn_tensor_attr& in = inputs[0].attr;
+    const rknn_tensor_attr& out = outputs[0].attr;
+    if (in.type != RKNN_TENSOR_INT8 || out.type != RKNN_TENSOR_INT8 || in.qnt_type != RKNN_TENSOR_QNT_AFFINE_ASYMMETRIC ||
+        in.fmt != RKNN_TENSOR_NCHW || in.size != in.n_elems || out.size != out.n_elems || in.zp != out.zp ||
+        in.scale != out.scale || in.pass_through != 1)
+        return -1;
+    ++seen.computes;
+    const auto* x = reinterpret_cast<const int8_t*>(static_cast<uint8_t*>(inputs[0].mem.virt_addr) + inputs[0].mem.offset);
+    auto* y = reinterpret_cast<int8_t*>(static_cast<uint8_t*>(outputs[0].mem.virt_addr) + outputs[0].mem.offset);
+    for (uint32_t i = 0; i < out.n_elems; ++i) y[i] = static_cast<int8_t>(std::max<int32_t>(x[i], in.zp));
+    return 0;
+}
+
+TEST_F(CustomOps, InitMayTakeTensorsInTheModelsOwnDtype) {
+    rknn_context builtin = 0, custom = 0;
+    ASSERT_EQ(init_graph(with_custom("", true, graph::OpType::kRelu), kQuiet, &builtin), RKNN_SUCC);
+    ASSERT_EQ(init_graph(with_custom("cstRelu", true), kQuiet, &custom), RKNN_SUCC);
+    rknn_custom_op op = cpu_op("cstRelu", int8_relu_compute);
+    op.init = own_dtype_init;
+    ASSERT_EQ(rknn_register_custom_ops(custom, &op, 1), RKNN_SUCC);
+    for (uint32_t seed : {1u, 2u}) {
+        const std::vector<uint8_t> expected = run_pixels(builtin, seed, false);
+        ASSERT_FALSE(expected.empty());
+        EXPECT_EQ(run_pixels(custom, seed, false), expected) << "seed " << seed;
+    }
+    EXPECT_EQ(seen.computes, 2);
+    EXPECT_EQ(rknn_destroy(builtin), RKNN_SUCC);
+    EXPECT_EQ(rknn_destroy(custom), RKNN_SUCC);
+    // A float32 tensor is float32 either way: pass_through on it changes nothing.
+    seen = Seen();
+    ASSERT_EQ(init_graph(with_custom("cstSigmoid", false), kQuiet, &custom), RKNN_SUCC);
+    rknn_custom_op sigmoid = cpu_op("cstSigmoid", sigmoid_compute);
+    sigmoid.init = own_dtype_init;
+    ASSERT_EQ(rknn_register_custom_ops(custom, &sigmoid, 1), RKNN_SUCC);
+    EXPECT_FALSE(run_pixels(custom, 5, false).empty());
+    EXPECT_EQ(seen.computes, 1);
+    EXPECT_EQ(rknn_destroy(custom), RKNN_SUCC);
+}
+
 // init once at registration (per node, with its tensors), prepare and
 // compute per run, destroy at rknn_destroy; priv_data is the op's own.
 TEST_F(CustomOps, CallbacksRunWhenTheSpecSays) {
