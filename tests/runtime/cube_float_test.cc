@@ -99,6 +99,44 @@ TEST(CubeFloat, GivesTheTwoStepPathsBytesAndValues) {
     expect_two_step_results(DType::kFloat16, 12, 23, 29);
 }
 
+// The own-dtype moves (cube <-> NCHW in the cube's dtype) give the bytes of
+// unpack_native_into and pack_native.
+void expect_two_step_moves(DType dtype, int channels, int h, int w) {
+    SCOPED_TRACE(std::string(dtype == DType::kInt8 ? "int8, " : "float16, ") + std::to_string(channels) + " channels, " +
+                 std::to_string(h) + "x" + std::to_string(w));
+    const rknn::runtime::NativeForm form;
+    const rknn::graph::Tensor t = cube_tensor(dtype, channels, h, w);
+    ASSERT_TRUE(rknn::runtime::cube_moves_as_nchw(t, form, 0));
+    const size_t element = dtype == DType::kInt8 ? 1 : 2;
+    const size_t n = static_cast<size_t>(channels) * static_cast<size_t>(h * w);
+    HostTensor nchw(dtype, t.shape);
+    nchw.quant = t.quant;
+    std::mt19937 rng(static_cast<uint32_t>(channels * 131 + h));
+    for (size_t i = 0; i < n * element; ++i) static_cast<uint8_t*>(nchw.raw())[i] = static_cast<uint8_t>(rng());
+    const uint64_t bytes = rknn::runtime::native_cube_bytes(t, form);
+    std::vector<uint8_t> expected(bytes, 0x5a), actual(bytes, 0xa5);
+    ASSERT_TRUE(rknn::runtime::pack_native(nchw, expected.data(), expected.size(), form).is_ok());
+    ASSERT_TRUE(rknn::runtime::nchw_to_cube(static_cast<const uint8_t*>(nchw.raw()), t, form, actual.data(),
+                                            actual.size()).is_ok());
+    EXPECT_EQ(actual, expected);
+    std::vector<uint8_t> back(n * element, 0xee);
+    ASSERT_TRUE(rknn::runtime::cube_to_nchw(actual.data(), actual.size(), t, form, back.data()).is_ok());
+    EXPECT_EQ(0, std::memcmp(back.data(), nchw.raw(), back.size()));
+    EXPECT_FALSE(rknn::runtime::cube_to_nchw(actual.data(), actual.size() - 1, t, form, back.data()).is_ok());
+    EXPECT_FALSE(rknn::runtime::nchw_to_cube(back.data(), t, form, actual.data(), actual.size() - 1).is_ok());
+}
+
+TEST(CubeFloat, MovesInTheCubesOwnDtypeAsTheTwoStepPath) {
+    for (int channels : {1, 9, 16, 17, 40})
+        for (DType dtype : {DType::kInt8, DType::kFloat16}) expect_two_step_moves(dtype, channels, 5, 7);
+    expect_two_step_moves(DType::kInt8, 33, 23, 29);
+    expect_two_step_moves(DType::kInt8, 16, 32, 32);
+    // Per-channel int8 moves too: no arithmetic on the codes.
+    EXPECT_TRUE(rknn::runtime::cube_moves_as_nchw(cube_tensor(DType::kInt8, 4), rknn::runtime::NativeForm(), 0));
+    EXPECT_FALSE(rknn::runtime::cube_moves_as_nchw(cube_tensor(DType::kFloat32, 4), rknn::runtime::NativeForm(), 0));
+    EXPECT_FALSE(rknn::runtime::cube_moves_as_nchw(cube_tensor(DType::kInt8, 4), rknn::runtime::NativeForm{true}, 0));
+}
+
 TEST(CubeFloat, DeclinesWhatItDoesNotConvert) {
     const rknn::runtime::NativeForm dense, rk356x{true};
     rknn::graph::Tensor per_channel = cube_tensor(DType::kInt8, 4);
