@@ -5,11 +5,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 
 #include "base/aligned_bytes.h"
+#include "base/log.h"
 #include "graph/op_schema.h"
 #include "graph/shape_check.h"
 #include "graph/topology.h"
@@ -136,12 +138,27 @@ Status read_tensor(const fb::Tensor* ft, graph::Tensor* t) {
     return read_quantization(ft->quantization(), *t, &t->quant);
 }
 
+// rknn_custom_op::op_type holds 256 bytes with the NUL.
+constexpr size_t kMaxCustomTypeBytes = 256;
+
 Status read_op(const fb::Operator* fo, graph::Op* op) {
     const std::string type = string_of(fo->type());
     op->type = graph::op_type_from_name(type);
     RKNN_RETURN_IF_ERROR(read_string(fo->name(), "op name", &op->name));
-    if (op->type == graph::OpType::kUnknown) return invalid("op \"" + op->name + "\" has unknown type \"" + type + "\"");
     op->custom_type = string_of(fo->custom_type());
+    if (op->type == graph::OpType::kUnknown) {
+        // A type this runtime does not know (a newer converter's, say) runs
+        // as a custom op of that name, which the client may register
+        // (runtime-spec 7.1); until then rknn_run names it.
+        const bool printable = std::all_of(type.begin(), type.end(), [](char c) { return c > ' ' && c < 127; });
+        if (type.empty() || type.size() >= kMaxCustomTypeBytes || !printable)
+            return invalid("op \"" + op->name + "\" has an invalid type");
+        RKNN_LOGW("op \"%s\" has type \"%s\", which this runtime does not run: it runs only as a custom op, "
+                  "registered with rknn_register_custom_ops",
+                  op->name.c_str(), type.c_str());
+        op->type = graph::OpType::kCustom;
+        op->custom_type = type;
+    }
     if (op->type == graph::OpType::kCustom && op->custom_type.empty())
         return invalid("custom op \"" + op->name + "\" has no custom_type");
     op->inputs = copy_vector(fo->inputs());
@@ -234,6 +251,12 @@ Status read_model(const fb::Model* m, graph::Graph* g) {
             RKNN_RETURN_IF_ERROR(read_attributes(d->attributes(), &decl.attrs));
             g->custom_ops.push_back(std::move(decl));
         }
+    }
+    for (const graph::Op& op : g->ops) {
+        if (op.type != graph::OpType::kCustom) continue;
+        const bool declared = std::any_of(g->custom_ops.begin(), g->custom_ops.end(),
+                                          [&](const graph::CustomOpDecl& d) { return d.type == op.custom_type; });
+        if (!declared) g->custom_ops.push_back({op.custom_type, {}});
     }
     return Status::ok();
 }

@@ -240,6 +240,45 @@ TEST_F(CustomOps, Int8OutputsFeedTheNpuAsTheBuiltinWould) {
     EXPECT_EQ(rknn_destroy(custom), RKNN_SUCC);
 }
 
+// runtime-spec 7.1: an op of a type this runtime does not know (a newer
+// converter's) loads as a custom op of that name, which a client registers.
+TEST_F(CustomOps, AnOpTypeTheRuntimeLacksRunsAsARegisteredCustomOp) {
+    rknn_context plain = 0, ctx = 0;
+    ASSERT_EQ(init_graph(rknn::testing::conv_pool_model(), kQuiet, &plain), RKNN_SUCC);
+    const std::vector<float> before = as_floats(run_pixels(plain, 5, true));
+    ASSERT_EQ(rknn_destroy(plain), RKNN_SUCC);
+    graph::Graph g = with_custom("cstTmp", false);
+    g.custom_ops.clear();
+    auto bytes = rknn::model::serialize_model(g);
+    ASSERT_TRUE(bytes.is_ok());
+    // The op's type string "Custom" becomes "Zigmoi", a name no runtime knows.
+    const std::string from("\x06\0\0\0Custom", 10), to("\x06\0\0\0Zigmoi", 10);
+    std::vector<uint8_t> model = bytes.value();
+    int patched = 0;
+    for (size_t i = 0; i + from.size() <= model.size(); ++i)
+        if (std::memcmp(model.data() + i, from.data(), from.size()) == 0) {
+            std::memcpy(model.data() + i, to.data(), to.size());
+            ++patched;
+        }
+    ASSERT_EQ(patched, 1);
+    ASSERT_EQ(rknn_init(&ctx, model.data(), static_cast<uint32_t>(model.size()), 0, nullptr), RKNN_SUCC);
+    EXPECT_TRUE(logged("type \"Zigmoi\", which this runtime does not run")) << "no warning at init";
+    EXPECT_NE(rknn_run(ctx, nullptr), RKNN_SUCC);
+    EXPECT_TRUE(logged("not registered: 'Zigmoi'"));
+    rknn_custom_op op = cpu_op("Zigmoi", sigmoid_compute);
+    ASSERT_EQ(rknn_register_custom_ops(ctx, &op, 1), RKNN_SUCC);
+    const std::vector<float> after = as_floats(run_pixels(ctx, 5, false));
+    ASSERT_EQ(after.size(), before.size());
+    for (size_t i = 0; i < after.size(); ++i) ASSERT_EQ(after[i], 1.0f / (1.0f + std::exp(-before[i]))) << i;
+    EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+    // A type that is no name is still refused.
+    std::vector<uint8_t> bad = bytes.value();
+    const std::string junk("\x06\0\0\0Cu\x01tom", 10);
+    for (size_t i = 0; i + from.size() <= bad.size(); ++i)
+        if (std::memcmp(bad.data() + i, from.data(), from.size()) == 0) std::memcpy(bad.data() + i, junk.data(), junk.size());
+    EXPECT_EQ(rknn_init(&ctx, bad.data(), static_cast<uint32_t>(bad.size()), 0, nullptr), RKNN_ERR_MODEL_INVALID);
+}
+
 // Beyond the vendor: an init that sets pass_through takes its tensors as
 // the model holds them (int8 codes, NCHW), described by their attrs.
 int own_dtype_init(rknn_custom_op_context*, rknn_custom_op_tensor* inputs, uint32_t, rknn_custom_op_tensor* outputs,
