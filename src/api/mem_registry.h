@@ -10,6 +10,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "base/status.h"
 #include "rknn_api.h"
 #include "runtime/io_memory.h"
 
@@ -38,5 +39,10 @@ private:
     mutable std::mutex mutex_;
     std::unordered_map<const rknn_tensor_mem*, std::shared_ptr<MemRecord>> records_;
 };
+
+// Finds a descriptor this runtime created and checks that `ctx` (a context
+// or matmul handle) may use it. With `ctx_optional`, 0 is accepted for any
+// descriptor (rknn_mem_sync).
+StatusOr<std::shared_ptr<MemRecord>> lookup_mem(rknn_context ctx, const rknn_tensor_mem* mem, bool ctx_optional);
 
 }  // namespace rknn::api

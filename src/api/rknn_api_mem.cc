@@ -7,6 +7,7 @@
 // before anything reads them.
 #include "api/api_guard.h"
 #include "api/context_handle.h"
+#include "api/matmul_handle.h"
 #include "api/mem_registry.h"
 #include "runtime/context.h"
 
@@ -20,17 +21,11 @@ using rknn::api::guard;
 using rknn::api::guard_ptr;
 using rknn::api::HandleKind;
 using rknn::api::MemRecord;
+using rknn::api::lookup_mem;
 using rknn::api::MemRegistry;
 using rknn::api::not_implemented;
 
-namespace {
-
-constexpr uint64_t kKnownAllocFlags = RKNN_FLAG_MEMORY_CACHEABLE | RKNN_FLAG_MEMORY_NON_CACHEABLE |
-                                      RKNN_FLAG_MEMORY_TRY_ALLOC_SRAM | RKNN_MEM_FLAG_ALLOC_NO_CONTEXT;
-
-// Finds a descriptor this runtime created and checks that `ctx` may use it.
-// With `ctx_optional`, 0 is accepted for any descriptor (rknn_mem_sync).
-StatusOr<std::shared_ptr<MemRecord>> lookup_mem(rknn_context ctx, const rknn_tensor_mem* mem,
+StatusOr<std::shared_ptr<MemRecord>> rknn::api::lookup_mem(rknn_context ctx, const rknn_tensor_mem* mem,
                                                 bool ctx_optional) {
     RKNN_RETURN_IF_ERROR(check_arg(mem != nullptr, "mem is NULL"));
     if (ctx != 0) RKNN_RETURN_IF_ERROR(check_any_handle(ctx));
@@ -45,6 +40,12 @@ StatusOr<std::shared_ptr<MemRecord>> lookup_mem(rknn_context ctx, const rknn_ten
     }
     return record;
 }
+
+namespace {
+
+constexpr uint64_t kKnownAllocFlags = RKNN_FLAG_MEMORY_CACHEABLE | RKNN_FLAG_MEMORY_NON_CACHEABLE |
+                                      RKNN_FLAG_MEMORY_TRY_ALLOC_SRAM | RKNN_MEM_FLAG_ALLOC_NO_CONTEXT;
+
 
 // A descriptor to bind to a model context, with the range of its memory it
 // names now (the client may adjust offset and size within the buffer).
@@ -110,7 +111,16 @@ StatusOr<rknn_tensor_mem*> create_device_mem(rknn_context ctx, uint64_t size, bo
         return register_mem(0, std::move(memory), phys, fd, 0, static_cast<uint32_t>(size),
                             RKNN_TENSOR_MEMORY_FLAGS_ALLOC_INSIDE, true);
     }
-    return not_implemented("rknn_create_mem on a matmul context");
+    if (auto matmul = rknn::api::find_handle<rknn::api::MatmulHandle>(ctx)) {
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<rknn::runtime::IoMemory> memory,
+                              matmul->context().create_memory(size, cacheable));
+        const uint64_t phys = memory->device_address();
+        const int32_t fd = memory->fd();
+        return register_mem(ctx, std::move(memory), phys, fd, 0, static_cast<uint32_t>(size),
+                            RKNN_TENSOR_MEMORY_FLAGS_ALLOC_INSIDE, no_context);
+    }
+    RKNN_RETURN_IF_ERROR(check_any_handle(ctx));
+    return Status(StatusCode::kInternal, "a handle of no known kind");
 }
 
 }  // namespace
