@@ -86,9 +86,11 @@ StatusOr<std::unique_ptr<MatmulContext>> MatmulContext::create(const rknn_matmul
         ctx->bt_float_.resize(static_cast<size_t>(max_kn));
         ctx->c_float_.resize(static_cast<size_t>(max_mn));
     }
-    RKNN_LOG_AT(3, "matmul %s on %s: %zu shape(s), first %s; runs on the host reference",
+    if (Fp16NpuMatmul::applies(ctx->plan_, ctx->soc()))
+        ctx->npu_ = std::make_unique<Fp16NpuMatmul>(ctx->driver_, ctx->plan_);
+    RKNN_LOG_AT(3, "matmul %s on %s: %zu shape(s), first %s; runs %s",
                 get_matmul_type_string(static_cast<rknn_matmul_type>(ctx->plan_.type.raw)), ctx->soc().name,
-                shapes.size(), shape_text(shapes[0]).c_str());
+                shapes.size(), shape_text(shapes[0]).c_str(), ctx->npu_ ? "as NPU tasks" : "on the host reference");
     return ctx;
 }
 
@@ -123,6 +125,9 @@ Status MatmulContext::bind(const rknn_matmul_tensor_attr& attr, std::shared_ptr<
     if (bytes < needed)
         return invalid(which + ": the memory holds " + std::to_string(bytes) + " bytes, the shape (" + shape_text(s) +
                        ") needs " + std::to_string(needed));
+    // The NPU path packs B's kernels now: the API asks for set_io_mem after
+    // every update of the data.
+    if (binding == &b_ && npu_ != nullptr) RKNN_RETURN_IF_ERROR(npu_->set_b(memory->host() + offset, s.K, s.N));
     binding->memory = std::move(memory);
     binding->offset = offset;
     binding->bytes = bytes;
@@ -260,6 +265,10 @@ Status MatmulContext::run() {
     const uint8_t* a = a_.memory->host() + a_.offset;
     const uint8_t* b = b_.memory->host() + b_.offset;
     uint8_t* c = c_.memory->host() + c_.offset;
+    if (npu_ != nullptr) {
+        const uint32_t mask = core_mask_ == RKNN_NPU_CORE_ALL ? soc().all_cores_mask : static_cast<uint32_t>(core_mask_);
+        return npu_->run(a, c, s.M, s.K, s.N, mask);
+    }
     if (elem_is_float(plan_.type.a) != elem_is_float(plan_.type.b))
         return Status(StatusCode::kUnimplemented, "a float A with an integer B: not implemented");
     return elem_is_float(plan_.type.a) ? run_float(a, b, c) : run_integer(a, b, c);

@@ -1,10 +1,10 @@
 // One rknn_matmul_ctx: the checked plan, its shapes and their io attrs, the
 // memory bound to A, B and C, the quantisation parameters, and the run.
 //
-// The run executes the arithmetic of cpu/matmul_reference.h on the host,
+// Float16 types run as NPU tasks on RK3588-class NPUs (matmul_npu.h); the
+// others execute the arithmetic of cpu/matmul_reference.h on the host,
 // reading A and B and writing C through the bound memory in the layouts the
-// context was created with; NPU tasks for it are not generated yet
-// (docs/matmul.md). Calls on one context are serialised; contexts are
+// context was created with (docs/matmul.md). Calls on one context are serialised; contexts are
 // independent, so several threads may each run their own.
 #pragma once
 
@@ -16,6 +16,7 @@
 #include "base/status.h"
 #include "cpu/matmul_reference.h"
 #include "driver/kernel_driver_factory.h"
+#include "matmul/matmul_npu.h"
 #include "matmul/matmul_rules.h"
 #include "rknn_matmul_api.h"
 #include "runtime/io_memory.h"
@@ -78,6 +79,9 @@ private:
     std::vector<int64_t> raw_;
     std::vector<double> real_;
     cpu::MatmulBQuant b_params_;
+    // Float16 types on an RK3588-class NPU run as NPU tasks; the rest on the
+    // host reference.
+    std::unique_ptr<Fp16NpuMatmul> npu_;
 };
 
 }  // namespace rknn::matmul

@@ -417,6 +417,71 @@ TEST_F(MatmulApi, RkLlamaPatternOnThreeThreads) {
     for (rknn_matmul_ctx ctx : ctxs) EXPECT_EQ(rknn_matmul_destroy(ctx), RKNN_SUCC);
 }
 
+// Float16 types run as NPU tasks: a multi-core mask splits the work and
+// gives the single core's bytes; three contexts submit from three threads.
+TEST_F(MatmulApi, Float16OnTheNpuIsTheSameOnEveryCoreMaskAndThread) {
+    constexpr int kM = 48, kK = 256, kN = 64;
+    rknn_matmul_info info = info_of({RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32, kM, kK, kN, RKNN_MM_LAYOUT_NATIVE});
+    std::vector<uint16_t> a(kM * kK), b_norm(kK * kN);
+    for (size_t i = 0; i < a.size(); ++i) a[i] = rknn::float_to_half(static_cast<float>(i % 37) / 37.0f - 0.5f);
+    for (size_t i = 0; i < b_norm.size(); ++i) b_norm[i] = rknn::float_to_half(static_cast<float>(i % 29) / 29.0f - 0.5f);
+    const auto run_once = [&](rknn_matmul_ctx ctx, rknn_matmul_io_attr& io, std::vector<float>* out) {
+        rknn_tensor_mem* ma = rknn_create_mem(ctx, io.A.size);
+        rknn_tensor_mem* mb = rknn_create_mem(ctx, io.B.size);
+        rknn_tensor_mem* mc = rknn_create_mem(ctx, io.C.size);
+        std::memcpy(ma->virt_addr, a.data(), io.A.size);
+        int ret = rknn_B_normal_layout_to_native_layout(b_norm.data(), mb->virt_addr, kK, kN, &info);
+        if (ret == RKNN_SUCC) ret = rknn_matmul_set_io_mem(ctx, ma, &io.A);
+        if (ret == RKNN_SUCC) ret = rknn_matmul_set_io_mem(ctx, mb, &io.B);
+        if (ret == RKNN_SUCC) ret = rknn_matmul_set_io_mem(ctx, mc, &io.C);
+        if (ret == RKNN_SUCC) ret = rknn_matmul_run(ctx);
+        out->assign(static_cast<const float*>(mc->virt_addr), static_cast<const float*>(mc->virt_addr) + kM * kN);
+        for (rknn_tensor_mem* m : {ma, mb, mc}) rknn_destroy_mem(ctx, m);
+        return ret;
+    };
+    std::vector<float> single;
+    for (int mask : {RKNN_NPU_CORE_0, RKNN_NPU_CORE_1, RKNN_NPU_CORE_2, RKNN_NPU_CORE_0_1, RKNN_NPU_CORE_0_1_2}) {
+        rknn_matmul_io_attr io;
+        rknn_matmul_ctx ctx = 0;
+        ASSERT_EQ(rknn_matmul_create(&ctx, &info, &io), RKNN_SUCC);
+        ASSERT_EQ(rknn_matmul_set_core_mask(ctx, static_cast<rknn_core_mask>(mask)), RKNN_SUCC);
+        std::vector<float> c;
+        ASSERT_EQ(run_once(ctx, io, &c), RKNN_SUCC) << "mask " << mask;
+        if (single.empty()) {
+            single = c;
+            // Against the definition, within the float32 sums' reordering.
+            for (int m = 0; m < kM; ++m)
+                for (int n = 0; n < kN; ++n) {
+                    double want = 0;
+                    for (int k = 0; k < kK; ++k)
+                        want += double{rknn::half_to_float(a[m * kK + k])} * rknn::half_to_float(b_norm[k * kN + n]);
+                    ASSERT_NEAR(c[static_cast<size_t>(m * kN + n)], want, 1e-4) << m << "," << n;
+                }
+        }
+        EXPECT_EQ(0, std::memcmp(c.data(), single.data(), c.size() * sizeof(float))) << "mask " << mask;
+        EXPECT_EQ(rknn_matmul_destroy(ctx), RKNN_SUCC);
+    }
+    std::vector<int> failures(3, 0);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 3; ++t)
+        threads.emplace_back([&, t] {
+            rknn_matmul_io_attr io;
+            rknn_matmul_ctx ctx = 0;
+            if (rknn_matmul_create(&ctx, &info, &io) != RKNN_SUCC) {
+                ++failures[t];
+                return;
+            }
+            rknn_matmul_set_core_mask(ctx, static_cast<rknn_core_mask>(1 << t));
+            for (int i = 0; i < 20; ++i) {
+                std::vector<float> c;
+                if (run_once(ctx, io, &c) != RKNN_SUCC || c != single) ++failures[t];
+            }
+            rknn_matmul_destroy(ctx);
+        });
+    for (std::thread& th : threads) th.join();
+    EXPECT_EQ(failures, (std::vector<int>{0, 0, 0}));
+}
+
 // Contexts share one opened device: 2000 live ones need no descriptor each.
 TEST_F(MatmulApi, TwoThousandContextsAtUlimit1024) {
     rlimit before{};
