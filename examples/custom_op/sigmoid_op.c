@@ -86,8 +86,9 @@ static int sigmoid_compute(rknn_custom_op_context* op_ctx, rknn_custom_op_tensor
         int code;
         if (inputs[0].mem.size < in->n_elems || outputs[0].mem.size < out->n_elems) return -1;
         for (code = -128; code < 128; ++code) {
-            const float q = nearbyintf(sigmoid((float)(code - in->zp) * in->scale) / out->scale) + (float)out->zp;
-            table[code + 128] = (int8_t)(q < -128.0f ? -128 : q > 127.0f ? 127 : (int)q);
+            /* As the runtime quantises a float32 result: the quotient in double. */
+            const double q = nearbyint((double)sigmoid((float)((double)code - in->zp) * in->scale) / out->scale) + out->zp;
+            table[code + 128] = (int8_t)(q < -128.0 ? -128 : q > 127.0 ? 127 : (int)q);
         }
         for (i = 0; i < in->n_elems; ++i) y[i] = table[x[i] + 128];
         return 0;

@@ -6,6 +6,7 @@
 #include "api/matmul_handle.h"
 #include "api/mem_registry.h"
 #include "driver/kernel_driver_factory.h"
+#include "matmul/matmul_context.h"
 #include "matmul/matmul_layout.h"
 #include "rknn_matmul_api.h"
 
@@ -81,10 +82,13 @@ RKNN_EXPORT int rknn_matmul_set_io_mem(rknn_matmul_ctx ctx, rknn_tensor_mem* mem
         RKNN_ASSIGN_OR_RETURN(std::shared_ptr<rknn::api::MemRecord> record, rknn::api::lookup_mem(ctx, mem, false));
         // The range the descriptor names now (a client may move offset and
         // size within the buffer, as rk-llama.cpp does with one weight buffer).
-        const rknn_tensor_mem& d = record->descriptor;
-        RKNN_RETURN_IF_ERROR(check_arg(d.offset >= 0 && static_cast<uint64_t>(d.offset) + d.size <= record->memory->size(),
+        // Read once: the client owns the descriptor and may change it meanwhile.
+        const int32_t offset = record->descriptor.offset;
+        const uint32_t size = record->descriptor.size;
+        RKNN_RETURN_IF_ERROR(check_arg(offset >= 0 && static_cast<uint64_t>(offset) + size <= record->memory->size(),
                                        "mem->offset + mem->size lie beyond the buffer"));
-        return handle->context().bind(*attr, record->memory, static_cast<uint64_t>(d.offset), d.size);
+        const rknn_matmul_tensor_attr attr_copy = *attr;
+        return handle->context().bind(attr_copy, record->memory, static_cast<uint64_t>(offset), size);
     });
 }
 
@@ -146,12 +150,13 @@ RKNN_EXPORT int rknn_B_normal_layout_to_native_layout(void* B_input, void* B_out
         RKNN_RETURN_IF_ERROR(check_arg(B_input != nullptr, "B_input is NULL"));
         RKNN_RETURN_IF_ERROR(check_arg(B_output != nullptr, "B_output is NULL"));
         RKNN_RETURN_IF_ERROR(check_arg(info != nullptr, "info is NULL"));
-        // The SoC this process's NPU is (or the mock emulates).
-        RKNN_ASSIGN_OR_RETURN(rknn::driver::OpenedDriver opened, rknn::driver::open_kernel_driver());
+        // The SoC this process's NPU is (or the mock emulates), on the device
+        // the matmul contexts share.
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<rknn::driver::OpenedDriver> opened, rknn::matmul::shared_matmul_driver());
         rknn::matmul::Plan plan;
-        RKNN_RETURN_IF_ERROR(rknn::matmul::check_info(*info, *opened.soc, &plan));
+        RKNN_RETURN_IF_ERROR(rknn::matmul::check_info(*info, *opened->soc, &plan));
         plan.b_layout = RKNN_MM_LAYOUT_NATIVE;
-        RKNN_RETURN_IF_ERROR(rknn::matmul::check_shape(plan, *opened.soc, 1, K, N));
+        RKNN_RETURN_IF_ERROR(rknn::matmul::check_shape(plan, *opened->soc, 1, K, N));
         rknn::matmul::b_norm_to_native(plan, static_cast<const uint8_t*>(B_input), static_cast<uint8_t*>(B_output), K, N);
         return Status::ok();
     });

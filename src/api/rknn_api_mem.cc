@@ -60,11 +60,13 @@ StatusOr<MemBinding> check_mem_binding(rknn_context ctx, rknn_tensor_mem* mem) {
     RKNN_RETURN_IF_ERROR(check_handle(ctx, HandleKind::kContext));
     MemBinding binding;
     RKNN_ASSIGN_OR_RETURN(binding.record, lookup_mem(ctx, mem, false));
-    const rknn_tensor_mem& d = binding.record->descriptor;
-    RKNN_RETURN_IF_ERROR(check_arg(d.offset >= 0 && static_cast<uint64_t>(d.offset) + d.size <= binding.record->memory->size(),
+    // Read once: the client owns the descriptor and may change it meanwhile.
+    const int32_t offset = binding.record->descriptor.offset;
+    const uint32_t size = binding.record->descriptor.size;
+    RKNN_RETURN_IF_ERROR(check_arg(offset >= 0 && static_cast<uint64_t>(offset) + size <= binding.record->memory->size(),
                                    "mem->offset + mem->size lie beyond the buffer"));
-    binding.offset = static_cast<uint64_t>(d.offset);
-    binding.bytes = d.size;
+    binding.offset = static_cast<uint64_t>(offset);
+    binding.bytes = size;
     RKNN_ASSIGN_OR_RETURN(binding.context, rknn::api::runtime_context(ctx));
     return binding;
 }

@@ -17,12 +17,11 @@ namespace {
 
 Status invalid(const std::string& message) { return Status(StatusCode::kInvalidArgument, message); }
 
-// One opened device for every matmul context in the process: a context
-// then costs no file descriptor of its own (issue: 2000 live contexts at
-// ulimit -n 1024).
+}  // namespace
+
 // Keyed by the variables that choose the device, so that a change of them
 // (tests switch the mock's SoC) opens the device they now name.
-StatusOr<std::shared_ptr<driver::OpenedDriver>> shared_driver() {
+StatusOr<std::shared_ptr<driver::OpenedDriver>> shared_matmul_driver() {
     static std::mutex mutex;
     static std::map<std::string, std::weak_ptr<driver::OpenedDriver>> cached;
     std::string key;
@@ -34,9 +33,14 @@ StatusOr<std::shared_ptr<driver::OpenedDriver>> shared_driver() {
     if (std::shared_ptr<driver::OpenedDriver> alive = cached[key].lock()) return alive;
     RKNN_ASSIGN_OR_RETURN(driver::OpenedDriver opened, driver::open_kernel_driver());
     auto driver = std::make_shared<driver::OpenedDriver>(std::move(opened));
+    for (auto it = cached.begin(); it != cached.end();) it = it->second.expired() ? cached.erase(it) : std::next(it);
+    if (driver->soc == nullptr)
+        return Status(StatusCode::kUnimplemented, "the matmul API needs the NPU's SoC, which this device does not report");
     cached[key] = driver;
     return driver;
 }
+
+namespace {
 
 std::string shape_text(const rknn_matmul_shape& s) {
     return "M " + std::to_string(s.M) + ", K " + std::to_string(s.K) + ", N " + std::to_string(s.N);
@@ -55,10 +59,9 @@ StatusOr<std::unique_ptr<MatmulContext>> MatmulContext::create(const rknn_matmul
     std::unique_ptr<MatmulContext> ctx(new MatmulContext());
     if (info.iommu_domain_id < 0 || info.iommu_domain_id > 15)
         return invalid("iommu_domain_id " + std::to_string(info.iommu_domain_id) + " is not within 0-15");
-    RKNN_ASSIGN_OR_RETURN(ctx->driver_, shared_driver());
+    RKNN_ASSIGN_OR_RETURN(ctx->driver_, shared_matmul_driver());
     RKNN_RETURN_IF_ERROR(check_info(info, ctx->soc(), &ctx->plan_));
     if (shapes.empty()) return invalid("no shape given");
-    int64_t max_mk = 0, max_kn = 0, max_mn = 0;
     for (size_t i = 0; i < shapes.size(); ++i) {
         const rknn_matmul_shape& s = shapes[i];
         const Status shape_ok = check_shape(ctx->plan_, ctx->soc(), s.M, s.K, s.N);
@@ -69,25 +72,13 @@ StatusOr<std::unique_ptr<MatmulContext>> MatmulContext::create(const rknn_matmul
             if (shapes[j].M == s.M && shapes[j].K == s.K && shapes[j].N == s.N)
                 return invalid("shape " + std::to_string(i) + " (" + shape_text(s) + ") repeats shape " + std::to_string(j));
         fill_io_attr(ctx->plan_, s.M, s.K, s.N, &io[i]);
-        max_mk = std::max<int64_t>(max_mk, int64_t{s.M} * s.K);
-        max_kn = std::max<int64_t>(max_kn, int64_t{s.K} * s.N);
-        max_mn = std::max<int64_t>(max_mn, int64_t{s.M} * s.N);
     }
     ctx->shapes_ = shapes;
     ctx->iommu_domain_ = info.iommu_domain_id;
-    const bool integer = !elem_is_float(ctx->plan_.type.a);
-    if (integer) {
-        ctx->a_int_.resize(static_cast<size_t>(max_mk));
-        ctx->bt_int_.resize(static_cast<size_t>(max_kn));
-        ctx->raw_.resize(static_cast<size_t>(max_mn));
-        ctx->real_.resize(static_cast<size_t>(max_mn));
-    } else {
-        ctx->a_float_.resize(static_cast<size_t>(max_mk));
-        ctx->bt_float_.resize(static_cast<size_t>(max_kn));
-        ctx->c_float_.resize(static_cast<size_t>(max_mn));
-    }
-    if (Fp16NpuMatmul::applies(ctx->plan_, ctx->soc()))
-        ctx->npu_ = std::make_unique<Fp16NpuMatmul>(ctx->driver_, ctx->plan_);
+    int64_t max_k = 0;
+    for (const rknn_matmul_shape& s : shapes) max_k = std::max<int64_t>(max_k, s.K);
+    if (NpuMatmul::applies(ctx->plan_, ctx->soc(), max_k))
+        ctx->npu_ = std::make_unique<NpuMatmul>(ctx->driver_, ctx->plan_);
     RKNN_LOG_AT(3, "matmul %s on %s: %zu shape(s), first %s; runs %s",
                 get_matmul_type_string(static_cast<rknn_matmul_type>(ctx->plan_.type.raw)), ctx->soc().name,
                 shapes.size(), shape_text(shapes[0]).c_str(), ctx->npu_ ? "as NPU tasks" : "on the host reference");
@@ -198,6 +189,8 @@ Status MatmulContext::get_quant_params(rknn_quant_params* params, float* scale) 
     if (quant == nullptr) return invalid("params->name \"" + which + "\" names none of A, B and C");
     const std::vector<float> scales = quant->set ? quant->scale : std::vector<float>{1.0f};
     const std::vector<int32_t> zps = quant->set ? quant->zp : std::vector<int32_t>{0};
+    if (which == "B" && quant->set && plan_.b_quant >= RKNN_QUANT_TYPE_PER_GROUP_SYM)
+        return invalid("B is quantised per group: no one scale per column of C");
     if (params->scale != nullptr) {
         if (params->scale_len < static_cast<int32_t>(scales.size()))
             return invalid(which + ": scale_len " + std::to_string(params->scale_len) + " is short of the " +
@@ -212,21 +205,20 @@ Status MatmulContext::get_quant_params(rknn_quant_params* params, float* scale) 
     }
     params->scale_len = static_cast<int32_t>(scales.size());
     params->zp_len = static_cast<int32_t>(zps.size());
-    // `scale`: what one unit of an int32 C is worth, A's scale times B's, per
-    // column of C where B is quantised per channel (N values), else one.
-    if (which == "B") {
-        if (b_quant_.set && plan_.b_quant >= RKNN_QUANT_TYPE_PER_GROUP_SYM)
-            return invalid("B is quantised per group: no one scale per column of C");
-        const float a_scale = a_quant_.set ? a_quant_.scale[0] : 1.0f;
-        for (size_t i = 0; i < scales.size(); ++i) scale[i] = a_scale * scales[i];
-    }
+    // `scale` (runtime-spec 8.2): B's scales, per column of C where B is
+    // quantised per channel (N values), else one; times A's scale, what one
+    // unit of an int32 C is worth. Other names: the matrix's one scale.
+    if (which == "B" && b_quant_.set && plan_.b_quant >= RKNN_QUANT_TYPE_PER_GROUP_SYM)
+        return invalid("B is quantised per group: no one scale per column of C");
+    std::copy(scales.begin(), scales.end(), scale);
     return Status::ok();
 }
 
 Status MatmulContext::set_core_mask(int mask) {
     std::lock_guard<std::mutex> lock(mutex_);
     const hw::SocProfile& s = soc();
-    if (s.num_cores <= 1) return invalid(std::string(s.name) + " has one NPU core: rknn_matmul_set_core_mask does not apply");
+    if (s.num_cores <= 1 && mask != RKNN_NPU_CORE_AUTO)
+        return invalid(std::string(s.name) + " has one NPU core: only RKNN_NPU_CORE_AUTO applies");
     if (mask != RKNN_NPU_CORE_AUTO && mask != RKNN_NPU_CORE_ALL && !s.core_mask_runs(static_cast<uint32_t>(mask)))
         return invalid("core mask " + std::to_string(mask) + " is not one " + s.name + " runs");
     core_mask_ = mask;
@@ -265,9 +257,15 @@ Status MatmulContext::run() {
     const uint8_t* a = a_.memory->host() + a_.offset;
     const uint8_t* b = b_.memory->host() + b_.offset;
     uint8_t* c = c_.memory->host() + c_.offset;
-    if (npu_ != nullptr) {
+    // int8 on the NPU takes A's zero point in the bias; B's must be 0.
+    const bool b_zero_points = b_quant_.set && std::any_of(b_quant_.zp.begin(), b_quant_.zp.end(), [](int32_t z) { return z != 0; });
+    if (npu_ != nullptr && !(npu_->integer() && b_zero_points)) {
         const uint32_t mask = core_mask_ == RKNN_NPU_CORE_ALL ? soc().all_cores_mask : static_cast<uint32_t>(core_mask_);
-        return npu_->run(a, c, s.M, s.K, s.N, mask);
+        const Status on_npu = npu_->run(a, c, s.M, s.K, s.N, mask, a_quant_.set ? a_quant_.zp[0] : 0);
+        if (on_npu.code() != StatusCode::kUnimplemented) return on_npu;
+        // A shape the convolution path cannot tile (K beyond the CNA's size
+        // fields, say) runs on the host reference.
+        RKNN_LOG_AT(3, "matmul (%s) runs on the host reference: %s", shape_text(s).c_str(), on_npu.message().c_str());
     }
     if (elem_is_float(plan_.type.a) != elem_is_float(plan_.type.b))
         return Status(StatusCode::kUnimplemented, "a float A with an integer B: not implemented");
@@ -278,6 +276,13 @@ Status MatmulContext::run_integer(const uint8_t* a, const uint8_t* b, uint8_t* c
     const rknn_matmul_shape& s = shape();
     const int64_t m = s.M, k = s.K, n = s.N;
     const Offsets at{&plan_, m, k, n};
+    // Working rows, grown on the first run of a shape that needs more (a
+    // context that runs on the NPU never makes them).
+    if (a_int_.size() < static_cast<size_t>(m * k)) a_int_.resize(static_cast<size_t>(m * k));
+    if (bt_int_.size() < static_cast<size_t>(k * n)) bt_int_.resize(static_cast<size_t>(k * n));
+    if (raw_.size() < static_cast<size_t>(m * n)) raw_.resize(static_cast<size_t>(m * n));
+    const bool need_real = plan_.type.c != Elem::kInt32 && plan_.type.c != Elem::kInt16;
+    if (need_real && real_.size() < static_cast<size_t>(m * n)) real_.resize(static_cast<size_t>(m * n));
     for (int64_t row = 0; row < m; ++row)
         for (int64_t col = 0; col < k; ++col) a_int_[static_cast<size_t>(row * k + col)] = load_int(a, at.a(row, col), plan_.type.a);
     for (int64_t row = 0; row < k; ++row)
@@ -303,13 +308,12 @@ Status MatmulContext::run_integer(const uint8_t* a, const uint8_t* b, uint8_t* c
             return Status(StatusCode::kFailedPrecondition, "B's quantisation parameters were set for another shape (" +
                                                                std::to_string(b_quant_.scale.size()) + " scales, this one needs " +
                                                                std::to_string(want) + ")");
-        bq.scale = b_quant_.scale;
-        bq.zp = b_quant_.zp;
+        bq.scale.assign(b_quant_.scale.begin(), b_quant_.scale.end());  // within the capacity after the first run
+        bq.zp.assign(b_quant_.zp.begin(), b_quant_.zp.end());
     }
     const int32_t a_zp = a_quant_.set ? a_quant_.zp[0] : 0;
     const float a_scale = a_quant_.set ? a_quant_.scale[0] : 1.0f;
     const Elem out = plan_.type.c;
-    const bool need_real = out != Elem::kInt32 && out != Elem::kInt16;
     cpu::matmul_int_reference(m, k, n, a_int_.data(), a_zp, a_scale, bt_int_.data(), bq, raw_.data(),
                               need_real ? real_.data() : nullptr);
     const double c_scale = c_quant_.set ? c_quant_.scale[0] : 1.0;
@@ -336,6 +340,9 @@ Status MatmulContext::run_float(const uint8_t* a, const uint8_t* b, uint8_t* c) 
     const rknn_matmul_shape& s = shape();
     const int64_t m = s.M, k = s.K, n = s.N;
     const Offsets at{&plan_, m, k, n};
+    if (a_float_.size() < static_cast<size_t>(m * k)) a_float_.resize(static_cast<size_t>(m * k));
+    if (bt_float_.size() < static_cast<size_t>(k * n)) bt_float_.resize(static_cast<size_t>(k * n));
+    if (c_float_.size() < static_cast<size_t>(m * n)) c_float_.resize(static_cast<size_t>(m * n));
     for (int64_t row = 0; row < m; ++row)
         for (int64_t col = 0; col < k; ++col)
             a_float_[static_cast<size_t>(row * k + col)] = load_float(a, at.a(row, col), plan_.type.a);

@@ -1,8 +1,8 @@
 // One rknn_matmul_ctx: the checked plan, its shapes and their io attrs, the
 // memory bound to A, B and C, the quantisation parameters, and the run.
 //
-// Float16 types run as NPU tasks on RK3588-class NPUs (matmul_npu.h); the
-// others execute the arithmetic of cpu/matmul_reference.h on the host,
+// Float16 types and INT8_MM_INT8_TO_INT32 run as NPU tasks on RK3588-class
+// NPUs (matmul_npu.h); the others execute the arithmetic of cpu/matmul_reference.h on the host,
 // reading A and B and writing C through the bound memory in the layouts the
 // context was created with (docs/matmul.md). Calls on one context are serialised; contexts are
 // independent, so several threads may each run their own.
@@ -22,6 +22,10 @@
 #include "runtime/io_memory.h"
 
 namespace rknn::matmul {
+
+// The opened device every matmul context of the process shares (one per
+// device choice): a context costs no file descriptor of its own.
+StatusOr<std::shared_ptr<driver::OpenedDriver>> shared_matmul_driver();
 
 class MatmulContext {
 public:
@@ -73,15 +77,16 @@ private:
     Binding a_, b_, c_;
     Quant a_quant_, b_quant_, c_quant_;
     int core_mask_ = RKNN_NPU_CORE_AUTO;
-    // The run's working rows, sized for the largest shape at create time.
+    // The host reference's working rows, grown at the first run of a shape
+    // that needs more.
     std::vector<int32_t> a_int_, bt_int_;
     std::vector<float> a_float_, bt_float_, c_float_;
     std::vector<int64_t> raw_;
     std::vector<double> real_;
     cpu::MatmulBQuant b_params_;
-    // Float16 types on an RK3588-class NPU run as NPU tasks; the rest on the
-    // host reference.
-    std::unique_ptr<Fp16NpuMatmul> npu_;
+    // What runs as NPU tasks on an RK3588-class NPU (matmul_npu.h); the rest
+    // runs on the host reference.
+    std::unique_ptr<NpuMatmul> npu_;
 };
 
 }  // namespace rknn::matmul

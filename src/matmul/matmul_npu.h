@@ -1,9 +1,15 @@
-// Float16 matmuls as NPU tasks: C = A x B is a 1x1 convolution of M one-
-// pixel rows (A as an fp16 feature cube [K/8][M][8], B as its N kernels),
-// lowered with the fp16 convolution path (npu/conv_lowering.h), linked and
-// submitted through the kernel driver, so that the mock device's emulator
-// (or a board's NPU) computes it. Products and sums are float32 in the CNA,
-// in its order: within a few float16 ulps of the reference's K-order sums.
+// Matmuls as NPU tasks: C = A x B is a 1x1 convolution of M one-pixel rows
+// (A as a feature cube [K/c2][M][c2], B as its N kernels), lowered with the
+// convolution paths (npu/conv_lowering.h), linked and submitted through the
+// kernel driver, so that the mock device's emulator (or a board's NPU)
+// computes it. Two kinds run this way on RK3588-class NPUs:
+//
+// - float16 A and B, float16 or float32 C: products and sums float32 in the
+//   CNA, in its order, so within float32 rounding of the reference's K-order
+//   sums;
+// - INT8_MM_INT8_TO_INT32 with B's zero points 0: the int32 sums, with
+//   -zp_a * sum_k B[k][n] as each column's bias, written as int32 by the
+//   DPU; bit-exact with the reference while no sum leaves int32.
 //
 // The operands go through buffers of this object's own (the bound memory
 // may be a client's fd that the device has not imported): A is copied into
@@ -24,27 +30,32 @@
 
 namespace rknn::matmul {
 
-class Fp16NpuMatmul {
+class NpuMatmul {
 public:
-    // Whether `plan` runs as NPU tasks on `soc`: float16 A and B, float16 or
-    // float32 C, an RK3588-class NPU.
-    static bool applies(const Plan& plan, const hw::SocProfile& soc);
+    // Whether `plan` runs as NPU tasks on `soc` for shapes up to `max_k`
+    // (beyond 65536, an int8 column sum could leave int32).
+    static bool applies(const Plan& plan, const hw::SocProfile& soc, int64_t max_k);
 
-    Fp16NpuMatmul(std::shared_ptr<driver::OpenedDriver> driver, const Plan& plan) : driver_(std::move(driver)), plan_(plan) {}
+    NpuMatmul(std::shared_ptr<driver::OpenedDriver> driver, const Plan& plan) : driver_(std::move(driver)), plan_(plan) {}
 
+    bool integer() const { return plan_.type.a == Elem::kInt8; }
     // B (K x N, in the plan's layout at `b`) packed as the convolution's kernels.
     Status set_b(const uint8_t* b, int64_t k, int64_t n);
-    // C = A x B for the shape, on the cores of `core_mask` (0: the driver's choice).
-    Status run(const uint8_t* a, uint8_t* c, int64_t m, int64_t k, int64_t n, uint32_t core_mask);
+    // C = A x B for the shape, on the cores of `core_mask` (0: the driver's
+    // choice); `a_zp` is A's zero point (int8 only).
+    Status run(const uint8_t* a, uint8_t* c, int64_t m, int64_t k, int64_t n, uint32_t core_mask, int32_t a_zp = 0);
 
 private:
     // Device memory of at least `bytes`, (re)made when too small.
     Status ensure(std::shared_ptr<runtime::IoMemory>* memory, uint64_t bytes);
+    // The program for a shape and mask, made once.
+    StatusOr<const npu::Program*> program(int64_t m, int64_t k, int64_t n, uint32_t core_mask);
 
     std::shared_ptr<driver::OpenedDriver> driver_;
     Plan plan_;
     std::shared_ptr<runtime::IoMemory> input_, weights_, records_, output_, stream_;
-    int64_t b_k_ = 0, b_n_ = 0;  // the shape B was packed for (0: none yet)
+    int64_t b_k_ = 0, b_n_ = 0;       // the shape B was packed for (0: none yet)
+    std::vector<int64_t> column_sums_;  // int8: sum over K of each column of B
     std::map<std::tuple<int64_t, int64_t, int64_t, uint32_t>, npu::Program> programs_;
 };
 

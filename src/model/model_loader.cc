@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <unordered_set>
 
 #include "base/aligned_bytes.h"
 #include "base/log.h"
@@ -153,9 +154,6 @@ Status read_op(const fb::Operator* fo, graph::Op* op) {
         const bool printable = std::all_of(type.begin(), type.end(), [](char c) { return c > ' ' && c < 127; });
         if (type.empty() || type.size() >= kMaxCustomTypeBytes || !printable)
             return invalid("op \"" + op->name + "\" has an invalid type");
-        RKNN_LOGW("op \"%s\" has type \"%s\", which this runtime does not run: it runs only as a custom op, "
-                  "registered with rknn_register_custom_ops",
-                  op->name.c_str(), type.c_str());
         op->type = graph::OpType::kCustom;
         op->custom_type = type;
     }
@@ -252,11 +250,16 @@ Status read_model(const fb::Model* m, graph::Graph* g) {
             g->custom_ops.push_back(std::move(decl));
         }
     }
+    // Custom ops the list lacks: types this runtime does not know (runtime-
+    // spec 7.1), declared here and named once each in the log.
+    std::unordered_set<std::string> declared;
+    for (const graph::CustomOpDecl& d : g->custom_ops) declared.insert(d.type);
     for (const graph::Op& op : g->ops) {
-        if (op.type != graph::OpType::kCustom) continue;
-        const bool declared = std::any_of(g->custom_ops.begin(), g->custom_ops.end(),
-                                          [&](const graph::CustomOpDecl& d) { return d.type == op.custom_type; });
-        if (!declared) g->custom_ops.push_back({op.custom_type, {}});
+        if (op.type != graph::OpType::kCustom || !declared.insert(op.custom_type).second) continue;
+        g->custom_ops.push_back({op.custom_type, {}});
+        RKNN_LOGW("op type \"%s\" (first op \"%s\") is not one this runtime runs: it runs as a custom op, once "
+                  "registered with rknn_register_custom_ops",
+                  op.custom_type.c_str(), op.name.c_str());
     }
     return Status::ok();
 }

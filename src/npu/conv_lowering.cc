@@ -255,6 +255,7 @@ Status lower_conv_int8(const Int8ConvLayer& layer, const hw::SocProfile& soc, ui
         const EpilogueRegs& e = layer.epilogue;
         const char* missing = e.lut != nullptr ? "a LUT activation (loaded by MMIO on RK356x)"
                               : e.prelu              ? "a per-channel PRelu (BN records)"
+                              : e.out_int32          ? "an int32 output"
                                                      : nullptr;
         if (missing != nullptr)
             return make_status(StatusCode::kUnimplemented, "%s on %s is not built yet", missing, soc.name);

@@ -169,7 +169,7 @@ void emit_conv_int8(TaskEmitter* b, const ConvGeometry& g, const ConvAddresses& 
     b->write_fields(r::DPU_FEATURE_MODE_CFG, {{f::DPU_FEATURE_MODE_CFG_BURST_LEN, 15},
                                               {f::DPU_FEATURE_MODE_CFG_OUTPUT_MODE, 2},
                                               {f::DPU_FEATURE_MODE_CFG_CONV_MODE, g.depthwise ? 3u : 0u}});
-    const uint64_t out_offset = emit_output_cube(b, g, a, rt, 16);
+    const uint64_t out_offset = emit_output_cube(b, g, a, rt, e.out_int32 ? 4 : 16);
     const uint32_t surf = static_cast<uint32_t>(g.out_w() * g.out_h() * kAtomBytes);
     const uint64_t first_record = static_cast<uint64_t>(rt.kernel) * kBsRecordBytes;
     emit_conv_epilogue(b, e, a.records.plus(first_record), e.prelu_records.plus(first_record), out_offset, surf,

@@ -235,7 +235,13 @@ void emit_conv_epilogue(TaskEmitter* b, const EpilogueRegs& e, const BufferRef& 
     ew.cvt_shift = e.residual_shift;
     ew.lut = e.lut != nullptr;
     ew.relu = e.relu;
-    emit_shift_negatives(b, bs, bn);
+    if (e.out_int32) {
+        b->write_fields(r::DPU_DATA_FORMAT, {{f::DPU_DATA_FORMAT_OUT_PRECISION, static_cast<uint32_t>(hw::Precision::kInt32)},
+                                             {f::DPU_DATA_FORMAT_BS_MUL_SHIFT_VALUE_NEG, static_cast<uint32_t>(bs.shift)},
+                                             {f::DPU_DATA_FORMAT_BN_MUL_SHIFT_VALUE_NEG, static_cast<uint32_t>(bn.shift)}});
+    } else {
+        emit_shift_negatives(b, bs, bn);
+    }
     emit_stage(b, true, bs);
     const uint32_t size_e = depthwise ? 3u : 1u;
     b->write_fields(r::DPU_BS_OW_CFG, {{f::DPU_BS_OW_CFG_OD_BYPASS, 1},

@@ -80,6 +80,10 @@ struct EpilogueRegs {
     int residual_shift = 0;
     const cpu::int8::LutStage* lut = nullptr;  // EW LUT, with OUT_CVT = lut->out
     int32_t out_zp = 0;
+    // The DPU writes int32 (4 channels per atom) instead of int8: the sums
+    // plus the bias, for the matmul API's INT8_MM_INT8_TO_INT32 (multipliers
+    // 1, shift 0, OUT_CVT the identity).
+    bool out_int32 = false;
 };
 
 // From the reference's epilogue (cpu/int8/epilogue.h) and the quantised

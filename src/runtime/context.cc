@@ -418,11 +418,16 @@ Status Context::run_custom_step(const CpuStep& step) {
         return CustomOps::Cube{buffers_->host(home.buffer) + home.offset, home.bytes};
     };
     const bool callbacks = custom_ops_->runs_callbacks(step.op);
+    set_->custom_timing[static_cast<size_t>(step.op)] = CustomOps::Timing();  // no row of an earlier run if this one fails
     const auto direct = [&](int32_t t, const DeviceHome& home) {
+        // A tensor the op takes both ways goes through the CPU values.
         const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
-        return custom_ops_->sees_float32(step.op, t, g)
-                   ? cube_converts_to_float32(declared, memory.form, home.packed_row_pixels)
-                   : cube_moves_as_nchw(declared, memory.form, home.packed_row_pixels);
+        switch (custom_ops_->seen_as(step.op, t, g)) {
+        case CustomOps::Seen::kFloat32: return cube_converts_to_float32(declared, memory.form, home.packed_row_pixels);
+        case CustomOps::Seen::kOwnDtype: return cube_moves_as_nchw(declared, memory.form, home.packed_row_pixels);
+        case CustomOps::Seen::kMixed: return false;
+        }
+        return false;
     };
     const Clock::time_point start = Clock::now();
     std::vector<CustomOps::Cube> in_cubes(op.inputs.size()), out_cubes(op.outputs.size());

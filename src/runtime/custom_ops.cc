@@ -338,6 +338,7 @@ Status CustomOps::register_ops(const rknn_custom_op* ops, uint32_t count, const 
                 undo->gpu.reset();
                 undo->cpu_fallback.reset();
                 undo->cpu_fallback_graph.reset();
+                undo->own_dtype.clear();
             }
         }
     } rollback{this, &done};
@@ -362,6 +363,7 @@ Status CustomOps::register_ops(const rknn_custom_op* ops, uint32_t count, const 
             node->builtin_executor.reset();
             node->builtin_graph.reset();
             node->builtin_source = nullptr;
+            node->own_dtype.clear();  // what an earlier registration's init asked for
             done.push_back(node.get());
             if (gpu_on_cpu[i]) {  // no init or destroy: the op's callbacks expect an OpenCL context
                 RKNN_RETURN_IF_ERROR(describe_tensors(*node, g));
@@ -459,18 +461,19 @@ Status CustomOps::take_own_dtypes(Node& node, const graph::Graph& g, const std::
     return described;
 }
 
-bool CustomOps::sees_float32(int32_t op, int32_t t, const graph::Graph& g) const {
-    if (!is_custom(op)) return false;
+CustomOps::Seen CustomOps::seen_as(int32_t op, int32_t t, const graph::Graph& g) const {
+    if (!is_custom(op)) return Seen::kMixed;
     const Node& node = *nodes_[static_cast<size_t>(node_of_op_[static_cast<size_t>(op)])];
     const graph::Op& o = g.ops[static_cast<size_t>(op)];
     const graph::Tensor& declared = g.tensors[static_cast<size_t>(t)];
+    bool as_float = false, as_own = false;
     size_t k = 0;
     for (const auto* list : {&o.inputs, &o.outputs})
         for (int32_t u : *list) {
-            if (u == t && node.seen_dtype(k, declared) != graph::DType::kFloat32) return false;
+            if (u == t) (node.seen_dtype(k, declared) == graph::DType::kFloat32 ? as_float : as_own) = true;
             ++k;
         }
-    return true;
+    return as_float && as_own ? Seen::kMixed : as_own ? Seen::kOwnDtype : Seen::kFloat32;
 }
 
 Status CustomOps::describe_tensors(Node& node, const graph::Graph& g) {
@@ -678,8 +681,15 @@ Status CustomOps::run(int32_t op_index, const graph::Graph& g, std::vector<cpu::
         } else if (value->dtype() == declared.dtype) {
             std::memcpy(dst, value->raw(), value->byte_size());
         } else {
+            // Another dtype than declared: quantised (or narrowed) into the
+            // declared one, which is what the callback sees.
             cpu::HostTensor typed = cpu::HostTensor::borrow(declared.dtype, declared.shape, dst);
-            RKNN_RETURN_IF_ERROR(cpu::cast_tensor(*value, &typed));
+            typed.quant = declared.quant;
+            if (declared.quant.is_quantized() && value->dtype() == graph::DType::kFloat32) {
+                RKNN_RETURN_IF_ERROR(cpu::from_float32(*value, &typed));
+            } else {
+                RKNN_RETURN_IF_ERROR(cpu::cast_tensor(*value, &typed));
+            }
         }
     }
     const auto call = [&](auto fn, const char* what) -> Status {

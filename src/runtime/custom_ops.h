@@ -77,9 +77,11 @@ public:
     // Whether op `op` runs registered callbacks (not the built-in kernel an
     // init asked for), so that its tensors may come and go as cubes.
     bool runs_callbacks(int32_t op) const;
-    // Whether op `op`'s callbacks see tensor `t` as float32 (not in the
-    // model's own dtype, which an init may ask for with pass_through).
-    bool sees_float32(int32_t op, int32_t t, const graph::Graph& g) const;
+    // How op `op`'s callbacks see tensor `t`: as float32, in the model's own
+    // dtype (which an init may ask for with pass_through), or both (a tensor
+    // the op takes twice, once each way).
+    enum class Seen { kFloat32, kOwnDtype, kMixed };
+    Seen seen_as(int32_t op, int32_t t, const graph::Graph& g) const;
     // Whether tensor `t` is read by op `op` alone (and is no graph output).
     bool read_only_by(int32_t t, int32_t op) const;
     // Whether tensor `t` is read by NPU ops alone under `placements` (and is

@@ -288,13 +288,14 @@ TEST_F(MatmulApi, EveryRk3588TypeAndLayoutGivesTheDefinition) {
     for (rknn_matmul_type type : types)
         for (int b_layout : {RKNN_MM_LAYOUT_NORM, RKNN_MM_LAYOUT_NATIVE, RKNN_MM_LAYOUT_TP_NORM})
             for (int ac_layout : {RKNN_MM_LAYOUT_NORM, RKNN_MM_LAYOUT_NATIVE})
-                for (int trial = 0; trial < 2; ++trial) {
+                for (int trial = 0; trial < 3; ++trial) {
                     const int n_step = type == RKNN_INT4_MM_INT4_TO_INT16 ? 64 : 32;
                     Case c{type, 1 + static_cast<int>(rng() % 20), 32 * (1 + static_cast<int>(rng() % 6)),
                            n_step * (1 + static_cast<int>(rng() % 3)), b_layout, ac_layout};
                     if (type != RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32 && type != RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT16) {
+                        // Trial 2: A's zero point with a symmetric B (the NPU's bias path for int32).
                         c.ac_quant = trial == 0 ? RKNN_QUANT_TYPE_PER_LAYER_SYM : RKNN_QUANT_TYPE_PER_LAYER_ASYM;
-                        c.b_quant = trial == 0 ? RKNN_QUANT_TYPE_PER_CHANNEL_SYM : RKNN_QUANT_TYPE_PER_LAYER_ASYM;
+                        c.b_quant = trial == 1 ? RKNN_QUANT_TYPE_PER_LAYER_ASYM : RKNN_QUANT_TYPE_PER_CHANNEL_SYM;
                     }
                     run_and_check(c, seed++);
                     if (HasFatalFailure()) return;
