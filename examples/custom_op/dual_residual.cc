@@ -12,37 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "../common/compare.h"
+#include "../common/file_bytes.h"
 #include "../common/npy_file.h"
 #include "rknn_api.h"
 #include "rknn_custom_op.h"
 
 extern "C" rknn_custom_op* get_rknn_custom_op(void);  // dual_residual_op.c
-
-namespace {
-
-double cosine(const float* a, const float* b, size_t n) {
-    double dot = 0, na = 0, nb = 0;
-    for (size_t i = 0; i < n; ++i) {
-        dot += double{a[i]} * b[i];
-        na += double{a[i]} * a[i];
-        nb += double{b[i]} * b[i];
-    }
-    return na > 0 && nb > 0 ? dot / std::sqrt(na * nb) : 0.0;
-}
-
-bool read_file(const char* path, std::vector<char>* bytes) {
-    FILE* f = std::fopen(path, "rb");
-    if (f == nullptr) return false;
-    std::fseek(f, 0, SEEK_END);
-    const long size = std::ftell(f);
-    std::fseek(f, 0, SEEK_SET);
-    bytes->resize(size > 0 ? static_cast<size_t>(size) : 0);
-    const bool ok = size > 0 && std::fread(bytes->data(), 1, bytes->size(), f) == bytes->size();
-    std::fclose(f);
-    return ok;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
     if (argc < 4) {
@@ -61,7 +37,7 @@ int main(int argc, char** argv) {
     }
     // As the SDK demo: the model read into memory, rknn_init, the buffer freed.
     std::vector<char> model;
-    if (!read_file(argv[1], &model)) {
+    if (!examples::read_file_bytes(argv[1], &model)) {
         std::fprintf(stderr, "cannot read %s\n", argv[1]);
         return 1;
     }
@@ -133,7 +109,7 @@ int main(int argc, char** argv) {
             status = 1;
             continue;
         }
-        const double c = cosine(values, reinterpret_cast<const float*>(expected.data.data()), n);
+        const double c = examples::cosine(values, reinterpret_cast<const float*>(expected.data.data()), n);
         std::printf("output %d cosine vs the float reference: %.6f\n", i, c);
         if (c < min_cosine) status = 1;
     }

@@ -22,6 +22,8 @@
 #include <vector>
 
 #include "../common/image_file.h"
+#include "../common/compare.h"
+#include "../common/file_bytes.h"
 #include "../common/npy_file.h"
 #include "../object_detection/yolo_decode.h"
 #include "rknn_api.h"
@@ -37,28 +39,6 @@ namespace {
 
 constexpr float kScoreThreshold = 0.25f;
 constexpr float kIouThreshold = 0.45f;
-
-double cosine(const float* a, const float* b, size_t n) {
-    double dot = 0, na = 0, nb = 0;
-    for (size_t i = 0; i < n; ++i) {
-        dot += double{a[i]} * b[i];
-        na += double{a[i]} * a[i];
-        nb += double{b[i]} * b[i];
-    }
-    return na > 0 && nb > 0 ? dot / std::sqrt(na * nb) : 0.0;
-}
-
-bool read_file(const char* path, std::vector<char>* bytes) {
-    FILE* f = std::fopen(path, "rb");
-    if (f == nullptr) return false;
-    std::fseek(f, 0, SEEK_END);
-    const long size = std::ftell(f);
-    std::fseek(f, 0, SEEK_SET);
-    bytes->resize(size > 0 ? static_cast<size_t>(size) : 0);
-    const bool ok = size > 0 && std::fread(bytes->data(), 1, bytes->size(), f) == bytes->size();
-    std::fclose(f);
-    return ok;
-}
 
 bool ends_with(const std::string& s, const std::string& tail) {
     return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
@@ -112,7 +92,7 @@ int main(int argc, char** argv) {
     }
     // As the SDK demo: the model read into memory, rknn_init, then the op.
     std::vector<char> model;
-    if (!read_file(argv[1], &model)) {
+    if (!examples::read_file_bytes(argv[1], &model)) {
         std::fprintf(stderr, "cannot read %s\n", argv[1]);
         return 1;
     }
@@ -202,7 +182,7 @@ int main(int argc, char** argv) {
             status = 1;
             continue;
         }
-        const double c = cosine(static_cast<const float*>(outputs[i].buf),
+        const double c = examples::cosine(static_cast<const float*>(outputs[i].buf),
                                 reinterpret_cast<const float*>(expected.data.data()), n);
         std::printf("head %u cosine vs the float reference: %.6f\n", i, c);
         if (c < min_cosine) status = 1;

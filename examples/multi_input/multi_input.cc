@@ -9,22 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "../common/compare.h"
 #include "../common/npy_file.h"
 #include "rknn_api.h"
 
 namespace {
 
 constexpr double kMinCosine = 0.98;
-
-double cosine(const float* a, const float* b, size_t n) {
-    double dot = 0, na = 0, nb = 0;
-    for (size_t i = 0; i < n; ++i) {
-        dot += double{a[i]} * b[i];
-        na += double{a[i]} * a[i];
-        nb += double{b[i]} * b[i];
-    }
-    return na > 0 && nb > 0 ? dot / std::sqrt(na * nb) : 0.0;
-}
 
 }  // namespace
 
@@ -89,7 +80,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "bad expected output %s\n", argv[4]);
             status = 1;
         } else {
-            const double c = cosine(values, reinterpret_cast<const float*>(expected.data.data()), count);
+            const double c = examples::cosine(values, reinterpret_cast<const float*>(expected.data.data()), count);
             std::printf("cosine vs PyTorch: %.5f (%s)\n", c, c >= kMinCosine ? "ok" : "BELOW 0.98");
             status = c >= kMinCosine ? 0 : 1;
         }

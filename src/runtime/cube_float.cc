@@ -42,112 +42,94 @@ int64_t channel_grain(size_t plane) { return std::max<int64_t>(1, static_cast<in
 constexpr size_t kLanes8 = 16;
 constexpr size_t kChunk = 512;
 
-struct Int8Units {
-    size_t surfaces, chunks;
-    explicit Int8Units(const Layout& l)
-        : surfaces((l.channels + kLanes8 - 1) / kLanes8), chunks((l.plane + kChunk - 1) / kChunk) {}
-    int64_t count() const { return static_cast<int64_t>(surfaces * chunks); }
-};
-
-void int8_cube_to_float32(const uint8_t* src, const Layout& l, int32_t zp, float scale, float* dst) {
-    const Int8Units units(l);
-    parallel_for(units.count(), 1, [&](int64_t begin, int64_t end) {
+// Calls body(surface, first pixel, end pixel, real lanes) for every work
+// unit, shared out over the host's threads.
+template <typename Body>
+void for_each_int8_unit(const Layout& l, Body&& body) {
+    const size_t surfaces = (l.channels + kLanes8 - 1) / kLanes8, chunks = (l.plane + kChunk - 1) / kChunk;
+    parallel_for(static_cast<int64_t>(surfaces * chunks), 1, [&](int64_t begin, int64_t end) {
         for (auto u = static_cast<size_t>(begin); u < static_cast<size_t>(end); ++u) {
-            const size_t s = u / units.chunks, first = (u % units.chunks) * kChunk;
-            const size_t last = std::min(l.plane, first + kChunk);
-            const size_t lanes = std::min(kLanes8, l.channels - s * kLanes8);
-            const uint8_t* surface = src + s * l.surface;
-            float* out = dst + s * kLanes8 * l.plane;
-            size_t p = first;
-            for (; p + 16 <= last; p += 16) {
-                Bytes16 rows[16];
-                std::memcpy(rows, surface + p * kAtomBytes, sizeof(rows));
-                transpose_16x16(rows);
-                for (size_t lane = 0; lane < lanes; ++lane) widen_16_to_float(rows[lane], zp, scale, out + lane * l.plane + p);
-            }
-            for (; p < last; ++p)
-                for (size_t lane = 0; lane < lanes; ++lane)
-                    out[lane * l.plane + p] =
-                        static_cast<float>(static_cast<int8_t>(surface[p * kAtomBytes + lane]) - zp) * scale;
+            const size_t s = u / chunks, first = (u % chunks) * kChunk;
+            body(s, first, std::min(l.plane, first + kChunk), std::min(kLanes8, l.channels - s * kLanes8));
         }
     });
 }
 
-void float32_to_int8_cube(const float* src, const Layout& l, double scale, double zp, uint8_t* dst) {
-    const Int8Units units(l);
-    parallel_for(units.count(), 1, [&](int64_t begin, int64_t end) {
-        alignas(16) int8_t codes[kLanes8][kChunk];
-        for (auto u = static_cast<size_t>(begin); u < static_cast<size_t>(end); ++u) {
-            const size_t s = u / units.chunks, first = (u % units.chunks) * kChunk;
-            const size_t n = std::min(l.plane, first + kChunk) - first;
-            const size_t lanes = std::min(kLanes8, l.channels - s * kLanes8);
-            for (size_t lane = 0; lane < kLanes8; ++lane) {
-                if (lane < lanes)
-                    cpu::quantize_int8(src + (s * kLanes8 + lane) * l.plane + first, static_cast<int64_t>(n), scale, zp,
-                                       codes[lane]);
-                else
-                    std::memset(codes[lane], 0, n);  // the padding lanes of the last surface
-            }
-            uint8_t* surface = dst + s * l.surface + first * kAtomBytes;
-            size_t q = 0;
-            for (; q + 16 <= n; q += 16) {
-                Bytes16 rows[16];
-                for (size_t lane = 0; lane < kLanes8; ++lane) std::memcpy(&rows[lane], &codes[lane][q], 16);
-                transpose_16x16(rows);
-                std::memcpy(surface + q * kAtomBytes, rows, sizeof(rows));
-            }
-            for (; q < n; ++q)
-                for (size_t lane = 0; lane < kLanes8; ++lane)
-                    surface[q * kAtomBytes + lane] = static_cast<uint8_t>(codes[lane][q]);
+void int8_cube_to_float32(const uint8_t* src, const Layout& l, int32_t zp, float scale, float* dst) {
+    for_each_int8_unit(l, [&](size_t s, size_t first, size_t last, size_t lanes) {
+        const uint8_t* surface = src + s * l.surface;
+        float* out = dst + s * kLanes8 * l.plane;
+        size_t p = first;
+        for (; p + 16 <= last; p += 16) {
+            Bytes16 rows[16];
+            std::memcpy(rows, surface + p * kAtomBytes, sizeof(rows));
+            transpose_16x16(rows);
+            for (size_t lane = 0; lane < lanes; ++lane) widen_16_to_float(rows[lane], zp, scale, out + lane * l.plane + p);
         }
+        for (; p < last; ++p)
+            for (size_t lane = 0; lane < lanes; ++lane)
+                out[lane * l.plane + p] = static_cast<float>(static_cast<int8_t>(surface[p * kAtomBytes + lane]) - zp) * scale;
+    });
+}
+
+// Codes as [lane][pixel] rows (16 lanes, the padding ones zero) into the
+// surface's atoms of pixels [0, n).
+void codes_to_atoms(const int8_t (*codes)[kChunk], size_t n, uint8_t* surface) {
+    size_t q = 0;
+    for (; q + 16 <= n; q += 16) {
+        Bytes16 rows[16];
+        for (size_t lane = 0; lane < kLanes8; ++lane) std::memcpy(&rows[lane], &codes[lane][q], 16);
+        transpose_16x16(rows);
+        std::memcpy(surface + q * kAtomBytes, rows, sizeof(rows));
+    }
+    for (; q < n; ++q)
+        for (size_t lane = 0; lane < kLanes8; ++lane) surface[q * kAtomBytes + lane] = static_cast<uint8_t>(codes[lane][q]);
+}
+
+void float32_to_int8_cube(const float* src, const Layout& l, double scale, double zp, uint8_t* dst) {
+    for_each_int8_unit(l, [&](size_t s, size_t first, size_t last, size_t lanes) {
+        alignas(16) int8_t codes[kLanes8][kChunk];
+        const size_t n = last - first;
+        for (size_t lane = 0; lane < kLanes8; ++lane) {
+            if (lane < lanes)
+                cpu::quantize_int8(src + (s * kLanes8 + lane) * l.plane + first, static_cast<int64_t>(n), scale, zp,
+                                   codes[lane]);
+            else
+                std::memset(codes[lane], 0, n);  // the padding lanes of the last surface
+        }
+        codes_to_atoms(codes, n, dst + s * l.surface + first * kAtomBytes);
     });
 }
 
 // The cube's int8 codes into NCHW codes, 16 x 16 blocks at a time.
 void int8_cube_to_codes(const uint8_t* src, const Layout& l, int8_t* dst) {
-    const Int8Units units(l);
-    parallel_for(units.count(), 1, [&](int64_t begin, int64_t end) {
-        for (auto u = static_cast<size_t>(begin); u < static_cast<size_t>(end); ++u) {
-            const size_t s = u / units.chunks, first = (u % units.chunks) * kChunk;
-            const size_t last = std::min(l.plane, first + kChunk);
-            const size_t lanes = std::min(kLanes8, l.channels - s * kLanes8);
-            const uint8_t* surface = src + s * l.surface;
-            int8_t* out = dst + s * kLanes8 * l.plane;
-            size_t p = first;
-            for (; p + 16 <= last; p += 16) {
-                Bytes16 rows[16];
-                std::memcpy(rows, surface + p * kAtomBytes, sizeof(rows));
-                transpose_16x16(rows);
-                for (size_t lane = 0; lane < lanes; ++lane) std::memcpy(out + lane * l.plane + p, &rows[lane], 16);
-            }
-            for (; p < last; ++p)
-                for (size_t lane = 0; lane < lanes; ++lane)
-                    out[lane * l.plane + p] = static_cast<int8_t>(surface[p * kAtomBytes + lane]);
+    for_each_int8_unit(l, [&](size_t s, size_t first, size_t last, size_t lanes) {
+        const uint8_t* surface = src + s * l.surface;
+        int8_t* out = dst + s * kLanes8 * l.plane;
+        size_t p = first;
+        for (; p + 16 <= last; p += 16) {
+            Bytes16 rows[16];
+            std::memcpy(rows, surface + p * kAtomBytes, sizeof(rows));
+            transpose_16x16(rows);
+            for (size_t lane = 0; lane < lanes; ++lane) std::memcpy(out + lane * l.plane + p, &rows[lane], 16);
         }
+        for (; p < last; ++p)
+            for (size_t lane = 0; lane < lanes; ++lane) out[lane * l.plane + p] = static_cast<int8_t>(surface[p * kAtomBytes + lane]);
     });
 }
 
 // NCHW codes into the cube, padding lanes zeroed.
 void codes_to_int8_cube(const int8_t* src, const Layout& l, uint8_t* dst) {
-    const Int8Units units(l);
-    parallel_for(units.count(), 1, [&](int64_t begin, int64_t end) {
-        for (auto u = static_cast<size_t>(begin); u < static_cast<size_t>(end); ++u) {
-            const size_t s = u / units.chunks, first = (u % units.chunks) * kChunk;
-            const size_t last = std::min(l.plane, first + kChunk);
-            const size_t lanes = std::min(kLanes8, l.channels - s * kLanes8);
-            const int8_t* in = src + s * kLanes8 * l.plane;
-            uint8_t* surface = dst + s * l.surface;
-            size_t p = first;
-            for (; p + 16 <= last; p += 16) {
-                Bytes16 rows[16] = {};
-                for (size_t lane = 0; lane < lanes; ++lane) std::memcpy(&rows[lane], in + lane * l.plane + p, 16);
-                transpose_16x16(rows);
-                std::memcpy(surface + p * kAtomBytes, rows, sizeof(rows));
-            }
-            for (; p < last; ++p)
-                for (size_t lane = 0; lane < kLanes8; ++lane)
-                    surface[p * kAtomBytes + lane] = lane < lanes ? static_cast<uint8_t>(in[lane * l.plane + p]) : 0;
+    for_each_int8_unit(l, [&](size_t s, size_t first, size_t last, size_t lanes) {
+        alignas(16) int8_t codes[kLanes8][kChunk];
+        const size_t n = last - first;
+        for (size_t lane = 0; lane < kLanes8; ++lane) {
+            if (lane < lanes)
+                std::memcpy(codes[lane], src + (s * kLanes8 + lane) * l.plane + first, n);
+            else
+                std::memset(codes[lane], 0, n);
         }
+        codes_to_atoms(codes, n, dst + s * l.surface + first * kAtomBytes);
     });
 }
 
