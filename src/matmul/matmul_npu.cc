@@ -37,6 +37,7 @@ Status NpuMatmul::ensure(std::shared_ptr<runtime::IoMemory>* memory, uint64_t by
 
 Status NpuMatmul::set_b(const uint8_t* b, int64_t k, int64_t n) {
     b_k_ = b_n_ = 0;  // until the new kernels are in place
+    records_valid_ = false;
     const Offsets at{&plan_, 1, k, n};
     std::vector<uint8_t> packed;
     if (integer()) {
@@ -118,15 +119,20 @@ Status NpuMatmul::run(const uint8_t* a, uint8_t* c, int64_t m, int64_t k, int64_
     RKNN_RETURN_IF_ERROR(ensure(&input_, static_cast<uint64_t>(ceil_div(k, a_lanes) * m) * kAtomBytes));
     RKNN_RETURN_IF_ERROR(ensure(&output_, static_cast<uint64_t>(ceil_div(n, c_lanes) * m) * kAtomBytes));
 
-    // A into the input cube [K/lanes][M][lanes] (K is a multiple of 32: no padding).
+    // A into the input cube [K/lanes][M][lanes] (K is a multiple of 32: no
+    // padding). A NATIVE A is laid out so already (matmul_rules.cc tiles).
     const Offsets at{&plan_, m, k, n};
     uint8_t* cube = input_->host();
-    for (int64_t row = 0; row < m; ++row)
-        for (int64_t col = 0; col < k; ++col)
-            std::memcpy(cube + ((col / a_lanes) * m * a_lanes + row * a_lanes + col % a_lanes) * static_cast<int64_t>(a_element),
-                        a + at.a(row, col) * static_cast<int64_t>(a_element), a_element);
+    if (plan_.ac_layout == RKNN_MM_LAYOUT_NATIVE && plan_.tiles.a_sub_k == a_lanes) {
+        std::memcpy(cube, a, static_cast<size_t>(k * m) * a_element);
+    } else {
+        for (int64_t row = 0; row < m; ++row)
+            for (int64_t col = 0; col < k; ++col)
+                std::memcpy(cube + ((col / a_lanes) * m * a_lanes + row * a_lanes + col % a_lanes) * static_cast<int64_t>(a_element),
+                            a + at.a(row, col) * static_cast<int64_t>(a_element), a_element);
+    }
     RKNN_RETURN_IF_ERROR(input_->sync(driver::SyncDirection::kToDevice));
-    if (integer()) {
+    if (integer() && (!records_valid_ || records_zp_ != a_zp)) {
         // Each column's bias takes A's zero point off: -zp_a * sum_k B[k][n].
         npu::EpilogueRegs e;
         e.bias.resize(static_cast<size_t>(n));
@@ -137,14 +143,23 @@ Status NpuMatmul::run(const uint8_t* a, uint8_t* c, int64_t m, int64_t k, int64_
         RKNN_RETURN_IF_ERROR(ensure(&records_, records.size()));
         std::memcpy(records_->host(), records.data(), records.size());
         RKNN_RETURN_IF_ERROR(records_->sync(driver::SyncDirection::kToDevice));
+        records_valid_ = true;
+        records_zp_ = a_zp;
     }
 
     RKNN_RETURN_IF_ERROR(ensure(&stream_, program->bytes()));
-    const std::vector<uint64_t> bases = {input_->device_address(), weights_->device_address(),
-                                         records_->device_address(), output_->device_address()};
-    RKNN_ASSIGN_OR_RETURN(std::vector<uint64_t> words, program->link(stream_->device_address(), bases));
-    std::memcpy(stream_->host(), words.data(), words.size() * sizeof(uint64_t));
-    RKNN_RETURN_IF_ERROR(stream_->sync(driver::SyncDirection::kToDevice));
+    const std::array<uint64_t, 5> addresses = {stream_->device_address(), input_->device_address(),
+                                               weights_->device_address(), records_->device_address(),
+                                               output_->device_address()};
+    if (program != linked_program_ || addresses != linked_addresses_) {
+        linked_program_ = nullptr;
+        const std::vector<uint64_t> bases(addresses.begin() + 1, addresses.end());
+        RKNN_ASSIGN_OR_RETURN(std::vector<uint64_t> words, program->link(addresses[0], bases));
+        std::memcpy(stream_->host(), words.data(), words.size() * sizeof(uint64_t));
+        RKNN_RETURN_IF_ERROR(stream_->sync(driver::SyncDirection::kToDevice));
+        linked_program_ = program;
+        linked_addresses_ = addresses;
+    }
     RKNN_ASSIGN_OR_RETURN(driver::SubmitResult result,
                           driver_->driver->submit(runtime::make_submit(*program, stream_->device_address(), kTimeoutMs)));
     if (result.task_counter != program->tasks.size())
@@ -152,8 +167,13 @@ Status NpuMatmul::run(const uint8_t* a, uint8_t* c, int64_t m, int64_t k, int64_
                                                  std::to_string(program->tasks.size()) + " matmul tasks");
     RKNN_RETURN_IF_ERROR(output_->sync(driver::SyncDirection::kFromDevice));
 
-    // The output cube [N/lanes][M][lanes] into C's layout.
+    // The output cube [N/lanes][M][lanes] into C's layout (a NATIVE C is
+    // laid out so already).
     const uint8_t* out = output_->host();
+    if (plan_.ac_layout == RKNN_MM_LAYOUT_NATIVE && plan_.tiles.c_sub_n == c_lanes) {
+        std::memcpy(c, out, static_cast<size_t>(ceil_div(n, c_lanes) * m * c_lanes) * c_element);
+        return Status::ok();
+    }
     for (int64_t row = 0; row < m; ++row)
         for (int64_t col = 0; col < n; ++col)
             std::memcpy(c + at.c(row, col) * static_cast<int64_t>(c_element),

@@ -17,6 +17,7 @@
 // cube copied into C in C's layout.
 #pragma once
 
+#include <array>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -57,6 +58,12 @@ private:
     int64_t b_k_ = 0, b_n_ = 0;       // the shape B was packed for (0: none yet)
     std::vector<int64_t> column_sums_;  // int8: sum over K of each column of B
     std::map<std::tuple<int64_t, int64_t, int64_t, uint32_t>, npu::Program> programs_;
+    // What the stream and the records hold now, so that a run that changes
+    // nothing writes neither again.
+    const npu::Program* linked_program_ = nullptr;
+    std::array<uint64_t, 5> linked_addresses_{};  // stream, then the four buffers
+    bool records_valid_ = false;
+    int32_t records_zp_ = 0;
 };
 
 }  // namespace rknn::matmul

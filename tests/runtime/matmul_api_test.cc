@@ -483,6 +483,49 @@ TEST_F(MatmulApi, Float16OnTheNpuIsTheSameOnEveryCoreMaskAndThread) {
     EXPECT_EQ(failures, (std::vector<int>{0, 0, 0}));
 }
 
+// The NPU path keeps its linked stream and bias records between runs: a new
+// zero point for A, new data in B (bound again) and a new C buffer each show.
+TEST_F(MatmulApi, NpuRunsFollowNewParametersAndBuffers) {
+    constexpr int kM = 3, kK = 64, kN = 32;
+    rknn_matmul_info info = info_of({RKNN_INT8_MM_INT8_TO_INT32, kM, kK, kN, RKNN_MM_LAYOUT_NORM, RKNN_MM_LAYOUT_NORM,
+                                     RKNN_QUANT_TYPE_PER_LAYER_SYM, RKNN_QUANT_TYPE_PER_LAYER_ASYM});
+    rknn_matmul_io_attr io;
+    rknn_matmul_ctx ctx = 0;
+    ASSERT_EQ(rknn_matmul_create(&ctx, &info, &io), RKNN_SUCC);
+    rknn_tensor_mem* a = rknn_create_mem(ctx, io.A.size);
+    rknn_tensor_mem* b = rknn_create_mem(ctx, io.B.size);
+    auto* pa = static_cast<int8_t*>(a->virt_addr);
+    auto* pb = static_cast<int8_t*>(b->virt_addr);
+    for (int i = 0; i < kM * kK; ++i) pa[i] = static_cast<int8_t>(i % 23 - 11);
+    ASSERT_EQ(rknn_matmul_set_io_mem(ctx, a, &io.A), RKNN_SUCC);
+    for (int round = 0; round < 4; ++round) {
+        if (round % 2 == 0) {  // new B on even rounds; A's zero point changes every round
+            for (int i = 0; i < kK * kN; ++i) pb[i] = static_cast<int8_t>((i * (round + 3)) % 31 - 15);
+            ASSERT_EQ(rknn_matmul_set_io_mem(ctx, b, &io.B), RKNN_SUCC);
+        }
+        float scale = 1.0f;
+        int32_t zp = round * 4 - 3;
+        rknn_quant_params q{};
+        std::strcpy(q.name, "A");
+        q.scale = &scale, q.scale_len = 1, q.zp = &zp, q.zp_len = 1;
+        ASSERT_EQ(rknn_matmul_set_quant_params(ctx, &q), RKNN_SUCC);
+        rknn_tensor_mem* c = rknn_create_mem(ctx, io.C.size);
+        ASSERT_EQ(rknn_matmul_set_io_mem(ctx, c, &io.C), RKNN_SUCC);
+        ASSERT_EQ(rknn_matmul_run(ctx), RKNN_SUCC);
+        const auto* pc = static_cast<const int32_t*>(c->virt_addr);
+        for (int m = 0; m < kM; ++m)
+            for (int n = 0; n < kN; ++n) {
+                int32_t want = 0;
+                for (int k = 0; k < kK; ++k) want += (pa[m * kK + k] - zp) * pb[k * kN + n];
+                ASSERT_EQ(pc[m * kN + n], want) << "round " << round << " " << m << "," << n;
+            }
+        rknn_destroy_mem(ctx, c);
+    }
+    rknn_destroy_mem(ctx, a);
+    rknn_destroy_mem(ctx, b);
+    EXPECT_EQ(rknn_matmul_destroy(ctx), RKNN_SUCC);
+}
+
 // Contexts share one opened device: 2000 live ones need no descriptor each.
 TEST_F(MatmulApi, TwoThousandContextsAtUlimit1024) {
     rlimit before{};
