@@ -26,7 +26,7 @@ NpuDevice::~NpuDevice() {
             std::lock_guard<std::mutex> lock(c->mu);
             c->stop = true;
         }
-        c->cv.notify_all();
+        c->worker_cv.notify_all();
     }
     for (auto& c : cores_) {
         if (c->worker.joinable()) c->worker.join();
@@ -63,7 +63,7 @@ void NpuDevice::write(int core, uint32_t offset, uint32_t value) {
     }
     if (options_.threaded) {
         c.kick = true;
-        c.cv.notify_all();
+        if (!c.claimed) c.worker_cv.notify_all();
         return;
     }
     execute(&c, &lock);
@@ -92,11 +92,36 @@ void NpuDevice::execute(Core* core, std::unique_lock<std::mutex>* lock) {
 void NpuDevice::worker_loop(Core* core) {
     std::unique_lock<std::mutex> lock(core->mu);
     for (;;) {
-        core->cv.wait(lock, [core] { return core->stop || core->kick; });
+        core->worker_cv.wait(lock, [core] { return core->stop || (core->kick && !core->claimed); });
         if (core->stop) return;
         core->kick = false;
         execute(core, &lock);
     }
+}
+
+void NpuDevice::claim(int core) {
+    if (core < 0 || core >= num_cores()) return;
+    Core& c = *cores_[static_cast<size_t>(core)];
+    std::lock_guard<std::mutex> lock(c.mu);
+    c.claimed = true;
+}
+
+void NpuDevice::release(int core) {
+    if (core < 0 || core >= num_cores()) return;
+    Core& c = *cores_[static_cast<size_t>(core)];
+    std::lock_guard<std::mutex> lock(c.mu);
+    c.claimed = false;
+    if (c.kick) c.worker_cv.notify_all();
+}
+
+bool NpuDevice::run_claimed(int core) {
+    if (core < 0 || core >= num_cores()) return false;
+    Core& c = *cores_[static_cast<size_t>(core)];
+    std::unique_lock<std::mutex> lock(c.mu);
+    if (!c.kick) return false;
+    c.kick = false;
+    execute(&c, &lock);
+    return true;
 }
 
 uint32_t NpuDevice::read(int core, uint32_t offset) const {
@@ -132,8 +157,8 @@ void NpuDevice::reset(int core) {
     Core& c = *cores_[static_cast<size_t>(core)];
     std::unique_lock<std::mutex> lock(c.mu);
     // A program in flight finishes first (the model cannot abort mid-task);
-    // a hung one is simply dropped.
-    c.cv.wait(lock, [&c] { return !c.running || c.hanging; });
+    // a hung one is simply dropped, and so is one a claimer has not started.
+    c.cv.wait(lock, [&c] { return !c.running || c.hanging || (c.kick && c.claimed); });
     c.hanging = false;
     c.running = false;
     c.kick = false;

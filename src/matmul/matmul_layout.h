@@ -21,6 +21,14 @@ struct Offsets {
     int64_t c(int64_t row, int64_t col) const;  // C[row][col], row < M, col < N
 };
 
+// A rows x cols matrix of `elem_bytes` elements from one tiled layout to
+// another, a contiguous run at a time. A layout of tile width `sub` keeps
+// element (row, col) at (col / sub) * rows * sub + row * sub + col % sub:
+// sub = cols is row-major (NORM), sub = 8/16/32 a NATIVE A or C, or the
+// NPU's feature cube (16 bytes of channels per atom).
+void copy_tiled(const uint8_t* src, int64_t src_sub, uint8_t* dst, int64_t dst_sub, int64_t rows, int64_t cols,
+                size_t elem_bytes);
+
 // One element as an int (integer types) or a float (float types).
 int32_t load_int(const uint8_t* base, int64_t index, Elem e);
 float load_float(const uint8_t* base, int64_t index, Elem e);

@@ -7,9 +7,10 @@
 // - float16 A and B, float16 or float32 C: products and sums float32 in the
 //   CNA, in its order, so within float32 rounding of the reference's K-order
 //   sums;
-// - INT8_MM_INT8_TO_INT32 with B's zero points 0: the int32 sums, with
-//   -zp_a * sum_k B[k][n] as each column's bias, written as int32 by the
-//   DPU; bit-exact with the reference while no sum leaves int32.
+// - int8 A and B: the int32 sums of (a - zp_a) * b, with -zp_a * sum_k
+//   B[k][n] as each column's bias, written as int32 by the DPU; exact while
+//   no sum leaves int32. The context turns them into C (B's zero points, the
+//   scales, an int8 or float32 C) with the reference's own arithmetic.
 //
 // The operands go through buffers of this object's own (the bound memory
 // may be a client's fd that the device has not imported): A is copied into
@@ -37,14 +38,18 @@ public:
     // (beyond 65536, an int8 column sum could leave int32).
     static bool applies(const Plan& plan, const hw::SocProfile& soc, int64_t max_k);
 
-    NpuMatmul(std::shared_ptr<driver::OpenedDriver> driver, const Plan& plan) : driver_(std::move(driver)), plan_(plan) {}
+    NpuMatmul(std::shared_ptr<driver::OpenedDriver> driver, const Plan& plan)
+        : driver_(std::move(driver)), plan_(plan) {}
 
     bool integer() const { return plan_.type.a == Elem::kInt8; }
     // B (K x N, in the plan's layout at `b`) packed as the convolution's kernels.
     Status set_b(const uint8_t* b, int64_t k, int64_t n);
     // C = A x B for the shape, on the cores of `core_mask` (0: the driver's
-    // choice); `a_zp` is A's zero point (int8 only).
-    Status run(const uint8_t* a, uint8_t* c, int64_t m, int64_t k, int64_t n, uint32_t core_mask, int32_t a_zp = 0);
+    // choice); `a_zp` is A's zero point (int8 only). C is written in a tiled
+    // layout of width `c_sub` (copy_tiled; N: row-major), as int32 sums for
+    // int8 and in the plan's C type for float16.
+    Status run(const uint8_t* a, uint8_t* c, int64_t c_sub, int64_t m, int64_t k, int64_t n, uint32_t core_mask,
+               int32_t a_zp = 0);
 
 private:
     // Device memory of at least `bytes`, (re)made when too small.
@@ -55,7 +60,7 @@ private:
     std::shared_ptr<driver::OpenedDriver> driver_;
     Plan plan_;
     std::shared_ptr<runtime::IoMemory> input_, weights_, records_, output_, stream_;
-    int64_t b_k_ = 0, b_n_ = 0;       // the shape B was packed for (0: none yet)
+    int64_t b_k_ = 0, b_n_ = 0;         // the shape B was packed for (0: none yet)
     std::vector<int64_t> column_sums_;  // int8: sum over K of each column of B
     std::map<std::tuple<int64_t, int64_t, int64_t, uint32_t>, npu::Program> programs_;
     // What the stream and the records hold now, so that a run that changes

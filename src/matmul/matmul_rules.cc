@@ -6,7 +6,9 @@ namespace rknn::matmul {
 
 namespace {
 
-Status rule(const std::string& message) { return Status(StatusCode::kInvalidArgument, message); }
+Status rule(const std::string& message) {
+    return Status(StatusCode::kInvalidArgument, message);
+}
 
 // The enum fields as the ints the client stored: reading another value
 // through the enum type is undefined, and a client may store any int.
@@ -32,16 +34,18 @@ Family family_of(const hw::SocProfile& soc) {
 // B) wait for the facts of their B layout and are refused as not built.
 bool soc_runs(Family f, int raw) {
     switch (f) {
-    case Family::k3588:
-        return raw == RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT16 || raw == RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32 ||
-               raw == RKNN_INT8_MM_INT8_TO_INT32 || raw == RKNN_INT8_MM_INT8_TO_FLOAT32 ||
-               raw == RKNN_INT8_MM_INT8_TO_INT8 || raw == RKNN_INT4_MM_INT4_TO_INT16;
-    case Family::k3576:
-        return raw == RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT16 || raw == RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32 ||
-               raw == RKNN_INT8_MM_INT8_TO_INT32;
-    case Family::k3562:
-    case Family::k356x: return raw == RKNN_INT8_MM_INT8_TO_INT32 || raw == RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32;
-    case Family::kNone: return false;
+        case Family::k3588:
+            return raw == RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT16 || raw == RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32 ||
+                   raw == RKNN_INT8_MM_INT8_TO_INT32 || raw == RKNN_INT8_MM_INT8_TO_FLOAT32 ||
+                   raw == RKNN_INT8_MM_INT8_TO_INT8 || raw == RKNN_INT4_MM_INT4_TO_INT16;
+        case Family::k3576:
+            return raw == RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT16 || raw == RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32 ||
+                   raw == RKNN_INT8_MM_INT8_TO_INT32;
+        case Family::k3562:
+        case Family::k356x:
+            return raw == RKNN_INT8_MM_INT8_TO_INT32 || raw == RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32;
+        case Family::kNone:
+            return false;
     }
     return false;
 }
@@ -59,32 +63,42 @@ NativeTiles tiles_of(Family f, const TypeInfo& t) {
     NativeTiles tiles;
     const bool wide = f == Family::k3588 || f == Family::k3576;
     switch (t.a) {
-    case Elem::kInt4: tiles.a_sub_k = 32; break;
-    case Elem::kInt8: tiles.a_sub_k = f == Family::k356x ? 8 : 16; break;
-    default: tiles.a_sub_k = f == Family::k356x ? 4 : 8; break;
+        case Elem::kInt4:
+            tiles.a_sub_k = 32;
+            break;
+        case Elem::kInt8:
+            tiles.a_sub_k = f == Family::k356x ? 8 : 16;
+            break;
+        default:
+            tiles.a_sub_k = f == Family::k356x ? 4 : 8;
+            break;
     }
     switch (t.b) {
-    case Elem::kInt4:
-        tiles.b_sub_n = 64;
-        tiles.b_sub_k = 32;
-        break;
-    case Elem::kInt8:
-        tiles.b_sub_n = wide ? 32 : 16;
-        tiles.b_sub_k = 32;
-        break;
-    default:
-        tiles.b_sub_n = wide ? 16 : 8;
-        tiles.b_sub_k = f == Family::k356x ? 16 : 32;
-        break;
+        case Elem::kInt4:
+            tiles.b_sub_n = 64;
+            tiles.b_sub_k = 32;
+            break;
+        case Elem::kInt8:
+            tiles.b_sub_n = wide ? 32 : 16;
+            tiles.b_sub_k = 32;
+            break;
+        default:
+            tiles.b_sub_n = wide ? 16 : 8;
+            tiles.b_sub_k = f == Family::k356x ? 16 : 32;
+            break;
     }
     tiles.c_sub_n = 128 / elem_bits(t.c);
     tiles.k_segment = f == Family::k3588 ? 8192 : f == Family::k3576 ? 4096 : 0;
     return tiles;
 }
 
-uint64_t ceil_div(int64_t a, int64_t b) { return static_cast<uint64_t>((a + b - 1) / b); }
+uint64_t ceil_div(int64_t a, int64_t b) {
+    return static_cast<uint64_t>((a + b - 1) / b);
+}
 
-uint64_t bytes_of(uint64_t elements, Elem e) { return (elements * static_cast<uint64_t>(elem_bits(e)) + 7) / 8; }
+uint64_t bytes_of(uint64_t elements, Elem e) {
+    return (elements * static_cast<uint64_t>(elem_bits(e)) + 7) / 8;
+}
 
 void set_attr(const char* name, Elem e, std::initializer_list<uint64_t> dims, uint64_t bytes,
               rknn_matmul_tensor_attr* attr) {
@@ -101,44 +115,64 @@ void set_attr(const char* name, Elem e, std::initializer_list<uint64_t> dims, ui
 
 int elem_bits(Elem e) {
     switch (e) {
-    case Elem::kInt4: return 4;
-    case Elem::kInt8: return 8;
-    case Elem::kInt16:
-    case Elem::kFloat16:
-    case Elem::kBFloat16: return 16;
-    case Elem::kInt32:
-    case Elem::kFloat32: return 32;
+        case Elem::kInt4:
+            return 4;
+        case Elem::kInt8:
+            return 8;
+        case Elem::kInt16:
+        case Elem::kFloat16:
+        case Elem::kBFloat16:
+            return 16;
+        case Elem::kInt32:
+        case Elem::kFloat32:
+            return 32;
     }
     return 8;
 }
 
 rknn_tensor_type elem_tensor_type(Elem e) {
     switch (e) {
-    case Elem::kInt4: return RKNN_TENSOR_INT4;
-    case Elem::kInt8: return RKNN_TENSOR_INT8;
-    case Elem::kInt16: return RKNN_TENSOR_INT16;
-    case Elem::kInt32: return RKNN_TENSOR_INT32;
-    case Elem::kFloat16: return RKNN_TENSOR_FLOAT16;
-    case Elem::kFloat32: return RKNN_TENSOR_FLOAT32;
-    case Elem::kBFloat16: return RKNN_TENSOR_BFLOAT16;
+        case Elem::kInt4:
+            return RKNN_TENSOR_INT4;
+        case Elem::kInt8:
+            return RKNN_TENSOR_INT8;
+        case Elem::kInt16:
+            return RKNN_TENSOR_INT16;
+        case Elem::kInt32:
+            return RKNN_TENSOR_INT32;
+        case Elem::kFloat16:
+            return RKNN_TENSOR_FLOAT16;
+        case Elem::kFloat32:
+            return RKNN_TENSOR_FLOAT32;
+        case Elem::kBFloat16:
+            return RKNN_TENSOR_BFLOAT16;
     }
     return RKNN_TENSOR_INT8;
 }
 
 const char* elem_name(Elem e) {
     switch (e) {
-    case Elem::kInt4: return "int4";
-    case Elem::kInt8: return "int8";
-    case Elem::kInt16: return "int16";
-    case Elem::kInt32: return "int32";
-    case Elem::kFloat16: return "float16";
-    case Elem::kFloat32: return "float32";
-    case Elem::kBFloat16: return "bfloat16";
+        case Elem::kInt4:
+            return "int4";
+        case Elem::kInt8:
+            return "int8";
+        case Elem::kInt16:
+            return "int16";
+        case Elem::kInt32:
+            return "int32";
+        case Elem::kFloat16:
+            return "float16";
+        case Elem::kFloat32:
+            return "float32";
+        case Elem::kBFloat16:
+            return "bfloat16";
     }
     return "?";
 }
 
-bool elem_is_float(Elem e) { return e == Elem::kFloat16 || e == Elem::kFloat32 || e == Elem::kBFloat16; }
+bool elem_is_float(Elem e) {
+    return e == Elem::kFloat16 || e == Elem::kFloat32 || e == Elem::kBFloat16;
+}
 
 bool type_info(int raw, TypeInfo* out) {
     using E = Elem;
@@ -199,8 +233,9 @@ Status check_info(const rknn_matmul_info& info, const hw::SocProfile& soc, Plan*
         return rule("B_quant_type " + std::to_string(plan->b_quant) + " is no rknn_matmul_quant_type");
     const bool b_integer = !elem_is_float(plan->type.b);
     if (!b_integer && plan->b_quant > RKNN_QUANT_TYPE_PER_LAYER_ASYM)
-        return rule("B_quant_type " + std::to_string(plan->b_quant) + ": a float B takes no per-channel or per-group "
-                                                                       "quantisation");
+        return rule("B_quant_type " + std::to_string(plan->b_quant) +
+                    ": a float B takes no per-channel or per-group "
+                    "quantisation");
     if (plan->b_quant >= RKNN_QUANT_TYPE_PER_GROUP_SYM && plan->group_size <= 0)
         return rule("per-group quantisation of B needs group_size > 0");
     plan->tiles = tiles_of(family, plan->type);
@@ -219,8 +254,8 @@ Status check_shape(const Plan& plan, const hw::SocProfile& soc, int64_t m, int64
     if (k % 32 != 0) return rule("K must be a multiple of 32 on " + std::string(soc.name) + at);
     if (k_max > 0 && k > k_max) return rule("K must be at most " + std::to_string(k_max) + " on " + soc.name + at);
     if (n % n_align != 0)
-        return rule("N must be a multiple of " + std::to_string(n_align) + " for a " + elem_name(plan.type.b) + " B on " +
-                    soc.name + at);
+        return rule("N must be a multiple of " + std::to_string(n_align) + " for a " + elem_name(plan.type.b) +
+                    " B on " + soc.name + at);
     if (n > n_max) return rule("N must be at most " + std::to_string(n_max) + " on " + std::string(soc.name) + at);
     if (plan.b_quant >= RKNN_QUANT_TYPE_PER_GROUP_SYM && k % plan.group_size != 0)
         return rule("group_size " + std::to_string(plan.group_size) + " must divide K" + at);
@@ -243,8 +278,8 @@ uint64_t a_bytes(const Plan& plan, int64_t m, int64_t k) {
 uint64_t b_bytes(const Plan& plan, int64_t k, int64_t n) {
     const NativeTiles& t = plan.tiles;
     const uint64_t elements = plan.b_layout == RKNN_MM_LAYOUT_NATIVE
-                                  ? ceil_div(n, t.b_sub_n) * ceil_div(k, t.b_sub_k) *
-                                        static_cast<uint64_t>(t.b_sub_n) * static_cast<uint64_t>(t.b_sub_k)
+                                  ? ceil_div(n, t.b_sub_n) * ceil_div(k, t.b_sub_k) * static_cast<uint64_t>(t.b_sub_n) *
+                                        static_cast<uint64_t>(t.b_sub_k)
                                   : static_cast<uint64_t>(k) * static_cast<uint64_t>(n);
     return bytes_of(elements, plan.type.b);
 }
@@ -261,8 +296,10 @@ void fill_io_attr(const Plan& plan, int32_t m, int32_t k, int32_t n, rknn_matmul
     const NativeTiles& t = plan.tiles;
     const uint64_t M = static_cast<uint64_t>(m), K = static_cast<uint64_t>(k), N = static_cast<uint64_t>(n);
     if (plan.ac_layout == RKNN_MM_LAYOUT_NATIVE) {
-        set_attr("A", plan.type.a, {ceil_div(k, t.a_sub_k), M, static_cast<uint64_t>(t.a_sub_k)}, a_bytes(plan, m, k), &io->A);
-        set_attr("C", plan.type.c, {ceil_div(n, t.c_sub_n), M, static_cast<uint64_t>(t.c_sub_n)}, c_bytes(plan, m, n), &io->C);
+        set_attr("A", plan.type.a, {ceil_div(k, t.a_sub_k), M, static_cast<uint64_t>(t.a_sub_k)}, a_bytes(plan, m, k),
+                 &io->A);
+        set_attr("C", plan.type.c, {ceil_div(n, t.c_sub_n), M, static_cast<uint64_t>(t.c_sub_n)}, c_bytes(plan, m, n),
+                 &io->C);
     } else {
         set_attr("A", plan.type.a, {M, K}, a_bytes(plan, m, k), &io->A);
         set_attr("C", plan.type.c, {M, N}, c_bytes(plan, m, n), &io->C);

@@ -109,6 +109,7 @@ struct Case {
     int b_layout = RKNN_MM_LAYOUT_NORM, ac_layout = RKNN_MM_LAYOUT_NORM;
     int b_quant = RKNN_QUANT_TYPE_PER_LAYER_SYM, ac_quant = RKNN_QUANT_TYPE_PER_LAYER_SYM;
     int group_size = 0;
+    int core_mask = RKNN_NPU_CORE_AUTO;
 };
 
 class MatmulApi : public ::testing::Test {
@@ -140,6 +141,7 @@ void run_and_check(const Case& c, uint32_t seed) {
     rknn_matmul_io_attr io;
     rknn_matmul_ctx ctx = 0;
     ASSERT_EQ(rknn_matmul_create(&ctx, &info, &io), RKNN_SUCC);
+    ASSERT_EQ(rknn_matmul_set_core_mask(ctx, static_cast<rknn_core_mask>(c.core_mask)), RKNN_SUCC);
     const rknn_tensor_type ta = io.A.type, tb = io.B.type, tc = io.C.type;
     const bool ints = !elem_of(ta).is_float;
     std::mt19937 rng(seed);
@@ -302,6 +304,21 @@ TEST_F(MatmulApi, EveryRk3588TypeAndLayoutGivesTheDefinition) {
                 }
 }
 
+// The int8 types run as NPU tasks (their int8 and float32 outputs finished
+// from the NPU's sums): every core mask gives the definition, with A's and
+// B's zero points and B's scales per channel.
+TEST_F(MatmulApi, Int8TypesOnEveryCoreMaskGiveTheDefinition) {
+    uint32_t seed = 100;
+    for (rknn_matmul_type type : {RKNN_INT8_MM_INT8_TO_INT32, RKNN_INT8_MM_INT8_TO_INT8, RKNN_INT8_MM_INT8_TO_FLOAT32})
+        for (int mask : {RKNN_NPU_CORE_0, RKNN_NPU_CORE_1, RKNN_NPU_CORE_2, RKNN_NPU_CORE_0_1, RKNN_NPU_CORE_0_1_2}) {
+            Case c{type, 37, 320, 96, RKNN_MM_LAYOUT_TP_NORM, RKNN_MM_LAYOUT_NORM, RKNN_QUANT_TYPE_PER_CHANNEL_ASYM,
+                   RKNN_QUANT_TYPE_PER_LAYER_ASYM};
+            c.core_mask = mask;
+            run_and_check(c, seed++);
+            if (HasFatalFailure()) return;
+        }
+}
+
 // Per-group scales index as the vendor demo writes them: scale[g * N + n].
 TEST_F(MatmulApi, PerGroupScalesTakeTheDemosOrder) {
     for (int b_quant : {RKNN_QUANT_TYPE_PER_GROUP_SYM, RKNN_QUANT_TYPE_PER_GROUP_ASYM})
@@ -310,6 +327,63 @@ TEST_F(MatmulApi, PerGroupScalesTakeTheDemosOrder) {
                    32};
             run_and_check(c, 7);
         }
+}
+
+// get_quant_params reads back what was set (defaults where nothing was),
+// gives B's per-channel scales in `scale`, and writes nothing when it refuses.
+TEST_F(MatmulApi, GetQuantParamsReadsBackWhatWasSet) {
+    constexpr int kN = 32;
+    rknn_matmul_info info = info_of({RKNN_INT8_MM_INT8_TO_INT32, 4, 64, kN, RKNN_MM_LAYOUT_NORM, RKNN_MM_LAYOUT_NORM,
+                                     RKNN_QUANT_TYPE_PER_CHANNEL_ASYM, RKNN_QUANT_TYPE_PER_LAYER_ASYM});
+    rknn_matmul_io_attr io;
+    rknn_matmul_ctx ctx = 0;
+    ASSERT_EQ(rknn_matmul_create(&ctx, &info, &io), RKNN_SUCC);
+    std::vector<float> set_scale(kN);
+    std::vector<int32_t> set_zp(kN);
+    for (int n = 0; n < kN; ++n) set_scale[n] = 0.5f + 0.25f * n, set_zp[n] = n % 7 - 3;
+    rknn_quant_params q{};
+    std::strcpy(q.name, "B");
+    q.scale = set_scale.data(), q.scale_len = kN, q.zp = set_zp.data(), q.zp_len = kN;
+    ASSERT_EQ(rknn_matmul_set_quant_params(ctx, &q), RKNN_SUCC);
+
+    std::vector<float> got_scale(kN, -1.0f), per_column(kN, -1.0f);
+    std::vector<int32_t> got_zp(kN, -99);
+    rknn_quant_params r{};
+    std::strcpy(r.name, "B");
+    r.scale = got_scale.data(), r.scale_len = kN, r.zp = got_zp.data(), r.zp_len = kN;
+    ASSERT_EQ(rknn_matmul_get_quant_params(ctx, &r, per_column.data()), RKNN_SUCC);
+    EXPECT_EQ(got_scale, set_scale);
+    EXPECT_EQ(got_zp, set_zp);
+    EXPECT_EQ(per_column, set_scale);
+    EXPECT_EQ(r.scale_len, kN);
+    EXPECT_EQ(r.zp_len, kN);
+
+    // Too short: refused, and nothing written.
+    std::fill(got_scale.begin(), got_scale.end(), -1.0f);
+    std::fill(per_column.begin(), per_column.end(), -1.0f);
+    std::fill(got_zp.begin(), got_zp.end(), -99);
+    r.scale_len = kN, r.zp_len = kN - 1;
+    EXPECT_NE(rknn_matmul_get_quant_params(ctx, &r, per_column.data()), RKNN_SUCC);
+    EXPECT_EQ(got_scale, std::vector<float>(kN, -1.0f));
+    EXPECT_EQ(per_column, std::vector<float>(kN, -1.0f));
+    EXPECT_EQ(got_zp, std::vector<int32_t>(kN, -99));
+    EXPECT_EQ(r.zp_len, kN - 1);
+
+    // A was never set: scale 1, zero point 0.
+    rknn_quant_params qa{};
+    std::strcpy(qa.name, "A");
+    float a_scale = -1.0f, a_out = -1.0f;
+    int32_t a_zp = -99;
+    qa.scale = &a_scale, qa.scale_len = 1, qa.zp = &a_zp, qa.zp_len = 1;
+    ASSERT_EQ(rknn_matmul_get_quant_params(ctx, &qa, &a_out), RKNN_SUCC);
+    EXPECT_EQ(a_scale, 1.0f);
+    EXPECT_EQ(a_zp, 0);
+    EXPECT_EQ(a_out, 1.0f);
+
+    std::strcpy(qa.name, "D");
+    EXPECT_EQ(rknn_matmul_get_quant_params(ctx, &qa, &a_out), RKNN_ERR_PARAM_INVALID);
+    EXPECT_EQ(rknn_matmul_get_quant_params(ctx, nullptr, &a_out), RKNN_ERR_PARAM_INVALID);
+    EXPECT_EQ(rknn_matmul_destroy(ctx), RKNN_SUCC);
 }
 
 // Above 8192 K rows, RK3588's native B is one block per segment of 8192.

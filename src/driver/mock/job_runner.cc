@@ -29,8 +29,9 @@ JobRunner::JobRunner(emulator::NpuDevice& npu, const hw::SocProfile& soc) : npu_
 }
 
 void JobRunner::on_stop(int core, const emulator::ProgramResult& result) {
-    // The interrupt line: called from the core's worker thread (or from
-    // inside the kick write in synchronous mode).
+    // The interrupt line: called from the core's worker thread, from the
+    // submitter running a core it claimed, or from inside the kick write in
+    // synchronous mode.
     std::lock_guard<std::mutex> lock(mu_);
     stops_.push_back(Stop{core, result});
     cv_.notify_all();
@@ -118,7 +119,9 @@ void JobRunner::settle(std::vector<CoreState>* states) {
     // Every core of the failed job is soft-reset. A program still running is
     // allowed to finish first (the model cannot abort mid-task) and its stop
     // is collected, so it cannot be mistaken for the next job's interrupt; a
-    // hung one is dropped by the reset and never reports.
+    // hung one is dropped by the reset and never reports. A kick the waiter
+    // claimed and did not run goes to the core's worker first.
+    for (CoreState& s : *states) npu_.release(s.job->core);
     for (CoreState& s : *states) npu_.reset(s.job->core);
     const auto limit = steady_clock::now() + kSettleWait;
     for (CoreState& s : *states) {
@@ -170,6 +173,16 @@ JobOutcome JobRunner::run(Protocol protocol, const std::vector<CoreJob>& cores, 
         npu_.inject_hang(states.front().job->core);
         states.front().hang = true;
     }
+    // This thread would only wait: it runs the first core's programs itself
+    // (the other cores' workers run theirs meanwhile).
+    struct Claim {
+        emulator::NpuDevice& npu;
+        int core;
+        ~Claim() {
+            if (core >= 0) npu.release(core);
+        }
+    } claim{npu_, states.empty() ? -1 : states.front().job->core};
+    if (claim.core >= 0) npu_.claim(claim.core);
     for (CoreState& s : states) kick(protocol, &s, params);
     if (faults.reset) {
         RKNN_LOGE("NPU (mock): cores reset while a job was running; the job is lost");
@@ -179,8 +192,11 @@ JobOutcome JobRunner::run(Protocol protocol, const std::vector<CoreJob>& cores, 
     }
     size_t remaining = states.size();
     while (remaining > 0) {
+        // The claimed core's kicked program runs here; one that outlasts the
+        // deadline times out as it would on a worker.
+        const bool ran_here = claim.core >= 0 && states.front().outstanding && npu_.run_claimed(claim.core);
         Stop stop;
-        if (!next_stop(states, deadline, &stop)) {
+        if ((ran_here && steady_clock::now() > deadline) || !next_stop(states, deadline, &stop)) {
             log_timeout(states, timeout_ms);
             for (const CoreState& s : states) {
                 outcome.tasks_done += s.tasks_done;
