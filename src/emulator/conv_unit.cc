@@ -420,8 +420,9 @@ uint64_t expected_weight_bytes(const ConvDesc& d) {
     return taps * d.in_c * static_cast<uint64_t>(d.kernels) * d.esize;
 }
 
-// Largest total of cached weight bytes per core (then the cache starts over).
-constexpr size_t kWeightCacheBytes = size_t{64} << 20;
+// Largest total of cached weight bytes per core (then the cache starts over):
+// room for a 4096 x 4096 float16 matmul's weights (32 MiB, 64 MiB packed).
+constexpr size_t kWeightCacheBytes = size_t{192} << 20;
 
 // Packs [kernel][k] weights, leaving out the units of `unit` consecutive
 // columns that are zero in every kernel when they are more than a quarter of
@@ -544,6 +545,26 @@ const std::vector<int32_t>& widened_depthwise_weights(const ConvDesc& d, const u
     std::vector<int32_t>* out = entry != nullptr ? &entry->depthwise : &s->dw_weights;
     widen_depthwise_weights(d, s->weights.data(), channels, out);
     return *out;
+}
+
+// A direct fp16 task's weights as float32 GEMM panels, cached like the int8
+// ones: the widening, unpacking and packing are as much work as the
+// products when the task has few output pixels (a matmul of one row).
+const PackedGemmB& packed_fp16_weights(const ConvDesc& d, const uint8_t* wp, uint64_t version, ConvScratch* s) {
+    const uint64_t bytes = expected_weight_bytes(d);
+    const int kernels = std::min(d.kernels, d.out_c);
+    const WeightKey key{d.weight_base, d.kh, d.kw, d.in_c, d.kernels, kernels, kDirectFp16, 0};
+    if (const auto* hit = cached_weights(s->weight_cache, key, wp, bytes, version)) return hit->fp16;
+    std::vector<float> raw(bytes / 2);
+    halves_to_floats(wp, raw.data(), raw.size());
+    unpack_direct_weights(d, raw.data(), kWeightOcBlockFp16, &s->fweights);
+    const int k = d.kh * d.kw * d.in_c;
+    const uint64_t packed_bytes = static_cast<uint64_t>(k) * ((kernels + PackedGemmB::kPanel - 1) / PackedGemmB::kPanel) *
+                                  PackedGemmB::kPanel * sizeof(float);
+    PackedWeightCache::Entry* entry = remember_weights(s->weight_cache, key, wp, bytes, version, bytes + packed_bytes);
+    PackedGemmB* packed = entry != nullptr ? &entry->fp16 : &s->fpacked;
+    pack_gemm_b_transposed(s->fweights.data(), k, k, kernels, packed);
+    return *packed;
 }
 
 // What one direct task's GEMM reads: the padded image, and per kept column
@@ -725,21 +746,15 @@ Status depthwise_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bo
 // output pixels at a time, times the kernels (base/gemm_f32.h: products and
 // sums in fp32, each output summed over k in window order).
 Status direct_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, ConvScratch* s, ConvOutput* out) {
-    const uint64_t bytes = expected_weight_bytes(d);
-    RKNN_ASSIGN_OR_RETURN(uint8_t * wp, ctx.map(d.weight_base, bytes, false, "CNA weights"));
-    std::vector<float> raw(bytes / 2);
-    halves_to_floats(wp, raw.data(), raw.size());
-    unpack_direct_weights(d, raw.data(), kWeightOcBlockFp16, &s->fweights);
+    RKNN_ASSIGN_OR_RETURN(uint8_t * wp, ctx.map(d.weight_base, expected_weight_bytes(d), false, "CNA weights"));
+    const PackedGemmB& weights = packed_fp16_weights(d, wp, ctx.dma.content_version(d.weight_base), s);
     const int k = d.kh * d.kw * d.in_c;
-    const int kernels = std::min(d.kernels, d.out_c);
-    PackedGemmB weights;
-    pack_gemm_b_transposed(s->fweights.data(), k, k, kernels, &weights);
     PaddedImage img;
     std::vector<float> image;
     build_image_f32(d, in, &img, &image);
     const size_t row_len = static_cast<size_t>(d.kw) * d.in_c;
     const int64_t pixels = static_cast<int64_t>(d.out_w) * d.out_h;
-    const uint64_t macs = static_cast<uint64_t>(pixels) * k * kernels;
+    const uint64_t macs = static_cast<uint64_t>(pixels) * k * weights.n;
     const int64_t band = std::max<int64_t>(1, std::min<int64_t>(kFp16PixelsPerBand, kRowBatchBytes / (sizeof(float) * k)));
     parallel_for(pixels, macs >= kParallelMacs / 8 ? band : pixels, [&](int64_t p0, int64_t p1) {
         std::vector<float> rows;

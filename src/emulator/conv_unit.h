@@ -21,6 +21,7 @@
 #include <tuple>
 #include <vector>
 
+#include "base/gemm_f32.h"
 #include "base/status.h"
 #include "base/uninit_vector.h"
 #include "emulator/kernels/gemm_s8.h"
@@ -89,23 +90,27 @@ struct PackedWeightCache {
         std::vector<uint8_t> source;
         uint64_t version = 0;  // DmaPort::content_version when last known equal (0: unknown)
         uint64_t charge = 0;   // bytes counted against the cache's budget
-        DirectWeightsS8 packed;          // a direct task's
+        DirectWeightsS8 packed;          // a direct int8 task's
         std::vector<int32_t> depthwise;  // a depthwise task's, widened per surface
+        PackedGemmB fp16;                // a direct fp16 task's, as float32 panels
     };
-    // Direct: (address, kh, kw, in_c, kernels, kernels used, layout, real
-    // channels of a packed image); depthwise: (address, kh, kw, in_c,
-    // channels, atom bytes, kDepthwiseSurfaces, 0).
+    // Direct int8: (address, kh, kw, in_c, kernels, kernels used, layout,
+    // real channels of a packed image); depthwise: (address, kh, kw, in_c,
+    // channels, atom bytes, kDepthwiseSurfaces, 0); direct fp16: (address,
+    // kh, kw, in_c, kernels, kernels used, kDirectFp16, 0).
     using Key = std::tuple<uint64_t, int, int, int, int, int, int, int>;
     std::map<Key, Entry> entries;
     size_t bytes = 0;
 };
 constexpr int kDepthwiseSurfaces = -1;  // the layout field of depthwise keys
+constexpr int kDirectFp16 = -2;         // the layout field of direct fp16 keys
 
 struct ConvScratch {
     UninitVector<uint8_t> image;    // the padded int8 input, as an image or a cube (every byte rewritten per task)
     std::vector<int8_t> weights;    // weights unpacked to [kernel][k]
     std::vector<float> fweights;
     DirectWeightsS8 packed;
+    PackedGemmB fpacked;  // fp16 weights too large for the cache
     PackedWeightCache weight_cache;
     // The cube datapaths (conv_cube.h): GEMM row addresses and k-group
     // offsets, depthwise weights widened per surface and tap offsets.

@@ -600,6 +600,40 @@ TEST_F(MatmulApi, NpuRunsFollowNewParametersAndBuffers) {
     EXPECT_EQ(rknn_matmul_destroy(ctx), RKNN_SUCC);
 }
 
+// Float16: the emulator keeps B's packed kernels between runs (keyed by the
+// buffer's content version); new data in the same B memory, bound again,
+// shows in the result.
+TEST_F(MatmulApi, Float16RunsFollowNewDataInTheSameB) {
+    constexpr int kM = 1, kK = 64, kN = 64;
+    rknn_matmul_info info = info_of({RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32, kM, kK, kN, RKNN_MM_LAYOUT_NORM});
+    rknn_matmul_io_attr io;
+    rknn_matmul_ctx ctx = 0;
+    ASSERT_EQ(rknn_matmul_create(&ctx, &info, &io), RKNN_SUCC);
+    rknn_tensor_mem* a = rknn_create_mem(ctx, io.A.size);
+    rknn_tensor_mem* b = rknn_create_mem(ctx, io.B.size);
+    rknn_tensor_mem* c = rknn_create_mem(ctx, io.C.size);
+    auto* pa = static_cast<uint16_t*>(a->virt_addr);
+    auto* pb = static_cast<uint16_t*>(b->virt_addr);
+    for (int i = 0; i < kM * kK; ++i) pa[i] = rknn::float_to_half(static_cast<float>(i % 9) * 0.125f - 0.5f);
+    ASSERT_EQ(rknn_matmul_set_io_mem(ctx, a, &io.A), RKNN_SUCC);
+    ASSERT_EQ(rknn_matmul_set_io_mem(ctx, c, &io.C), RKNN_SUCC);
+    for (int round = 0; round < 3; ++round) {
+        for (int i = 0; i < kK * kN; ++i) pb[i] = rknn::float_to_half(static_cast<float>((i * (round + 2)) % 13) * 0.25f - 1.5f);
+        ASSERT_EQ(rknn_matmul_set_io_mem(ctx, b, &io.B), RKNN_SUCC);
+        for (int run = 0; run < 2; ++run) {
+            ASSERT_EQ(rknn_matmul_run(ctx), RKNN_SUCC);
+            const auto* pc = static_cast<const float*>(c->virt_addr);
+            for (int n = 0; n < kN; ++n) {
+                double want = 0;
+                for (int k = 0; k < kK; ++k) want += double{rknn::half_to_float(pa[k])} * rknn::half_to_float(pb[k * kN + n]);
+                ASSERT_NEAR(pc[n], want, 1e-4) << "round " << round << " run " << run << " column " << n;
+            }
+        }
+    }
+    for (rknn_tensor_mem* m : {a, b, c}) rknn_destroy_mem(ctx, m);
+    EXPECT_EQ(rknn_matmul_destroy(ctx), RKNN_SUCC);
+}
+
 // Contexts share one opened device: 2000 live ones need no descriptor each.
 TEST_F(MatmulApi, TwoThousandContextsAtUlimit1024) {
     rlimit before{};
