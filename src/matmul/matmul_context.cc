@@ -88,7 +88,7 @@ StatusOr<std::unique_ptr<MatmulContext>> MatmulContext::create(const rknn_matmul
     int64_t max_k = 0;
     for (const rknn_matmul_shape& s : shapes) max_k = std::max<int64_t>(max_k, s.K);
     if (NpuMatmul::applies(ctx->plan_, ctx->soc(), max_k))
-        ctx->npu_ = std::make_unique<NpuMatmul>(ctx->driver_, ctx->plan_);
+        ctx->npu_ = std::make_unique<NpuMatmul>(ctx->driver_, ctx->plan_, ctx->iommu_domain_);
     RKNN_LOG_AT(3, "matmul %s on %s: %zu shape(s), first %s; runs %s",
                 get_matmul_type_string(static_cast<rknn_matmul_type>(ctx->plan_.type.raw)), ctx->soc().name,
                 shapes.size(), shape_text(shapes[0]).c_str(), ctx->npu_ ? "as NPU tasks" : "on the host reference");
@@ -96,7 +96,7 @@ StatusOr<std::unique_ptr<MatmulContext>> MatmulContext::create(const rknn_matmul
 }
 
 StatusOr<std::shared_ptr<runtime::IoMemory>> MatmulContext::create_memory(uint64_t bytes, bool cacheable) {
-    return runtime::IoMemory::create(driver_, bytes, cacheable);
+    return runtime::IoMemory::create(driver_, bytes, cacheable, iommu_domain_);
 }
 
 Status MatmulContext::bind(const rknn_matmul_tensor_attr& attr, std::shared_ptr<runtime::IoMemory> memory,

@@ -36,7 +36,7 @@ bool NpuMatmul::applies(const Plan& plan, const hw::SocProfile& soc, int64_t max
 Status NpuMatmul::ensure(std::shared_ptr<runtime::IoMemory>* memory, uint64_t bytes) {
     if (*memory != nullptr && (*memory)->size() >= bytes) return Status::ok();
     memory->reset();
-    RKNN_ASSIGN_OR_RETURN(*memory, runtime::IoMemory::create(driver_, std::max<uint64_t>(bytes, kAtomBytes), true));
+    RKNN_ASSIGN_OR_RETURN(*memory, runtime::IoMemory::create(driver_, std::max<uint64_t>(bytes, kAtomBytes), true, iommu_domain_));
     return Status::ok();
 }
 
@@ -161,8 +161,9 @@ Status NpuMatmul::run(const uint8_t* a, uint8_t* c, int64_t c_sub, int64_t m, in
         linked_program_ = program;
         linked_addresses_ = addresses;
     }
-    RKNN_ASSIGN_OR_RETURN(driver::SubmitResult result, driver_->driver->submit(runtime::make_submit(
-                                                           *program, stream_->device_address(), kTimeoutMs)));
+    driver::SubmitRequest submit = runtime::make_submit(*program, stream_->device_address(), kTimeoutMs);
+    submit.iommu_domain = iommu_domain_;
+    RKNN_ASSIGN_OR_RETURN(driver::SubmitResult result, driver_->driver->submit(submit));
     if (result.task_counter != program->tasks.size())
         return Status(StatusCode::kInternal, "the NPU completed " + std::to_string(result.task_counter) + " of " +
                                                  std::to_string(program->tasks.size()) + " matmul tasks");

@@ -38,8 +38,9 @@ public:
     // (beyond 65536, an int8 column sum could leave int32).
     static bool applies(const Plan& plan, const hw::SocProfile& soc, int64_t max_k);
 
-    NpuMatmul(std::shared_ptr<driver::OpenedDriver> driver, const Plan& plan)
-        : driver_(std::move(driver)), plan_(plan) {}
+    // Its buffers and tasks live in IOMMU domain `iommu_domain`.
+    NpuMatmul(std::shared_ptr<driver::OpenedDriver> driver, const Plan& plan, int32_t iommu_domain)
+        : driver_(std::move(driver)), plan_(plan), iommu_domain_(iommu_domain) {}
 
     bool integer() const { return plan_.type.a == Elem::kInt8; }
     // B (K x N, in the plan's layout at `b`) packed as the convolution's kernels.
@@ -59,6 +60,7 @@ private:
 
     std::shared_ptr<driver::OpenedDriver> driver_;
     Plan plan_;
+    int32_t iommu_domain_ = 0;
     std::shared_ptr<runtime::IoMemory> input_, weights_, records_, output_, stream_;
     int64_t b_k_ = 0, b_n_ = 0;         // the shape B was packed for (0: none yet)
     std::vector<int64_t> column_sums_;  // int8: sum over K of each column of B

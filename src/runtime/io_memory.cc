@@ -71,12 +71,13 @@ std::shared_ptr<IoMemory> IoMemory::find_created(uint64_t device, const uint8_t*
 }
 
 StatusOr<std::shared_ptr<IoMemory>> IoMemory::create(std::shared_ptr<driver::OpenedDriver> driver, uint64_t bytes,
-                                                     bool cacheable) {
+                                                     bool cacheable, int32_t iommu_domain) {
     if (bytes == 0) return RKNN_INVALID_ARGUMENT("a buffer of 0 bytes");
     std::shared_ptr<IoMemory> memory(new IoMemory(std::move(driver), bytes));
     driver::BufferRequest request;
     request.size = bytes;
     request.flags = driver::buffer_flag::kZeroing | (cacheable ? driver::buffer_flag::kCacheable : 0u);
+    request.iommu_domain = iommu_domain;
     driver::KernelDriver& kd = *memory->driver_->driver;
     RKNN_ASSIGN_OR_RETURN(memory->bo_, kd.create_buffer(request));
     // From here on the destructor releases what was made.

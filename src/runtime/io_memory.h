@@ -15,8 +15,9 @@ namespace rknn::runtime {
 
 class IoMemory {
 public:
+    // `iommu_domain`: the rknpu address space (0-15) the buffer is mapped in.
     static StatusOr<std::shared_ptr<IoMemory>> create(std::shared_ptr<driver::OpenedDriver> driver, uint64_t bytes,
-                                                      bool cacheable);
+                                                      bool cacheable, int32_t iommu_domain = 0);
     // Memory the client owns (rknn_create_mem_from_fd / _from_phys): the
     // first `bytes` at `virt`, the CPU mapping of dma-buf `fd` (-1: none) or
     // of physical memory at `phys` (0: unknown). With `virt` NULL the fd is

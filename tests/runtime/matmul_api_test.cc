@@ -3,6 +3,7 @@
 // the definition computed here in double (its own packing code, written
 // from the spec's formulas), per-group scales in the vendor demo's order,
 // K segments of B, dynamic M, the rk-llama.cpp pattern on three threads,
+// core masks, IOMMU domains, quantisation read-back, the NPU path's caches,
 // 2000 live contexts at ulimit -n 1024, and bad input.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -17,6 +18,8 @@
 #include "base/half.h"
 #include "base/log.h"
 #include "common/mock_soc.h"
+#include "driver/mock/mock_kernel.h"
+#include "matmul/matmul_context.h"
 #include "rknn_api.h"
 #include "rknn_matmul_api.h"
 
@@ -110,6 +113,7 @@ struct Case {
     int b_quant = RKNN_QUANT_TYPE_PER_LAYER_SYM, ac_quant = RKNN_QUANT_TYPE_PER_LAYER_SYM;
     int group_size = 0;
     int core_mask = RKNN_NPU_CORE_AUTO;
+    int iommu_domain = 0;
 };
 
 class MatmulApi : public ::testing::Test {
@@ -128,6 +132,7 @@ rknn_matmul_info info_of(const Case& c) {
     info.B_quant_type = static_cast<int16_t>(c.b_quant);
     info.AC_quant_type = static_cast<int16_t>(c.ac_quant);
     info.group_size = static_cast<int16_t>(c.group_size);
+    info.iommu_domain_id = c.iommu_domain;
     return info;
 }
 
@@ -631,6 +636,35 @@ TEST_F(MatmulApi, Float16RunsFollowNewDataInTheSameB) {
         }
     }
     for (rknn_tensor_mem* m : {a, b, c}) rknn_destroy_mem(ctx, m);
+    EXPECT_EQ(rknn_matmul_destroy(ctx), RKNN_SUCC);
+}
+
+// iommu_domain_id places a context's memory and its NPU tasks in that IOMMU
+// domain: the mock's domain holds its buffers, and the results are right
+// (the tasks address them there).
+TEST_F(MatmulApi, IommuDomainHoldsTheContextsMemory) {
+    auto driver = rknn::matmul::shared_matmul_driver();
+    ASSERT_TRUE(driver.is_ok());
+    ASSERT_NE(driver.value()->mock, nullptr);
+    rknn::driver::mock::MockKernel& kernel = *driver.value()->mock;
+    for (rknn_matmul_type type : {RKNN_INT8_MM_INT8_TO_INT8, RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32}) {
+        Case c{type, 5, 64, 32, RKNN_MM_LAYOUT_TP_NORM};
+        c.iommu_domain = 7;
+        run_and_check(c, 11);
+        if (HasFatalFailure()) return;
+    }
+    const size_t before7 = kernel.domain_mappings(7), before0 = kernel.domain_mappings(0);
+    rknn_matmul_info info = info_of({RKNN_INT8_MM_INT8_TO_INT32, 4, 64, 32});
+    info.iommu_domain_id = 7;
+    rknn_matmul_io_attr io;
+    rknn_matmul_ctx ctx = 0;
+    ASSERT_EQ(rknn_matmul_create(&ctx, &info, &io), RKNN_SUCC);
+    rknn_tensor_mem* a = rknn_create_mem(ctx, io.A.size);
+    ASSERT_NE(a, nullptr);
+    EXPECT_EQ(kernel.domain_mappings(7), before7 + 1);
+    EXPECT_EQ(kernel.domain_mappings(0), before0);
+    rknn_destroy_mem(ctx, a);
+    EXPECT_EQ(kernel.domain_mappings(7), before7);
     EXPECT_EQ(rknn_matmul_destroy(ctx), RKNN_SUCC);
 }
 
