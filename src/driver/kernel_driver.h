@@ -160,8 +160,10 @@ public:
     // What the kernel ABI offers beyond running tasks. The vendor driver
     // offers all of it; mainline rocket (hw-facts 2.3) ends a task on the
     // DPU's interrupt only, picks each job's core and writes its index
-    // itself, and syncs whole buffers.
+    // itself, syncs whole buffers, and has one address space (no IOMMU
+    // domains but 0).
     virtual bool completes_ppu_tasks() const { return true; }
+    virtual bool has_iommu_domains() const { return true; }
     virtual bool pins_cores() const { return true; }
     virtual bool syncs_byte_ranges() const { return true; }
     virtual StatusOr<DriverIdentity> identify() = 0;

@@ -33,6 +33,7 @@ public:
 
     const char* backend_name() const override { return "rocket"; }
     bool completes_ppu_tasks() const override { return false; }
+    bool has_iommu_domains() const override { return false; }
     bool pins_cores() const override { return false; }
     bool syncs_byte_ranges() const override { return false; }
     StatusOr<DriverIdentity> identify() override;

@@ -69,6 +69,9 @@ StatusOr<std::unique_ptr<MatmulContext>> MatmulContext::create(const rknn_matmul
     if (info.iommu_domain_id < 0 || info.iommu_domain_id > 15)
         return invalid("iommu_domain_id " + std::to_string(info.iommu_domain_id) + " is not within 0-15");
     RKNN_ASSIGN_OR_RETURN(ctx->driver_, shared_matmul_driver());
+    if (info.iommu_domain_id != 0 && !ctx->driver_->driver->has_iommu_domains())
+        return invalid("iommu_domain_id " + std::to_string(info.iommu_domain_id) + ": the " +
+                       ctx->driver_->driver->backend_name() + " driver has one address space (domain 0 only)");
     RKNN_RETURN_IF_ERROR(check_info(info, ctx->soc(), &ctx->plan_));
     if (shapes.empty()) return invalid("no shape given");
     for (size_t i = 0; i < shapes.size(); ++i) {

@@ -666,6 +666,13 @@ TEST_F(MatmulApi, IommuDomainHoldsTheContextsMemory) {
     rknn_destroy_mem(ctx, a);
     EXPECT_EQ(kernel.domain_mappings(7), before7);
     EXPECT_EQ(rknn_matmul_destroy(ctx), RKNN_SUCC);
+
+    // Mainline rocket has one address space: refused at create.
+    rknn::testing::MockDriver rocket("rocket");
+    EXPECT_EQ(rknn_matmul_create(&ctx, &info, &io), RKNN_ERR_PARAM_INVALID);
+    info.iommu_domain_id = 0;
+    ASSERT_EQ(rknn_matmul_create(&ctx, &info, &io), RKNN_SUCC);
+    EXPECT_EQ(rknn_matmul_destroy(ctx), RKNN_SUCC);
 }
 
 // Contexts share one opened device: 2000 live ones need no descriptor each.

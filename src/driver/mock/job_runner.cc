@@ -174,14 +174,18 @@ JobOutcome JobRunner::run(Protocol protocol, const std::vector<CoreJob>& cores, 
         states.front().hang = true;
     }
     // This thread would only wait: it runs the first core's programs itself
-    // (the other cores' workers run theirs meanwhile).
+    // (the other cores' workers run theirs meanwhile). Not when several cores
+    // each have more than one chunk: their next kicks would wait for it.
+    bool claimable = !states.empty();
+    if (states.size() > 1)
+        for (const CoreState& s : states) claimable = claimable && s.job->chunks.size() == 1;
     struct Claim {
         emulator::NpuDevice& npu;
         int core;
         ~Claim() {
             if (core >= 0) npu.release(core);
         }
-    } claim{npu_, states.empty() ? -1 : states.front().job->core};
+    } claim{npu_, claimable ? states.front().job->core : -1};
     if (claim.core >= 0) npu_.claim(claim.core);
     for (CoreState& s : states) kick(protocol, &s, params);
     if (faults.reset) {
