@@ -17,6 +17,7 @@
 
 #include "emulator/kernels/gemm_s8.h"
 #include "npu_harness.h"
+#include "xnnpack_loop.h"
 
 namespace {
 
@@ -111,19 +112,7 @@ void BM_Xnnpack(benchmark::State& state, Layer l) {
         s = xnn_setup_convolution2d_nhwc_qc8(op, 1, static_cast<size_t>(l.size), static_cast<size_t>(l.size),
                                              input.data(), output.data(), nullptr);
     }
-    if (s != xnn_status_success) {
-        state.SkipWithError("XNNPACK could not create the convolution");
-        if (op) xnn_delete_operator(op);
-        return;
-    }
-    for (auto _ : state) {
-        if (xnn_run_operator(op, nullptr) != xnn_status_success) {
-            state.SkipWithError("xnn_run_operator failed");
-            break;
-        }
-        benchmark::DoNotOptimize(output.data());
-    }
-    xnn_delete_operator(op);
+    run_xnnpack_operator(state, op, s, "the convolution", output.data());
     set_gops(state, l);
 }
 

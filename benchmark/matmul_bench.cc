@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "base/log.h"
+#include "xnnpack_loop.h"
 #include "rknn_api.h"
 #include "rknn_matmul_api.h"
 
@@ -98,19 +99,7 @@ void BM_XnnpackF32(benchmark::State& state, Shape s) {
                                                           kernel.data(), nullptr, -1e30f, 1e30f, 0, &op);
     if (status == xnn_status_success)
         status = xnn_setup_fully_connected_nc_f32(op, static_cast<size_t>(s.m), input.data(), output.data(), nullptr);
-    if (status != xnn_status_success) {
-        state.SkipWithError("XNNPACK could not set up the f32 operator");
-        if (op) xnn_delete_operator(op);
-        return;
-    }
-    for (auto _ : state) {
-        if (xnn_run_operator(op, nullptr) != xnn_status_success) {
-            state.SkipWithError("xnn_run_operator failed");
-            break;
-        }
-        benchmark::DoNotOptimize(output.data());
-    }
-    xnn_delete_operator(op);
+    run_xnnpack_operator(state, op, status, "the f32 operator", output.data());
     set_gops(state, s);
 }
 
@@ -129,19 +118,7 @@ void BM_XnnpackQs8(benchmark::State& state, Shape s) {
     if (status == xnn_status_success)
         status = xnn_setup_fully_connected_nc_qs8(op, static_cast<size_t>(s.m), reinterpret_cast<const int8_t*>(input.data()),
                                                   output.data(), nullptr);
-    if (status != xnn_status_success) {
-        state.SkipWithError("XNNPACK could not set up the qs8 operator");
-        if (op) xnn_delete_operator(op);
-        return;
-    }
-    for (auto _ : state) {
-        if (xnn_run_operator(op, nullptr) != xnn_status_success) {
-            state.SkipWithError("xnn_run_operator failed");
-            break;
-        }
-        benchmark::DoNotOptimize(output.data());
-    }
-    xnn_delete_operator(op);
+    run_xnnpack_operator(state, op, status, "the qs8 operator", output.data());
     set_gops(state, s);
 }
 

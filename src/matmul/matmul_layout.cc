@@ -16,9 +16,7 @@ int64_t ceil_div(int64_t a, int64_t b) {
 }  // namespace
 
 int64_t Offsets::a(int64_t row, int64_t col) const {
-    if (plan->ac_layout != RKNN_MM_LAYOUT_NATIVE) return row * k + col;
-    const int64_t sub = plan->tiles.a_sub_k;
-    return (col / sub) * m * sub + row * sub + col % sub;
+    return tiled_index(row, col, m, plan->ac_layout == RKNN_MM_LAYOUT_NATIVE ? plan->tiles.a_sub_k : k);
 }
 
 int64_t Offsets::b(int64_t row, int64_t col) const {
@@ -39,16 +37,11 @@ int64_t Offsets::b(int64_t row, int64_t col) const {
 }
 
 int64_t Offsets::c(int64_t row, int64_t col) const {
-    if (plan->ac_layout != RKNN_MM_LAYOUT_NATIVE) return row * n + col;
-    const int64_t sub = plan->tiles.c_sub_n;
-    return (col / sub) * m * sub + row * sub + col % sub;
+    return tiled_index(row, col, m, plan->ac_layout == RKNN_MM_LAYOUT_NATIVE ? plan->tiles.c_sub_n : n);
 }
 
 void copy_tiled(const uint8_t* src, int64_t src_sub, uint8_t* dst, int64_t dst_sub, int64_t rows, int64_t cols,
                 size_t elem_bytes) {
-    const auto at = [rows](int64_t row, int64_t col, int64_t sub) {
-        return (col / sub) * rows * sub + row * sub + col % sub;
-    };
     const int64_t e = static_cast<int64_t>(elem_bytes);
     if (src_sub == dst_sub && cols % src_sub == 0) {  // one layout, no partial tile
         std::memcpy(dst, src, static_cast<size_t>(rows * cols * e));
@@ -57,7 +50,8 @@ void copy_tiled(const uint8_t* src, int64_t src_sub, uint8_t* dst, int64_t dst_s
     for (int64_t row = 0; row < rows; ++row) {
         for (int64_t col = 0; col < cols;) {
             const int64_t run = std::min({src_sub - col % src_sub, dst_sub - col % dst_sub, cols - col});
-            std::memcpy(dst + at(row, col, dst_sub) * e, src + at(row, col, src_sub) * e, static_cast<size_t>(run * e));
+            std::memcpy(dst + tiled_index(row, col, rows, dst_sub) * e, src + tiled_index(row, col, rows, src_sub) * e,
+                        static_cast<size_t>(run * e));
             col += run;
         }
     }

@@ -21,6 +21,11 @@ struct Offsets {
     int64_t c(int64_t row, int64_t col) const;  // C[row][col], row < M, col < N
 };
 
+// Element (row, col) of a rows-row matrix in a tiled layout of width `sub`.
+inline int64_t tiled_index(int64_t row, int64_t col, int64_t rows, int64_t sub) {
+    return (col / sub) * rows * sub + row * sub + col % sub;
+}
+
 // A rows x cols matrix of `elem_bytes` elements from one tiled layout to
 // another, a contiguous run at a time. A layout of tile width `sub` keeps
 // element (row, col) at (col / sub) * rows * sub + row * sub + col % sub:
