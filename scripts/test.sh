@@ -31,7 +31,7 @@ run_suite() {
 run_suite "native" build "" ""
 run_suite "asan+ubsan" build-asan "-LE models" "" -DRKNN_SANITIZE=address,undefined -DRKNN_BUILD_EXAMPLES=OFF \
   -DRKNN_BUILD_BENCHMARKS=OFF
-run_suite "tsan" build-tsan "-L unit" "base_test driver_test emulator_test npu_test matmul_api_test" -DRKNN_SANITIZE=thread -DRKNN_BUILD_TOOLS=OFF
+run_suite "tsan" build-tsan "-L unit" "base_test driver_test emulator_test npu_test matmul_api_test async_run_test" -DRKNN_SANITIZE=thread -DRKNN_BUILD_TOOLS=OFF
 run_suite "aarch64 (qemu)" build-aarch64 "" "" -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DRKNN_BUILD_TOOLS=OFF
 run_suite "fuzz" build-fuzz "-L fuzz" "model_loader_fuzzer make_fuzz_seeds onnx_import_fuzzer" -DCMAKE_C_COMPILER=clang \
   -DCMAKE_CXX_COMPILER=clang++ -DRKNN_FUZZ=ON -DRKNN_SANITIZE=address,undefined -DRKNN_BUILD_EXAMPLES=OFF \

@@ -10,6 +10,7 @@
 #include "base/version.h"
 #include "rknn_openrknn_ext.h"
 #include "runtime/context.h"
+#include "runtime/frame_runner.h"
 
 using rknn::Status;
 using rknn::api::check_arg;
@@ -25,13 +26,30 @@ namespace {
 class ContextHandle : public rknn::api::HandleObject {
 public:
     static constexpr HandleKind kHandleKind = HandleKind::kContext;
-    explicit ContextHandle(std::shared_ptr<Context> runtime) : context(std::move(runtime)) {}
+    explicit ContextHandle(std::shared_ptr<Context> runtime)
+        : context(std::move(runtime)), frames(std::make_unique<rknn::runtime::FrameRunner>(context)) {}
     HandleKind kind() const override { return kHandleKind; }
     std::shared_ptr<Context> context;
+    // rknn_run / rknn_wait / rknn_outputs_get; destroyed first (it waits
+    // for a frame in flight).
+    std::unique_ptr<rknn::runtime::FrameRunner> frames;
 };
 
 rknn::StatusOr<std::shared_ptr<Context>> context_of(rknn_context handle) {
     return rknn::api::runtime_context(handle);
+}
+
+// The handle object, for the calls that go through its frames.
+// It does not wait for a frame in flight, as runtime_context does.
+rknn::StatusOr<std::shared_ptr<ContextHandle>> handle_of(rknn_context handle) {
+    RKNN_RETURN_IF_ERROR(check_handle(handle, HandleKind::kContext));
+    std::shared_ptr<ContextHandle> object = rknn::api::find_handle<ContextHandle>(handle);
+    if (object == nullptr) return Status(rknn::StatusCode::kContextInvalid, "not a model context");
+    if (Context::in_callbacks_of(object->context.get()))
+        return Status(rknn::StatusCode::kFailedPrecondition,
+                      "called from a custom op callback of this same context, which holds the context until the "
+                      "callback returns");
+    return object;
 }
 
 }  // namespace
@@ -44,6 +62,7 @@ rknn::StatusOr<std::shared_ptr<Context>> rknn::api::runtime_context(rknn_context
         return Status(StatusCode::kFailedPrecondition,
                       "called from a custom op callback of this same context, which holds the context until the "
                       "callback returns");
+    object->frames->settle();
     return object->context;
 }
 
@@ -56,9 +75,7 @@ RKNN_EXPORT int rknn_init(rknn_context* context, void* model, uint32_t size, uin
         *context = 0;
         RKNN_RETURN_IF_ERROR(check_arg(model != nullptr, "model is NULL"));
         RKNN_RETURN_IF_ERROR(rknn::api::validate_init_flags(flag, extend));
-        if (flag & (RKNN_FLAG_SHARE_WEIGHT_MEM | RKNN_FLAG_ASYNC_MASK)) {
-            return not_implemented("rknn_init with shared weights or async flags");
-        }
+        if (flag & RKNN_FLAG_SHARE_WEIGHT_MEM) return not_implemented("rknn_init with RKNN_FLAG_SHARE_WEIGHT_MEM");
         // RKNN_FLAG_MODEL_BUFFER_ZERO_COPY: the model is read where it is, in
         // the client's buffer (which lives until rknn_destroy), from
         // extend->real_model_offset for real_model_size bytes (0: to the end).
@@ -77,9 +94,8 @@ RKNN_EXPORT int rknn_init(rknn_context* context, void* model, uint32_t size, uin
             model_memory = rknn::api::MemRegistry::global().memory_holding(model, size);
         }
         // Hints the runtime accepts but does not act on yet: said once per init.
-        const uint32_t no_effect = flag & (RKNN_FLAG_SHARE_SRAM |
-                                           RKNN_FLAG_EXECUTE_FALLBACK_PRIOR_DEVICE_GPU | RKNN_FLAG_FENCE_IN_OUTSIDE |
-                                           RKNN_FLAG_FENCE_OUT_OUTSIDE | RKNN_FLAG_PRIOR_MEDIUM | RKNN_FLAG_PRIOR_LOW);
+        const uint32_t no_effect = flag & (RKNN_FLAG_SHARE_SRAM | RKNN_FLAG_EXECUTE_FALLBACK_PRIOR_DEVICE_GPU |
+                                           RKNN_FLAG_PRIOR_MEDIUM | RKNN_FLAG_PRIOR_LOW);
         if (no_effect != 0) RKNN_LOGW("rknn_init: flags 0x%x are accepted but have no effect yet", no_effect);
         RKNN_ASSIGN_OR_RETURN(std::shared_ptr<Context> created, Context::create(model, size, flag, std::move(model_memory)));
         *context = rknn::api::HandleTable::global().insert(std::make_shared<ContextHandle>(std::move(created)));
@@ -145,21 +161,18 @@ RKNN_EXPORT int rknn_set_core_mask(rknn_context context, rknn_core_mask core_mas
     });
 }
 
+// `extend` may be NULL (a blocking run); frame_runner.h says what its fields do.
 RKNN_EXPORT int rknn_run(rknn_context context, rknn_run_extend* extend) {
     return guard("rknn_run", [&]() -> Status {
-        RKNN_RETURN_IF_ERROR(check_handle(context, HandleKind::kContext));
-        (void)extend;  // may be NULL; clients pass NULL; rknn_run always blocks
-        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<Context> ctx, context_of(context));
-        return ctx->run();
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<ContextHandle> handle, handle_of(context));
+        return handle->frames->run(extend);
     });
 }
 
-// rknn_run blocks until the inference is done, so there is never anything to wait for.
 RKNN_EXPORT int rknn_wait(rknn_context context, rknn_run_extend* extend) {
     return guard("rknn_wait", [&]() -> Status {
-        RKNN_RETURN_IF_ERROR(check_handle(context, HandleKind::kContext));
-        (void)extend;
-        return Status::ok();
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<ContextHandle> handle, handle_of(context));
+        return handle->frames->wait(extend);
     });
 }
 
@@ -169,9 +182,8 @@ RKNN_EXPORT int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_
         RKNN_RETURN_IF_ERROR(check_handle(context, HandleKind::kContext));
         RKNN_RETURN_IF_ERROR(check_arg(outputs != nullptr, "outputs is NULL"));
         RKNN_RETURN_IF_ERROR(check_arg(n_outputs > 0, "n_outputs is 0"));
-        (void)extend;
-        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<Context> ctx, context_of(context));
-        return ctx->outputs_get(n_outputs, outputs);
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<ContextHandle> handle, handle_of(context));
+        return handle->frames->outputs_get(n_outputs, outputs, extend);
     });
 }
 
@@ -179,8 +191,9 @@ RKNN_EXPORT int rknn_outputs_release(rknn_context context, uint32_t n_ouputs, rk
     return guard("rknn_outputs_release", [&]() -> Status {
         RKNN_RETURN_IF_ERROR(check_handle(context, HandleKind::kContext));
         RKNN_RETURN_IF_ERROR(check_arg(outputs != nullptr || n_ouputs == 0, "outputs is NULL"));
-        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<Context> ctx, context_of(context));
-        return ctx->outputs_release(n_ouputs, outputs);
+        // Not held up by a frame in flight: the pipelined loop releases while the next frame runs.
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<ContextHandle> handle, handle_of(context));
+        return handle->context->outputs_release(n_ouputs, outputs);
     });
 }
 

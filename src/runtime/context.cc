@@ -482,7 +482,7 @@ int64_t Context::last_run_npu_ns() {
     return last_run_npu_ns_;
 }
 
-Status Context::run() {
+Status Context::run(OutputSnapshot* keep) {
     std::lock_guard<std::mutex> lock(mutex_);
     const Clock::time_point start = Clock::now();
     int64_t run_npu_ns = 0;
@@ -513,6 +513,7 @@ Status Context::run() {
     RKNN_RETURN_IF_ERROR(sync_before_submit());  // what CPU steps wrote after the last segment
     RKNN_RETURN_IF_ERROR(write_bound_outputs());
     if (io_staged_internally()) keep_outputs();
+    if (keep != nullptr) RKNN_RETURN_IF_ERROR(keep_snapshot(keep));
     last_run_us_ = micros_since(start);
     last_run_npu_ns_ = run_npu_ns;
     ++runs_;

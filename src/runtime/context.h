@@ -39,6 +39,14 @@
 
 namespace rknn::runtime {
 
+// The outputs of one finished run, copied out of the context's memory so
+// that the next run may overwrite it (RKNN_FLAG_ASYNC_MASK hands them out
+// while that run goes on).
+struct OutputSnapshot {
+    std::vector<graph::Tensor> declared;  // per output
+    std::vector<cpu::HostTensor> values;  // per output; no dtype where rknn_set_io_mem binds it
+};
+
 class Context {
 public:
     // `model`/`size` as rknn_init takes them (size 0: a file path). With
@@ -50,7 +58,9 @@ public:
 
     Status query(int cmd, void* info, uint32_t size);
     Status inputs_set(uint32_t count, const rknn_input* inputs);
-    Status run();
+    // `keep`: where the outputs are copied when the run succeeds, before
+    // the context is free for the next call.
+    Status run(OutputSnapshot* keep = nullptr);
     // rknn_register_custom_ops: callbacks for the model's custom op types
     // (custom_ops.h); `init` runs with the tensors of the current shapes.
     Status register_custom_ops(const rknn_custom_op* ops, uint32_t count);
@@ -62,6 +72,9 @@ public:
     // runs from now on; `attrs` give every input's dims (NHWC for 4-D).
     Status set_input_shapes(uint32_t count, const rknn_tensor_attr* attrs);
     Status outputs_get(uint32_t count, rknn_output* outputs);
+    // rknn_outputs_get from a run's copied outputs; it does not wait for a
+    // run in progress.
+    Status outputs_get_from(const OutputSnapshot& kept, uint32_t count, rknn_output* outputs);
     Status outputs_release(uint32_t count, rknn_output* outputs);
     // RKNN_NPU_CORE_AUTO, a mask of cores the SoC runs together, or _ALL.
     Status set_core_mask(uint32_t mask);
@@ -71,6 +84,7 @@ public:
     // prepared ops, the driver and the weights buffer on the device (which
     // stays until the last context using it is destroyed).
     StatusOr<std::shared_ptr<Context>> duplicate();
+    uint32_t flags() const { return flags_; }  // rknn_init's
     // Whether this context and `other` use one weights buffer on the device.
     bool shares_weights_with(const Context& other) const;
 
@@ -355,7 +369,16 @@ private:
     int64_t last_run_npu_ns_ = 0;  // driver-reported NPU time of the last finished run
     std::string perf_text_;  // the last PERF_DETAIL answer (valid until the next query or destroy)
 
-    std::set<void*> owned_outputs_;  // buffers rknn_outputs_get allocated
+    // Buffers rknn_outputs_get allocated. Their own lock: outputs taken from
+    // a snapshot are handed out and released while a run holds mutex_.
+    std::mutex owned_mutex_;
+    std::set<void*> owned_outputs_;
+    // The checks of preallocated buffers, then each output allocated (where
+    // asked) and filled by `fill(k, out, bytes)`.
+    template <typename Fill>
+    Status fill_outputs(const std::vector<const graph::Tensor*>& declared, uint32_t count, rknn_output* outputs,
+                        Fill&& fill);
+    Status keep_snapshot(OutputSnapshot* keep) const;
 
     void prepare_fast_io(PlanState& s);
     bool set_pixels_fast(const rknn_input& in);

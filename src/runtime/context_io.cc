@@ -188,6 +188,39 @@ StatusOr<cpu::HostTensor> Context::output_value(size_t index) const {
     return current_value(set_->plan->graph.outputs[index]);
 }
 
+template <typename Fill>
+Status Context::fill_outputs(const std::vector<const graph::Tensor*>& declared, uint32_t count, rknn_output* outputs,
+                             Fill&& fill) {
+    if (count > declared.size())
+        return make_status(StatusCode::kInvalidArgument, "n_outputs %u: the model has %zu output(s)", count,
+                           declared.size());
+    // Every preallocated buffer is checked before anything is written.
+    for (uint32_t k = 0; k < count; ++k) {
+        const rknn_output& out = outputs[k];
+        const size_t bytes = output_bytes(*declared[k], out.want_float != 0);
+        if (out.is_prealloc && (out.buf == nullptr || out.size < bytes))
+            return make_status(StatusCode::kOutputInvalid, "outputs[%u]: preallocated buffer of %u bytes, %zu needed",
+                               k, out.buf == nullptr ? 0u : out.size, bytes);
+    }
+    // Outputs are filled by position, as clients rely on.
+    for (uint32_t k = 0; k < count; ++k) {
+        rknn_output& out = outputs[k];
+        const size_t bytes = output_bytes(*declared[k], out.want_float != 0);
+        out.index = k;
+        if (!out.is_prealloc) {
+            out.buf = std::malloc(bytes == 0 ? 1 : bytes);
+            if (out.buf == nullptr) return Status(StatusCode::kResourceExhausted, "output buffer");
+            {
+                std::lock_guard<std::mutex> lock(owned_mutex_);
+                owned_outputs_.insert(out.buf);
+            }
+            out.size = static_cast<uint32_t>(bytes);
+        }
+        RKNN_RETURN_IF_ERROR(fill(k, out, bytes));
+    }
+    return Status::ok();
+}
+
 Status Context::outputs_get(uint32_t count, rknn_output* outputs) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (count > set_->plan->graph.outputs.size())
@@ -200,35 +233,49 @@ Status Context::outputs_get(uint32_t count, rknn_output* outputs) {
     if (bound(output_bindings_))
         return Status(StatusCode::kFailedPrecondition,
                       "an output is bound with rknn_set_io_mem: the outputs are in its buffers, rknn_outputs_get is not used then");
-    // Outputs are filled by position, as clients rely on.
-    for (uint32_t k = 0; k < count; ++k) {
-        rknn_output& out = outputs[k];
-        const graph::Tensor& declared = set_->plan->graph.tensors[static_cast<size_t>(set_->plan->graph.outputs[k])];
-        const size_t bytes = output_bytes(declared, out.want_float != 0);
-        if (out.is_prealloc && (out.buf == nullptr || out.size < bytes))
-            return make_status(StatusCode::kOutputInvalid, "outputs[%u]: preallocated buffer of %u bytes, %zu needed",
-                               k, out.buf == nullptr ? 0u : out.size, bytes);
-    }
-    for (uint32_t k = 0; k < count; ++k) {
-        rknn_output& out = outputs[k];
-        const graph::Tensor& declared = set_->plan->graph.tensors[static_cast<size_t>(set_->plan->graph.outputs[k])];
-        const size_t bytes = output_bytes(declared, out.want_float != 0);
-        out.index = k;
-        if (!out.is_prealloc) {
-            out.buf = std::malloc(bytes == 0 ? 1 : bytes);
-            if (out.buf == nullptr) return Status(StatusCode::kResourceExhausted, "output buffer");
-            owned_outputs_.insert(out.buf);
-            out.size = static_cast<uint32_t>(bytes);
-        }
-        if (get_float_fast(k, &out)) continue;
+    const graph::Graph& g = set_->plan->graph;
+    std::vector<const graph::Tensor*> declared;
+    for (int32_t t : g.outputs) declared.push_back(&g.tensors[static_cast<size_t>(t)]);
+    return fill_outputs(declared, count, outputs, [&](uint32_t k, rknn_output& out, size_t bytes) -> Status {
+        if (get_float_fast(k, &out)) return Status::ok();
         RKNN_ASSIGN_OR_RETURN(cpu::HostTensor value, output_value(k));
-        RKNN_RETURN_IF_ERROR(convert_output(value, out.want_float != 0, out.buf, bytes));
+        return convert_output(value, out.want_float != 0, out.buf, bytes);
+    });
+}
+
+Status Context::outputs_get_from(const OutputSnapshot& kept, uint32_t count, rknn_output* outputs) {
+    std::vector<const graph::Tensor*> declared;
+    for (const graph::Tensor& t : kept.declared) declared.push_back(&t);
+    for (uint32_t k = 0; k < count && k < kept.values.size(); ++k)
+        if (kept.values[k].dtype() == graph::DType::kUndefined)
+            return Status(StatusCode::kFailedPrecondition,
+                          "an output is bound with rknn_set_io_mem: the outputs are in its buffers, rknn_outputs_get is "
+                          "not used then");
+    return fill_outputs(declared, count, outputs, [&](uint32_t k, rknn_output& out, size_t bytes) {
+        return convert_output(kept.values[k], out.want_float != 0, out.buf, bytes);
+    });
+}
+
+Status Context::keep_snapshot(OutputSnapshot* keep) const {
+    const graph::Graph& g = set_->plan->graph;
+    keep->declared.clear();
+    keep->values.assign(g.outputs.size(), cpu::HostTensor());
+    for (size_t k = 0; k < g.outputs.size(); ++k) {
+        keep->declared.push_back(g.tensors[static_cast<size_t>(g.outputs[k])]);
+        if (k < output_bindings_.size() && output_bindings_[k]) continue;
+        StatusOr<cpu::HostTensor> value = output_value(k);
+        if (!value.is_ok()) return value.status().with_context("output " + std::to_string(k));
+        // A copy of its own: the CPU's values are overwritten by the next run.
+        cpu::HostTensor copy(value.value().dtype(), value.value().shape());
+        std::memcpy(copy.raw(), value.value().raw(), copy.byte_size());
+        copy.quant = value.value().quant;
+        keep->values[k] = std::move(copy);
     }
     return Status::ok();
 }
 
 Status Context::outputs_release(uint32_t count, rknn_output* outputs) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(owned_mutex_);
     Status status;
     for (uint32_t k = 0; k < count; ++k) {
         rknn_output& out = outputs[k];

@@ -361,12 +361,6 @@ TEST_F(ApiMisuseTest, CreateMem2RejectsBadFlagsAndSizes) {
     EXPECT_EQ(rknn_destroy(context), RKNN_SUCC);
 }
 
-TEST_F(ApiMisuseTest, WaitSucceedsOnALiveContext) {
-    const rknn_context context = make_live(HandleKind::kContext);
-    EXPECT_EQ(rknn_wait(context, nullptr), RKNN_SUCC);
-    EXPECT_EQ(rknn_destroy(context), RKNN_SUCC);
-}
-
 TEST(ApiNotImplemented, FailsWithErrFailAndLogsOnce) {
     std::vector<std::string> lines;
     rknn::log::set_level(rknn::log::kDefaultLevel);
