@@ -1,12 +1,14 @@
 #include "driver/mock/address_space.h"
 
 #include <iterator>
+#include <mutex>
 
 namespace rknn::driver::mock {
 
 AddressSpace::AddressSpace() : iova_(kBase, kLimit, kPage) {}
 
 uint64_t AddressSpace::map(uint8_t* bytes, uint64_t size, MockMemory* memory) {
+    std::unique_lock<std::shared_mutex> lock(mu_);
     const auto iova = iova_.allocate(size);
     if (!iova) return 0;
     mappings_[*iova] = Mapping{bytes, size, false, memory};
@@ -14,6 +16,7 @@ uint64_t AddressSpace::map(uint8_t* bytes, uint64_t size, MockMemory* memory) {
 }
 
 void AddressSpace::unmap(uint64_t iova) {
+    std::unique_lock<std::shared_mutex> lock(mu_);
     auto it = mappings_.find(iova);
     if (it == mappings_.end()) return;
     iova_.release(iova, it->second.size);
@@ -29,6 +32,7 @@ std::map<uint64_t, AddressSpace::Mapping>::const_iterator AddressSpace::find(uin
 
 uint8_t* AddressSpace::resolve(uint64_t addr, uint64_t len, bool for_write) const {
     if (len == 0 || addr + len < addr) return nullptr;
+    std::shared_lock<std::shared_mutex> lock(mu_);
     auto it = find(addr);
     if (it == mappings_.end() || it->second.blocked) return nullptr;
     const uint64_t offset = addr - it->first;
@@ -38,12 +42,14 @@ uint8_t* AddressSpace::resolve(uint64_t addr, uint64_t len, bool for_write) cons
 }
 
 uint64_t AddressSpace::version(uint64_t addr) const {
+    std::shared_lock<std::shared_mutex> lock(mu_);
     auto it = find(addr);
     if (it == mappings_.end() || it->second.memory == nullptr) return 0;
     return it->second.memory->device_version();
 }
 
 bool AddressSpace::block(uint64_t addr) {
+    std::unique_lock<std::shared_mutex> lock(mu_);
     auto it = find(addr);
     if (it == mappings_.end()) return false;
     mappings_[it->first].blocked = true;
@@ -51,7 +57,14 @@ bool AddressSpace::block(uint64_t addr) {
 }
 
 void AddressSpace::unblock_all() {
+    std::unique_lock<std::shared_mutex> lock(mu_);
     for (auto& entry : mappings_) entry.second.blocked = false;
 }
 
+size_t AddressSpace::mapping_count() const {
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    return mappings_.size();
+}
+
 }  // namespace rknn::driver::mock
+

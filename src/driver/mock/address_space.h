@@ -6,10 +6,14 @@
 // The space is 4 GiB (the first MiB is left unmapped so that address 0 and
 // small offsets from it always fault), so every buffer is also below 4 GiB as
 // DMA32 and rocket's 32-bit regcmd addresses require.
+//
+// Thread-safe: jobs on several cores resolve addresses while other clients'
+// ioctls map and unmap buffers.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <shared_mutex>
 
 #include "driver/mock/iova_allocator.h"
 #include "driver/mock/mock_memory.h"
@@ -39,7 +43,7 @@ public:
     bool block(uint64_t addr);
     void unblock_all();
 
-    size_t mapping_count() const { return mappings_.size(); }
+    size_t mapping_count() const;
 
 private:
     struct Mapping {
@@ -50,6 +54,7 @@ private:
     };
     std::map<uint64_t, Mapping>::const_iterator find(uint64_t addr) const;
 
+    mutable std::shared_mutex mu_;
     IovaAllocator iova_;
     std::map<uint64_t, Mapping> mappings_;
 };

@@ -164,8 +164,13 @@ JobOutcome JobRunner::run(Protocol protocol, const std::vector<CoreJob>& cores, 
         if (!job.chunks.empty()) states.push_back(CoreState{&job});
     }
     {
+        // Stops left over on this job's cores (jobs on other cores run on).
         std::lock_guard<std::mutex> lock(mu_);
-        stops_.clear();
+        for (auto it = stops_.begin(); it != stops_.end();) {
+            bool mine = false;
+            for (const CoreState& s : states) mine = mine || s.job->core == it->core;
+            it = mine ? stops_.erase(it) : std::next(it);
+        }
     }
     const auto start = steady_clock::now();
     const auto deadline = start + std::chrono::milliseconds(timeout_ms);

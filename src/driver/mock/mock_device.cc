@@ -1,13 +1,28 @@
 #include "driver/mock/mock_device.h"
 
 #include <cerrno>
+#include <chrono>
 
 #include "base/log.h"
 
 namespace rknn::driver::mock {
 
+namespace {
+thread_local std::unique_lock<std::mutex>* t_held_kernel_lock = nullptr;
+}  // namespace
+
+void set_held_kernel_lock(std::unique_lock<std::mutex>* lock) { t_held_kernel_lock = lock; }
+
+KernelLockReleased::KernelLockReleased() : lock_(t_held_kernel_lock) {
+    if (lock_ != nullptr) lock_->unlock();
+}
+
+KernelLockReleased::~KernelLockReleased() {
+    if (lock_ != nullptr) lock_->lock();
+}
+
 MockDevice::MockDevice(const hw::SocProfile& soc_profile, const MockOptions& mock_options)
-    : soc(soc_profile), options(mock_options), sram(soc_profile.sram_bytes) {
+    : soc(soc_profile), options(mock_options), sram(soc_profile.sram_bytes), scheduler(soc_profile.num_cores, &active_space) {
     for (auto& domain : domains) domain = std::make_shared<AddressSpace>();
 }
 
@@ -32,17 +47,39 @@ std::shared_ptr<MockObject> MockDevice::allocate(NodeKind kind, uint64_t size, u
     return object;
 }
 
-JobOutcome MockDevice::run_job(AddressSpace& space, JobRunner::Protocol protocol, const std::vector<CoreJob>& cores,
-                               const KickParams& params, uint32_t timeout_ms) {
+JobOutcome MockDevice::run_job(AddressSpace& space, JobRunner::Protocol protocol, std::vector<CoreJob>& cores,
+                               const KickParams& params, uint32_t timeout_ms, bool any_core) {
     const JobFaults faults_now = faults.take_job_faults();
+    const KernelLockReleased unlocked;  // other clients' ioctls and jobs go on meanwhile
+    if (cores.empty()) return runner->run(protocol, cores, params, timeout_ms, faults_now);  // never committed
+    uint32_t mask = 0;
+    for (const CoreJob& job : cores) mask |= 1u << job.core;
+    // Injected faults reset cores and block mappings: such a job runs alone.
+    const bool alone = faults_now.hang || faults_now.reset || !faults_now.unmapped.empty();
+    const uint32_t held = scheduler.acquire(any_core ? 0 : mask, &space, alone);
+    if (any_core) {
+        int core = 0;
+        while (!(held & (1u << core))) ++core;
+        cores.front().core = core;
+    }
     for (uint64_t addr : faults_now.unmapped) {
         if (!space.block(addr)) RKNN_LOGW("mock: no buffer is mapped at 0x%llx to fault on", static_cast<unsigned long long>(addr));
     }
-    active_space.store(&space);
-    JobOutcome outcome = runner->run(protocol, cores, params, timeout_ms, faults_now);
-    active_space.store(nullptr);
-    space.unblock_all();
-    return outcome;
+    // The cores go back however the job ends.
+    struct Held {
+        MockDevice& device;
+        AddressSpace& space;
+        uint32_t cores;
+        bool blocked;
+        std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+        ~Held() {
+            if (blocked) space.unblock_all();
+            device.scheduler.release(cores, std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                std::chrono::steady_clock::now() - start)
+                                                .count());
+        }
+    } hold{*this, space, held, !faults_now.unmapped.empty()};
+    return runner->run(protocol, cores, params, timeout_ms, faults_now);
 }
 
 }  // namespace rknn::driver::mock

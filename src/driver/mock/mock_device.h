@@ -3,17 +3,21 @@
 // faults and the emulated NPU with its job runner.
 //
 // Everything here is touched under the mock kernel's lock, except
-// `active_space`: the NPU's worker threads read it (through the DmaPort)
-// while the thread that holds the lock waits for the job.
+// `active_space` and `scheduler`: a SUBMIT lets go of the lock while its job
+// waits for its cores and runs (KernelLockReleased), so that jobs on other
+// cores and other clients' ioctls go on meanwhile; the NPU's threads read
+// `active_space` through the DmaPort.
 #pragma once
 
 #include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "driver/mock/address_space.h"
+#include "driver/mock/core_scheduler.h"
 #include "driver/mock/fault_injector.h"
 #include "driver/mock/job_runner.h"
 #include "driver/mock/mock_object.h"
@@ -50,15 +54,33 @@ struct MockDevice {
     emulator::NpuDevice* npu = nullptr;
     JobRunner* runner = nullptr;
     std::atomic<AddressSpace*> active_space{nullptr};
+    CoreScheduler scheduler;
 
     // A new registered object of `size` bytes (page-aligned here) that is not
     // mapped for the NPU yet. nullptr and *err = -ENOMEM (or the memfd's
     // error) on failure, including an injected one.
     std::shared_ptr<MockObject> allocate(NodeKind kind, uint64_t size, uint32_t flags, int* err);
 
-    // Runs a job in `space` with the next submit's injected faults applied.
-    JobOutcome run_job(AddressSpace& space, JobRunner::Protocol protocol, const std::vector<CoreJob>& cores,
-                       const KickParams& params, uint32_t timeout_ms);
+    // Runs a job in `space` with the next submit's injected faults applied,
+    // once the scheduler gives it its cores; `any_core`: the one CoreJob
+    // runs on whichever core is idle (its `core` is set to that one).
+    JobOutcome run_job(AddressSpace& space, JobRunner::Protocol protocol, std::vector<CoreJob>& cores,
+                       const KickParams& params, uint32_t timeout_ms, bool any_core = false);
+};
+
+// The mock kernel's lock as the thread serving an ioctl holds it (nullptr:
+// none), so that run_job can let go of it.
+void set_held_kernel_lock(std::unique_lock<std::mutex>* lock);
+// Unlocks the held kernel lock for its scope, if this thread holds one.
+class KernelLockReleased {
+public:
+    KernelLockReleased();
+    ~KernelLockReleased();
+    KernelLockReleased(const KernelLockReleased&) = delete;
+    KernelLockReleased& operator=(const KernelLockReleased&) = delete;
+
+private:
+    std::unique_lock<std::mutex>* lock_;
 };
 
 constexpr uint64_t kPageSize = 4096;

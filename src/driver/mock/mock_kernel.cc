@@ -43,19 +43,19 @@ MockKernel::~MockKernel() {
     runner_.reset();
 }
 
-MockFile* MockKernel::find(int fd) const {
+std::shared_ptr<MockFile> MockKernel::find(int fd) const {
     auto it = files_.find(fd);
-    return it == files_.end() ? nullptr : it->second.get();
+    return it == files_.end() ? nullptr : it->second;
 }
 
 int MockKernel::open(const std::string& path) {
-    std::unique_ptr<MockFile> file;
+    std::shared_ptr<MockFile> file;
     if (path == kRknpuRenderNode) {
-        file = std::make_unique<RknpuFile>(device_, false);
+        file = std::make_shared<RknpuFile>(device_, false);
     } else if (path == kRknpuMiscNode) {
-        file = std::make_unique<RknpuFile>(device_, true);
+        file = std::make_shared<RknpuFile>(device_, true);
     } else if (path == kRocketNode) {
-        file = std::make_unique<RocketFile>(device_);
+        file = std::make_shared<RocketFile>(device_);
     } else {
         return -ENOENT;
     }
@@ -67,13 +67,13 @@ int MockKernel::open(const std::string& path) {
 
 int MockKernel::close(int fd) {
     if (fd < kFirstFd) return ::close(fd) == 0 ? 0 : -errno;  // a dma-buf or fence fd
-    std::unique_ptr<MockFile> file;
+    std::shared_ptr<MockFile> file;
     std::lock_guard<std::mutex> lock(mu_);
     auto it = files_.find(fd);
     if (it == files_.end()) return -EBADF;
     file = std::move(it->second);
     files_.erase(it);
-    file.reset();  // releases the file's buffers under the lock
+    file.reset();  // releases the file's buffers under the lock (or its SUBMIT in flight does, at its end)
     return 0;
 }
 
@@ -98,10 +98,20 @@ bool serving_kernel_call() { return t_kernel_calls > 0; }
 
 int MockKernel::ioctl(int fd, unsigned long request, void* arg) {
     const KernelCall in_kernel;
-    std::lock_guard<std::mutex> lock(mu_);
-    MockFile* file = find(fd);
+    std::unique_lock<std::mutex> lock(mu_);
+    std::shared_ptr<MockFile> file = find(fd);
     if (file == nullptr) return fd < kFirstFd ? -ENOTTY : -EBADF;
-    return file->ioctl(request, arg);
+    struct Held {
+        explicit Held(std::unique_lock<std::mutex>* held) { set_held_kernel_lock(held); }
+        ~Held() { set_held_kernel_lock(nullptr); }
+    };
+    int ret;
+    {
+        const Held held(&lock);
+        ret = file->ioctl(request, arg);
+    }
+    file.reset();  // the last reference when the fd was closed meanwhile: released under the lock
+    return ret;
 }
 
 int MockKernel::mmap(int fd, uint64_t offset, size_t length, void** out_addr) {
@@ -114,7 +124,7 @@ int MockKernel::mmap(int fd, uint64_t offset, size_t length, void** out_addr) {
         return 0;
     }
     std::lock_guard<std::mutex> lock(mu_);
-    MockFile* file = find(fd);
+    std::shared_ptr<MockFile> file = find(fd);
     if (file == nullptr) return -EBADF;
     return file->mmap(offset, length, out_addr);
 }

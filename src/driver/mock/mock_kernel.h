@@ -20,9 +20,10 @@
 //   job_runner    the drivers' MMIO sequences and interrupt handling
 //   fault_injector  faults a test can ask for
 //
-// One ioctl runs at a time (a single lock); a SUBMIT holds it until its job
-// finished, so jobs never overlap and the NPU translates through one address
-// space at a time (DmaPort::map has no core argument to tell spaces apart).
+// One ioctl runs at a time (a single lock), except that a SUBMIT lets go of
+// it while its job waits for its cores and runs: jobs on different cores run
+// at the same time, in one address space at a time (DmaPort::map has no core
+// argument to tell spaces apart; core_scheduler.h).
 #pragma once
 
 #include <map>
@@ -93,14 +94,16 @@ private:
         MockDevice& device_;
     };
 
-    MockFile* find(int fd) const;
+    // The open file, kept alive by the caller across a SUBMIT that lets go
+    // of the lock (another thread may close the fd meanwhile).
+    std::shared_ptr<MockFile> find(int fd) const;
 
     mutable std::mutex mu_;
     MockDevice device_;
     DeviceDma dma_;
     std::unique_ptr<emulator::NpuDevice> npu_;
     std::unique_ptr<JobRunner> runner_;
-    std::map<int, std::unique_ptr<MockFile>> files_;
+    std::map<int, std::shared_ptr<MockFile>> files_;
     int next_fd_ = kFirstFd;
 };
 

@@ -252,8 +252,8 @@ int RknpuFile::build_job(const rknpu_submit& args, const MockObject& tasks, std:
     if (!soc.multi_core_irqs) {
         ranges.push_back({0, rknpu_subcore_task{args.task_start, args.task_number}});
     } else if (args.core_mask == 0) {
-        // Auto: the core with the fewest queued tasks, which for the mock (one
-        // job at a time) is core 0; it reads its own subcore entry (hw-facts 1.7).
+        // Auto: an idle core, which the scheduler picks (run_job); the job
+        // reads subcore entry 0 (hw-facts 1.7).
         ranges.push_back({0, args.subcore_task[0]});
     } else {
         const size_t n = std::bitset<32>(args.core_mask).count();
@@ -329,8 +329,10 @@ int RknpuFile::submit(rknpu_submit* args) {
     KickParams params;
     params.pingpong = (args->flags & RKNPU_JOB_PINGPONG) != 0;
     params.task_base_addr = static_cast<uint32_t>(args->task_base_addr);
+    const bool any_core = dev_.soc.multi_core_irqs && args->core_mask == 0;
     const JobOutcome outcome = dev_.run_job(*dev_.domains[args->iommu_domain_id], JobRunner::Protocol::kVendor, cores,
-                                            params, args->timeout);
+                                            params, args->timeout, any_core);
+    if (any_core && !cores.empty()) last_tasks.front().first = cores.front().core;
     args->task_counter = outcome.err == 0 ? args->task_number : outcome.tasks_done;
     args->hw_elapse_time = outcome.elapsed_ns;
     if (outcome.err != 0) return outcome.err;

@@ -128,7 +128,8 @@ int RocketFile::submit_job(const drm_rocket_job& job) {
     }
     // The scheduler spreads jobs over the cores.
     next_core_ = (next_core_ + 1) % dev_.soc.num_cores;
-    const JobOutcome outcome = dev_.run_job(*space_, JobRunner::Protocol::kRocket, {core_job}, KickParams{},
+    std::vector<CoreJob> cores{std::move(core_job)};
+    const JobOutcome outcome = dev_.run_job(*space_, JobRunner::Protocol::kRocket, cores, KickParams{},
                                             dev_.options.rocket_job_timeout_ms);
     if (outcome.err != 0) {
         RKNN_LOGE("rocket (mock): job failed (errno %d) after %u of %u tasks", -outcome.err, outcome.tasks_done,
