@@ -94,8 +94,7 @@ RKNN_EXPORT int rknn_init(rknn_context* context, void* model, uint32_t size, uin
             model_memory = rknn::api::MemRegistry::global().memory_holding(model, size);
         }
         // Hints the runtime accepts but does not act on yet: said once per init.
-        const uint32_t no_effect = flag & (RKNN_FLAG_SHARE_SRAM | RKNN_FLAG_EXECUTE_FALLBACK_PRIOR_DEVICE_GPU |
-                                           RKNN_FLAG_PRIOR_MEDIUM | RKNN_FLAG_PRIOR_LOW);
+        const uint32_t no_effect = flag & (RKNN_FLAG_SHARE_SRAM | RKNN_FLAG_EXECUTE_FALLBACK_PRIOR_DEVICE_GPU);
         if (no_effect != 0) RKNN_LOGW("rknn_init: flags 0x%x are accepted but have no effect yet", no_effect);
         RKNN_ASSIGN_OR_RETURN(std::shared_ptr<Context> created, Context::create(model, size, flag, std::move(model_memory)));
         *context = rknn::api::HandleTable::global().insert(std::make_shared<ContextHandle>(std::move(created)));

@@ -313,6 +313,10 @@ Status Context::set_core_mask(uint32_t mask) {
 Status Context::run_npu_segment(int32_t segment, int64_t* npu_ns) {
     RKNN_RETURN_IF_ERROR(sync_before_submit());
     const auto index = static_cast<size_t>(segment);
+    // rknpu_submit.priority: the PRIOR_* init flag as it is (0 high, 1
+    // medium, 2 low). The vendor driver 0.9.8 does not use it; the mock
+    // kernel's scheduler lets more urgent jobs go first.
+    set_->submits[index].priority = static_cast<int32_t>(flags_ & (RKNN_FLAG_PRIOR_MEDIUM | RKNN_FLAG_PRIOR_LOW));
     RKNN_RETURN_IF_ERROR(submit_segment(driver_->driver.get(), set_->lowered->programs[index], set_->submits[index], npu_ns));
     return sync_after_submit(segment);
 }

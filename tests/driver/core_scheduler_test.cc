@@ -123,6 +123,32 @@ TEST(CoreScheduler, WaitersKeepTheirOrderOnSharedCores) {
     s.release(0x4, 0);
 }
 
+// A more urgent job goes ahead of one that waited longer.
+TEST(CoreScheduler, UrgentPriorityGoesFirst) {
+    std::atomic<AddressSpace*> active{nullptr};
+    CoreScheduler s(3, &active);
+    ASSERT_EQ(s.acquire(0x1, space(1), false), 0x1u);
+    std::atomic<uint32_t> low_cores{0}, high_cores{0};
+    std::thread low([&] { low_cores = s.acquire(0x1, space(1), false, /*priority=*/2); });
+    wait_for_waiters(s, 1);
+    std::thread high([&] { high_cores = s.acquire(0x1, space(1), false, /*priority=*/0); });
+    wait_for_waiters(s, 2);
+    auto wait_until = [](const auto& done) {
+        const auto end = std::chrono::steady_clock::now() + kLong;
+        while (!done() && std::chrono::steady_clock::now() < end)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    };
+    s.release(0x1, 0);  // the first job ends: one of the two starts
+    wait_until([&] { return high_cores.load() != 0 || low_cores.load() != 0; });
+    EXPECT_EQ(high_cores.load(), 0x1u);
+    EXPECT_EQ(low_cores.load(), 0u);
+    s.release(0x1, 0);  // that one ends: the other starts
+    wait_until([&] { return high_cores.load() != 0 && low_cores.load() != 0; });
+    s.release(0x1, 0);
+    low.join();
+    high.join();
+}
+
 TEST(CoreScheduler, AJobWithInjectedFaultsRunsAlone) {
     std::atomic<AddressSpace*> active{nullptr};
     CoreScheduler s(3, &active);

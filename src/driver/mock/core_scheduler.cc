@@ -10,16 +10,24 @@ CoreScheduler::CoreScheduler(int num_cores, std::atomic<AddressSpace*>* active_s
 uint32_t CoreScheduler::startable(const Waiter& w, std::list<Waiter>::const_iterator position,
                                   AddressSpace* space) const {
     if (alone_running_) return 0;
-    if (w.alone) return (running_ == 0 && position == waiting_.begin()) ? (w.mask != 0 ? w.mask : 1u) : 0;
-    if (running_ > 0 && active_space_->load() != space) return 0;
-    // Cores earlier waiters are owed. An earlier "any core" waiter, one that
-    // runs alone, or one in another space (which this job would lock out)
-    // keeps everyone behind it waiting.
+    if (!w.alone && running_ > 0 && active_space_->load() != space) return 0;
+    // Waiters ahead of this one: a more urgent priority, or the same one
+    // and earlier. It may not take cores they are owed; one of them that
+    // wants any core, runs alone, or is in another space (which this job
+    // would lock out) keeps it waiting altogether.
     uint32_t owed = 0;
-    for (auto it = waiting_.begin(); it != position; ++it) {
+    bool before = true, anyone_ahead = false;
+    for (auto it = waiting_.begin(); it != waiting_.end(); ++it) {
+        if (it == position) {
+            before = false;
+            continue;
+        }
+        if (!(it->priority < w.priority || (it->priority == w.priority && before))) continue;
+        anyone_ahead = true;
         if (it->alone || it->mask == 0 || it->space != space) return 0;
         owed |= it->mask;
     }
+    if (w.alone) return (running_ == 0 && !anyone_ahead) ? (w.mask != 0 ? w.mask : 1u) : 0;
     if (w.mask != 0) return (w.mask & (busy_ | owed)) == 0 ? w.mask : 0;
     for (int core = 0; core < num_cores_; ++core) {
         const uint32_t bit = 1u << core;
@@ -28,9 +36,9 @@ uint32_t CoreScheduler::startable(const Waiter& w, std::list<Waiter>::const_iter
     return 0;
 }
 
-uint32_t CoreScheduler::acquire(uint32_t mask, AddressSpace* space, bool alone) {
+uint32_t CoreScheduler::acquire(uint32_t mask, AddressSpace* space, bool alone, int32_t priority) {
     std::unique_lock<std::mutex> lock(mu_);
-    const auto me = waiting_.insert(waiting_.end(), Waiter{mask, space, alone});
+    const auto me = waiting_.insert(waiting_.end(), Waiter{mask, space, alone, priority});
     uint32_t cores = 0;
     cv_.wait(lock, [&] { return (cores = startable(*me, me, space)) != 0; });
     waiting_.erase(me);

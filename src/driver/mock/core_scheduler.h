@@ -4,7 +4,8 @@
 // A job holds its cores from start to end. Jobs on different cores run at
 // the same time; jobs wanting a core start in the order they asked for it
 // (a job waits behind every earlier waiter it shares a core with, and behind
-// every earlier waiter in another address space). A job for
+// every earlier waiter in another address space), except that a more urgent
+// priority goes ahead of less urgent waiters. A job for
 // "any core" (rknpu's core_mask 0) takes the lowest idle core that no
 // earlier waiter wants, as the vendor driver gives it an idle core. The NPU
 // translates through one address space at a time (DmaPort has no core
@@ -31,8 +32,10 @@ public:
     CoreScheduler(int num_cores, std::atomic<AddressSpace*>* active_space);
 
     // Blocks until the job may start and returns the cores it now holds:
-    // `mask`, or for mask 0 one idle core.
-    uint32_t acquire(uint32_t mask, AddressSpace* space, bool alone);
+    // `mask`, or for mask 0 one idle core. A lower `priority` value is more
+    // urgent (rknpu_submit.priority as the runtime fills it: its PRIOR_*
+    // init flag, 0 high .. 2 low) and goes ahead of waiters with higher ones.
+    uint32_t acquire(uint32_t mask, AddressSpace* space, bool alone, int32_t priority = 0);
     // The job is over; `busy_ns` of it are counted on each of its cores.
     void release(uint32_t cores, int64_t busy_ns);
 
@@ -47,6 +50,7 @@ private:
         uint32_t mask;  // 0: any one core
         AddressSpace* space;
         bool alone;
+        int32_t priority;
     };
     // The cores `w` may take now (0: not yet); waiters before it in
     // waiting_ come first.

@@ -48,7 +48,7 @@ std::shared_ptr<MockObject> MockDevice::allocate(NodeKind kind, uint64_t size, u
 }
 
 JobOutcome MockDevice::run_job(AddressSpace& space, JobRunner::Protocol protocol, std::vector<CoreJob>& cores,
-                               const KickParams& params, uint32_t timeout_ms, bool any_core) {
+                               const KickParams& params, uint32_t timeout_ms, bool any_core, int32_t priority) {
     const JobFaults faults_now = faults.take_job_faults();
     const KernelLockReleased unlocked;  // other clients' ioctls and jobs go on meanwhile
     if (cores.empty()) return runner->run(protocol, cores, params, timeout_ms, faults_now);  // never committed
@@ -56,7 +56,7 @@ JobOutcome MockDevice::run_job(AddressSpace& space, JobRunner::Protocol protocol
     for (const CoreJob& job : cores) mask |= 1u << job.core;
     // Injected faults reset cores and block mappings: such a job runs alone.
     const bool alone = faults_now.hang || faults_now.reset || !faults_now.unmapped.empty();
-    const uint32_t held = scheduler.acquire(any_core ? 0 : mask, &space, alone);
+    const uint32_t held = scheduler.acquire(any_core ? 0 : mask, &space, alone, priority);
     if (any_core) {
         int core = 0;
         while (!(held & (1u << core))) ++core;

@@ -65,7 +65,7 @@ struct MockDevice {
     // once the scheduler gives it its cores; `any_core`: the one CoreJob
     // runs on whichever core is idle (its `core` is set to that one).
     JobOutcome run_job(AddressSpace& space, JobRunner::Protocol protocol, std::vector<CoreJob>& cores,
-                       const KickParams& params, uint32_t timeout_ms, bool any_core = false);
+                       const KickParams& params, uint32_t timeout_ms, bool any_core = false, int32_t priority = 0);
 };
 
 // The mock kernel's lock as the thread serving an ioctl holds it (nullptr:

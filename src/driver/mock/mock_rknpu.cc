@@ -331,7 +331,7 @@ int RknpuFile::submit(rknpu_submit* args) {
     params.task_base_addr = static_cast<uint32_t>(args->task_base_addr);
     const bool any_core = dev_.soc.multi_core_irqs && args->core_mask == 0;
     const JobOutcome outcome = dev_.run_job(*dev_.domains[args->iommu_domain_id], JobRunner::Protocol::kVendor, cores,
-                                            params, args->timeout, any_core);
+                                            params, args->timeout, any_core, args->priority);
     if (any_core && !cores.empty()) last_tasks.front().first = cores.front().core;
     args->task_counter = outcome.err == 0 ? args->task_number : outcome.tasks_done;
     args->hw_elapse_time = outcome.elapsed_ns;
