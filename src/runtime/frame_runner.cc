@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <utility>
 
@@ -41,10 +42,10 @@ FrameRunner::~FrameRunner() {
         if (fd >= 0) ::close(fd);
 }
 
-Status FrameRunner::execute(Frame& frame) {
+Status FrameRunner::execute(Frame& frame, int cancel_fd) {
     Status status;
     if (frame.in_fence >= 0) {
-        status = wait_for_fence(frame.in_fence, frame.in_fence_timeout_ms, cancel_[0]);
+        status = wait_for_fence(frame.in_fence, frame.in_fence_timeout_ms, cancel_fd);
         ::close(frame.in_fence);
         frame.in_fence = -1;
     }
@@ -68,25 +69,29 @@ void FrameRunner::work() {
             return;
         }
         std::shared_ptr<Frame> frame = std::move(queued_);
+        const int cancel_fd = cancel_[0];
         lock.unlock();
-        const Status status = execute(*frame);
+        const Status status = execute(*frame, cancel_fd);
         // Said here too: with a pipelined or non-blocking run, the client
         // may hear of it only at a later call, or never.
         if (!status.is_ok()) RKNN_LOGE("rknn_run: %s", status.message().c_str());
         lock.lock();
         frame->status = status;
         frame->done = true;
+        if (status.is_ok()) last_ok_id_ = std::max(last_ok_id_, frame->id);
         cv_.notify_all();
     }
 }
 
-void FrameRunner::wait_done(std::unique_lock<std::mutex>& lock, const Frame& frame) {
-    cv_.wait(lock, [&] { return frame.done; });
+void FrameRunner::wait_idle(std::unique_lock<std::mutex>& lock) {
+    // Re-checked on every wake-up: another thread (misusing the handle) may
+    // have queued a frame meanwhile.
+    cv_.wait(lock, [&] { return queued_ == nullptr && (in_flight_ == nullptr || in_flight_->done); });
 }
 
 void FrameRunner::settle() {
     std::unique_lock<std::mutex> lock(mu_);
-    if (in_flight_ != nullptr) wait_done(lock, *in_flight_);
+    wait_idle(lock);
 }
 
 Status FrameRunner::run(rknn_run_extend* extend) {
@@ -121,18 +126,25 @@ Status FrameRunner::run(rknn_run_extend* extend) {
         }
         worker_ = std::thread([this] { work(); });
     }
-    if (pipelined && in_flight_ != nullptr) {
+    if (pipelined) {
         // One frame at a time runs in a context: this one starts when the
         // one before is over, whose outputs rknn_outputs_get hands out next.
-        wait_done(lock, *in_flight_);
-        previous_ = std::move(in_flight_);
+        wait_idle(lock);
+        if (in_flight_ != nullptr) previous_ = std::move(in_flight_);
     }
     frame->id = ++last_id_;
     if (extend != nullptr) extend->frame_id = frame->id;
     if (!non_block) {
+        const int cancel_fd = cancel_[0];
         lock.unlock();
-        RKNN_RETURN_IF_ERROR(execute(*frame));  // a failed run's fence is closed with the frame
+        const Status status = execute(*frame, cancel_fd);  // a failed run's fence is closed with the frame
+        if (!status.is_ok()) {
+            if (flags_ & RKNN_FLAG_FENCE_OUT_OUTSIDE) extend->fence_fd = -1;
+            return status;
+        }
         if (flags_ & RKNN_FLAG_FENCE_OUT_OUTSIDE) extend->fence_fd = frame->out_fence.take_client_fd();
+        lock.lock();
+        last_ok_id_ = std::max(last_ok_id_, frame->id);
         return Status::ok();
     }
     if (flags_ & RKNN_FLAG_FENCE_OUT_OUTSIDE) extend->fence_fd = frame->out_fence.take_client_fd();
@@ -158,7 +170,7 @@ Status FrameRunner::wait(rknn_run_extend* extend) {
                                "frame %llu is still running after %d ms (it goes on; rknn_wait again to collect it)",
                                static_cast<unsigned long long>(frame->id), timeout_ms);
     } else {
-        wait_done(lock, *frame);
+        cv_.wait(lock, [&] { return frame->done; });
     }
     waited_ = true;
     if (extend != nullptr) extend->frame_id = frame->id;
@@ -173,7 +185,7 @@ Status FrameRunner::outputs_get(uint32_t count, rknn_output* outputs, rknn_outpu
                                "frame %llu was run with non_block = 1 and not waited for: call rknn_wait before "
                                "rknn_outputs_get",
                                static_cast<unsigned long long>(in_flight_->id));
-        const uint64_t id = last_id_;
+        const uint64_t id = last_ok_id_;  // whose outputs the context holds
         lock.unlock();
         RKNN_RETURN_IF_ERROR(context_->outputs_get(count, outputs));
         if (extend != nullptr) extend->frame_id = id;
@@ -181,7 +193,7 @@ Status FrameRunner::outputs_get(uint32_t count, rknn_output* outputs, rknn_outpu
     }
     if (in_flight_ == nullptr) return Status(StatusCode::kFailedPrecondition, "rknn_run has not been called yet");
     const std::shared_ptr<Frame> frame = (waited_ || previous_ == nullptr) ? in_flight_ : previous_;
-    wait_done(lock, *frame);
+    cv_.wait(lock, [&] { return frame->done; });
     lock.unlock();
     if (!frame->status.is_ok()) return frame->status;
     RKNN_RETURN_IF_ERROR(context_->outputs_get_from(frame->outputs, count, outputs).with_context(frame_text(frame->id)));

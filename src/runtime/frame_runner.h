@@ -56,11 +56,11 @@ private:
         Status status;
         OutputSnapshot outputs;  // RKNN_FLAG_ASYNC_MASK: written before done
     };
-    // The frame's in-fence, the run, then its out-fence.
-    Status execute(Frame& frame);
+    // The frame's in-fence (a wait that `cancel_fd` ends), the run, then its out-fence.
+    Status execute(Frame& frame, int cancel_fd);
     void work();
-    // Waits (mu_ held by `lock`) until `frame` is done.
-    void wait_done(std::unique_lock<std::mutex>& lock, const Frame& frame);
+    // Waits (mu_ held by `lock`) until no frame is queued or running.
+    void wait_idle(std::unique_lock<std::mutex>& lock);
 
     const std::shared_ptr<Context> context_;
     const uint32_t flags_;
@@ -73,6 +73,7 @@ private:
     bool waited_ = false;               // rknn_wait collected in_flight_
     std::shared_ptr<Frame> previous_;   // ASYNC_MASK: the finished frame before in_flight_
     uint64_t last_id_ = 0;
+    uint64_t last_ok_id_ = 0;  // the newest frame that ran without error
     int cancel_[2] = {-1, -1};  // a pipe: readable once the handle is destroyed
 };
 

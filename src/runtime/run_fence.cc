@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -20,12 +21,18 @@ void close_fd(int* fd) {
 }  // namespace
 
 StatusOr<OutFence> OutFence::create() {
-    int ends[2];
-    if (::pipe2(ends, O_CLOEXEC) != 0)
+    const int client = ::eventfd(0, EFD_CLOEXEC);
+    if (client < 0)
         return make_status(StatusCode::kResourceExhausted, "no fd for an out-fence: %s", std::strerror(errno));
+    const int ours = ::fcntl(client, F_DUPFD_CLOEXEC, 0);
+    if (ours < 0) {
+        const int err = errno;
+        ::close(client);
+        return make_status(StatusCode::kResourceExhausted, "no fd for an out-fence: %s", std::strerror(err));
+    }
     OutFence fence;
-    fence.client_fd_ = ends[0];
-    fence.write_fd_ = ends[1];
+    fence.client_fd_ = client;
+    fence.write_fd_ = ours;
     return fence;
 }
 
@@ -51,12 +58,10 @@ int OutFence::take_client_fd() { return std::exchange(client_fd_, -1); }
 
 void OutFence::signal() {
     if (write_fd_ < 0) return;
-    // One byte makes the read end readable for good; closing the write end
-    // alone would too (POLLHUP), but POLLIN is what sync_file pollers test.
-    const char signalled = 1;
+    const uint64_t one = 1;
     ssize_t written;
     do {
-        written = ::write(write_fd_, &signalled, 1);
+        written = ::write(write_fd_, &one, sizeof(one));
     } while (written < 0 && errno == EINTR);
     close_fd(&write_fd_);
 }
@@ -84,7 +89,7 @@ Status wait_for_fence(int fd, int timeout_ms, int cancel_fd) {
         if (fds[0].revents & POLLIN) return Status::ok();
         if (fds[0].revents & (POLLERR | POLLNVAL))
             return make_status(StatusCode::kInvalidArgument, "fence fd %d cannot be waited on (poll error)", fd);
-        if (fds[0].revents & POLLHUP) return Status::ok();  // a pipe's writer gone: signalled
+        if (fds[0].revents & POLLHUP) return Status::ok();  // a pipe whose writer is gone: signalled
         if (cancel_fd >= 0 && (fds[1].revents & POLLIN))
             return Status(StatusCode::kFailedPrecondition, "the context is being destroyed");
     }

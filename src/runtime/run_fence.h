@@ -1,7 +1,9 @@
 // Fences of rknn_run (RKNN_FLAG_FENCE_IN_OUTSIDE / FENCE_OUT_OUTSIDE).
 //
-// An out-fence is the read end of a pipe: it polls readable (POLLIN) once the
-// run is over, as a sync_file does, and stays so. The runtime makes it rather
+// An out-fence is an eventfd: it polls readable (POLLIN) once the run is
+// over, as a sync_file does, and stays so while nobody reads it. The runtime
+// signals through its own copy of the fd, so a client that closed its fence
+// early costs nothing (a pipe would raise SIGPIPE). The runtime makes it rather
 // than the kernel driver because a run is more than its NPU submits (CPU
 // steps, conversions). An in-fence is any fd that polls readable when
 // signalled: a sync_file from a driver, or another context's out-fence.
@@ -13,7 +15,7 @@
 
 namespace rknn::runtime {
 
-// The write end signals; the read end goes to the client, who closes it.
+// Our copy signals; the client's fd is handed out, and the client closes it.
 class OutFence {
 public:
     static StatusOr<OutFence> create();

@@ -237,7 +237,20 @@ TEST(AsyncRuns, MisuseIsRefusedWithoutHanging) {
     stuck.fence_fd = ends[0];
     stuck.timeout_ms = 30;
     EXPECT_EQ(rknn_run(fenced, &stuck), RKNN_ERR_TIMEOUT);
-    EXPECT_EQ(stuck.fence_fd, ends[0]);  // no out-fence for a failed run
+    EXPECT_EQ(stuck.fence_fd, -1);  // no out-fence for a failed run
+    // An out-fence the client closes before its frame is over.
+    int gate[2];
+    ASSERT_EQ(::pipe(gate), 0);
+    rknn_run_extend early{};
+    early.non_block = 1;
+    early.fence_fd = gate[0];
+    ASSERT_EQ(rknn_run(fenced, &early), RKNN_SUCC);
+    ::close(early.fence_fd);
+    const char go = 1;
+    ASSERT_EQ(::write(gate[1], &go, 1), 1);
+    EXPECT_EQ(rknn_wait(fenced, nullptr), RKNN_SUCC);
+    ::close(gate[0]);
+    ::close(gate[1]);
     // Destroyed while a non-blocking run waits for that fence: the wait ends.
     rknn_run_extend pending{};
     pending.non_block = 1;
