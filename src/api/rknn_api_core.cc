@@ -39,8 +39,8 @@ rknn::StatusOr<std::shared_ptr<Context>> context_of(rknn_context handle) {
     return rknn::api::runtime_context(handle);
 }
 
-// The handle object, for the calls that go through its frames.
-// It does not wait for a frame in flight, as runtime_context does.
+// The handle object: checked, and refused from a callback of its own context.
+// It does not wait for a frame in flight; runtime_context does.
 rknn::StatusOr<std::shared_ptr<ContextHandle>> handle_of(rknn_context handle) {
     RKNN_RETURN_IF_ERROR(check_handle(handle, HandleKind::kContext));
     std::shared_ptr<ContextHandle> object = rknn::api::find_handle<ContextHandle>(handle);
@@ -55,13 +55,7 @@ rknn::StatusOr<std::shared_ptr<ContextHandle>> handle_of(rknn_context handle) {
 }  // namespace
 
 rknn::StatusOr<std::shared_ptr<Context>> rknn::api::runtime_context(rknn_context handle) {
-    RKNN_RETURN_IF_ERROR(check_handle(handle, HandleKind::kContext));
-    std::shared_ptr<ContextHandle> object = find_handle<ContextHandle>(handle);
-    if (object == nullptr) return Status(StatusCode::kContextInvalid, "not a model context");
-    if (rknn::runtime::Context::in_callbacks_of(object->context.get()))
-        return Status(StatusCode::kFailedPrecondition,
-                      "called from a custom op callback of this same context, which holds the context until the "
-                      "callback returns");
+    RKNN_ASSIGN_OR_RETURN(std::shared_ptr<ContextHandle> object, handle_of(handle));
     object->frames->settle();
     return object->context;
 }
