@@ -5,7 +5,8 @@
 // usage: rknn_benchmark model_path [input_paths] [loop_count] [core_mask]
 //   input_paths  '#'-separated, one per input: .npy files or images
 //   loop_count   timed runs (default 10)
-//   core_mask    0 auto, 1/2/4 one core, 3 cores 0+1, 7 all (default 1)
+//   core_mask    0 auto, 1/2/4 one core, 3 cores 0+1, 7 all (default 1); a
+//                multi-batch model runs one item per core of the mask at a time
 #include <sys/time.h>
 
 #include <algorithm>
@@ -73,6 +74,17 @@ bool hwc_of(const rknn_tensor_attr& a, int* h, int* w, int* c) {
     return false;
 }
 
+// Items one run takes: a multi-batch model's 4-D inputs lead with the batch.
+uint32_t batch_of(const rknn_tensor_attr& attr) { return attr.n_dims == 4 && attr.dims[0] > 1 ? attr.dims[0] : 1; }
+
+// One item's data repeated for every item of a multi-batch model.
+std::vector<uint8_t> repeat_items(const std::vector<uint8_t>& item, uint32_t batch) {
+    std::vector<uint8_t> all;
+    all.reserve(item.size() * batch);
+    for (uint32_t i = 0; i < batch; ++i) all.insert(all.end(), item.begin(), item.end());
+    return all;
+}
+
 // Fills one input from `path` as the vendor tool does; the bytes go to `storage`.
 bool load_input(const std::string& path, const rknn_tensor_attr& attr, std::vector<uint8_t>* storage,
                 rknn_input* input) {
@@ -85,6 +97,7 @@ bool load_input(const std::string& path, const rknn_tensor_attr& attr, std::vect
         }
         std::printf("Loading %s / npy data type:%s\n", path.c_str(), npy.dtype.c_str());
         if (npy.shape.size() == 3) npy.shape.insert(npy.shape.begin(), 1);
+        if (npy.shape.size() == 4 && npy.shape[0] == 1) npy.data = repeat_items(npy.data, batch_of(attr));
         int h = 0, w = 0, c = 0;
         if (attr.fmt != RKNN_TENSOR_UNDEFINED) {
             if (!hwc_of(attr, &h, &w, &c)) return false;
@@ -103,7 +116,7 @@ bool load_input(const std::string& path, const rknn_tensor_attr& attr, std::vect
             std::printf("%s\n", error.c_str());
             return false;
         }
-        *storage = std::move(image.pixels);
+        *storage = repeat_items(image.pixels, batch_of(attr));
         input->type = RKNN_TENSOR_UINT8;
     }
     input->fmt = RKNN_TENSOR_NHWC;
@@ -233,6 +246,9 @@ int main(int argc, char** argv) {
         }
     }
     std::printf("\nAvg Time %.2fms, Avg FPS = %.3f\n\n", total_ms / loop_count, loop_count * 1000.f / total_ms);
+    if (io.n_input > 0 && batch_of(input_attrs[0]) > 1)
+        std::printf("multi-batch model: %u items per run, %.3f items/s\n\n", batch_of(input_attrs[0]),
+                    batch_of(input_attrs[0]) * loop_count * 1000.f / total_ms);
 
     std::vector<rknn_output> outputs(io.n_output);
     for (uint32_t i = 0; i < io.n_output; ++i) {

@@ -45,7 +45,7 @@ rknn::StatusOr<std::shared_ptr<ContextHandle>> handle_of(rknn_context handle) {
     RKNN_RETURN_IF_ERROR(check_handle(handle, HandleKind::kContext));
     std::shared_ptr<ContextHandle> object = rknn::api::find_handle<ContextHandle>(handle);
     if (object == nullptr) return Status(rknn::StatusCode::kContextInvalid, "not a model context");
-    if (Context::in_callbacks_of(object->context.get()))
+    if (object->context->in_own_callbacks())
         return Status(rknn::StatusCode::kFailedPrecondition,
                       "called from a custom op callback of this same context, which holds the context until the "
                       "callback returns");
@@ -141,9 +141,8 @@ RKNN_EXPORT int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_in
 
 RKNN_EXPORT int rknn_set_batch_core_num(rknn_context context, int core_num) {
     return guard("rknn_set_batch_core_num", [&]() -> Status {
-        RKNN_RETURN_IF_ERROR(check_handle(context, HandleKind::kContext));
-        RKNN_RETURN_IF_ERROR(check_arg(core_num > 0, "core_num must be positive"));
-        return not_implemented("rknn_set_batch_core_num");
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<Context> ctx, context_of(context));
+        return ctx->set_batch_core_num(core_num);
     });
 }
 

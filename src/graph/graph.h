@@ -65,6 +65,8 @@ public:
     std::string target_soc;
     std::string converter_version;
     std::string custom_string;
+    // Items one rknn_run takes (a multi-batch model); the graph describes one.
+    uint32_t batch = 1;
 
     int32_t add_tensor(Tensor tensor);
     int32_t add_constant(const std::string& name, DType dtype, const Shape& shape, Buffer buffer);

@@ -17,7 +17,7 @@
 namespace rknn::model {
 
 constexpr uint32_t kSchemaVersionMajor = 1;
-constexpr uint32_t kSchemaVersionMinor = 1;  // 1: input_ranges
+constexpr uint32_t kSchemaVersionMinor = 2;  // 1: input_ranges; 2: batch
 constexpr size_t kDataAlignment = 64;
 constexpr char kFileIdentifier[] = "ORKN";
 

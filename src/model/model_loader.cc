@@ -26,6 +26,7 @@ namespace fb = openrknn::fb;
 
 // Limits that keep a hostile file from making the loader allocate absurdly.
 constexpr size_t kMaxRank = 16;
+constexpr uint32_t kMaxBatch = 256;  // items per run: far beyond any board use, and bounds what a run allocates
 constexpr size_t kMaxNameLength = 4096;
 
 Status invalid(const std::string& message) { return Status(StatusCode::kModelInvalid, message); }
@@ -242,6 +243,8 @@ Status read_model(const fb::Model* m, graph::Graph* g) {
             g->input_ranges.push_back({copy_vector(fr->min()), copy_vector(fr->max()), copy_vector(fr->step())});
         }
     }
+    g->batch = m->batch();
+    if (g->batch == 0 || g->batch > kMaxBatch) return invalid("batch " + std::to_string(g->batch) + " is outside 1.." + std::to_string(kMaxBatch));
     if (m->custom_ops()) {
         for (const fb::CustomOpDecl* d : *m->custom_ops()) {
             graph::CustomOpDecl decl;

@@ -116,7 +116,7 @@ StatusOr<std::vector<uint8_t>> serialize_model(const graph::Graph& graph) {
                                  b.CreateVector(tensors), b.CreateVector(ops), b.CreateVector(buffers),
                                  b.CreateVector(graph.inputs), b.CreateVector(graph.outputs),
                                  b.CreateVector(preprocess), b.CreateVector(shape_sets), b.CreateVector(custom_ops),
-                                 data_size, b.CreateVector(input_ranges));
+                                 data_size, b.CreateVector(input_ranges), graph.batch);
     b.FinishSizePrefixed(model, kFileIdentifier);
 
     const size_t data_start = align_up(b.GetSize());

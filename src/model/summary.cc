@@ -37,6 +37,7 @@ std::string summarize(const graph::Graph& g) {
     text += "target: " + (g.target_soc.empty() ? std::string("(any)") : g.target_soc) + "\n";
     if (!g.converter_version.empty()) text += "made by: " + g.converter_version + "\n";
     if (!g.custom_string.empty()) text += "custom string: " + g.custom_string + "\n";
+    if (g.batch > 1) text += "batch: " + std::to_string(g.batch) + " items per run\n";
     for (size_t i = 0; i < g.inputs.size(); ++i) {
         text += "input " + std::to_string(i) + ": " + describe_tensor(g.tensors[g.inputs[i]]) + "\n";
         if (i < g.preprocess.size() && !g.preprocess[i].empty()) {

@@ -1,4 +1,5 @@
 #include "runtime/context.h"
+#include "runtime/batch_fanout.h"
 
 #include <sys/resource.h>
 
@@ -89,11 +90,21 @@ StatusOr<std::shared_ptr<Context>> Context::create(const void* model, uint32_t s
                           CompiledPlan::compile_all(graph, std::move(model_memory), *context->driver_, options));
     RKNN_RETURN_IF_ERROR(context->build(std::move(plans), main_shape_set(graph)));
     raise_priority(flags);
+    if (graph.batch > 1) return make_batched(std::move(context), graph.batch);
     return context;
 }
 
 StatusOr<std::shared_ptr<Context>> Context::duplicate() {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (batch_) {
+        std::shared_ptr<Context> copy(new Context());
+        copy->flags_ = flags_;
+        copy->driver_ = driver_;
+        RKNN_ASSIGN_OR_RETURN(copy->batch_, batch_->duplicate());
+        copy->batch_mask_ = batch_mask_;
+        copy->batch_core_num_ = batch_core_num_;
+        return copy;
+    }
     if (dynamic_)
         return Status(StatusCode::kFailedPrecondition,
                       "a dynamic-shape model cannot be duplicated (as the vendor documents); rknn_init it again");
@@ -107,10 +118,16 @@ StatusOr<std::shared_ptr<Context>> Context::duplicate() {
 }
 
 bool Context::shares_weights_with(const Context& other) const {
+    if (batch_ || other.batch_) {
+        const Context& a = batch_ ? *batch_->contexts()[0] : *this;
+        const Context& b = other.batch_ ? *other.batch_->contexts()[0] : other;
+        return a.shares_weights_with(b);
+    }
     return buffers_ != nullptr && other.buffers_ != nullptr && buffers_->shares(kWeightBuffer, *other.buffers_);
 }
 
 Context::~Context() {
+    batch_.reset();  // its threads and contexts first
     custom_ops_.reset();
     plugins_.reset();
     for (void* p : owned_outputs_) std::free(p);
@@ -306,6 +323,10 @@ Status Context::set_core_mask(uint32_t mask) {
         return make_status(StatusCode::kInvalidArgument,
                            "core mask 0x%x: the %s driver chooses the core of each job; only RKNN_NPU_CORE_AUTO", mask,
                            driver_->driver->backend_name());
+    if (batch_) {  // a multi-batch model: one context per core of the mask
+        batch_mask_ = mask;
+        return apply_batch_cores();
+    }
     if (mask == core_mask_) return Status::ok();
     return generate_programs(mask);
 }
@@ -321,9 +342,13 @@ Status Context::run_npu_segment(int32_t segment, int64_t* npu_ns) {
     return sync_after_submit(segment);
 }
 
-size_t Context::npu_task_op_count() const { return main_set_->plan->npu_task_op_count(); }
+size_t Context::npu_task_op_count() const {
+    return batch_ ? batch_->contexts()[0]->npu_task_op_count() : main_set_->plan->npu_task_op_count();
+}
 
-size_t Context::cube_requant_count() const { return main_set_->lowered->cube_requant_count(); }
+size_t Context::cube_requant_count() const {
+    return batch_ ? batch_->contexts()[0]->cube_requant_count() : main_set_->lowered->cube_requant_count();
+}
 
 cpu::HostTensor Context::host_value(int32_t t, const graph::Tensor& declared) {
     // One plan runs at a time: tensor t's value in every plan of the context
@@ -404,6 +429,11 @@ bool Context::in_callbacks_of(const Context* context) {
 
 Status Context::register_custom_ops(const rknn_custom_op* ops, uint32_t count) {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (batch_) {
+        for (const std::shared_ptr<Context>& context : batch_->contexts())
+            RKNN_RETURN_IF_ERROR(context->register_custom_ops(ops, count));
+        return Status::ok();
+    }
     RKNN_RETURN_IF_ERROR(refuse_info_only());
     InCallbacks scope(this);
     return custom_ops_->register_ops(ops, count, set_->plan->graph);
@@ -483,11 +513,17 @@ Status Context::run_custom_step(const CpuStep& step) {
 
 int64_t Context::last_run_npu_ns() {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (batch_) {  // each context's last item
+        int64_t sum = 0;
+        for (const std::shared_ptr<Context>& context : batch_->contexts()) sum += context->last_run_npu_ns();
+        return sum;
+    }
     return last_run_npu_ns_;
 }
 
 Status Context::run(OutputSnapshot* keep) {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (batch_) return batch_->run(keep);
     const Clock::time_point start = Clock::now();
     int64_t run_npu_ns = 0;
     RKNN_RETURN_IF_ERROR(check_memory_ready());

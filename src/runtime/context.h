@@ -45,7 +45,12 @@ namespace rknn::runtime {
 struct OutputSnapshot {
     std::vector<graph::Tensor> declared;  // per output
     std::vector<cpu::HostTensor> values;  // per output; no dtype where rknn_set_io_mem binds it
+    // A multi-batch model's run: `declared` B times, `values` empty, and
+    // here each item's outputs (batch_fanout.h).
+    std::vector<OutputSnapshot> items;
 };
+
+class BatchFanout;
 
 class Context {
 public:
@@ -76,6 +81,8 @@ public:
     // run in progress.
     Status outputs_get_from(const OutputSnapshot& kept, uint32_t count, rknn_output* outputs);
     Status outputs_release(uint32_t count, rknn_output* outputs);
+    // Output `k` of the last run, as rknn_outputs_get converts it, into `dst`.
+    Status output_to(uint32_t k, bool want_float, void* dst, size_t dst_bytes);
     // RKNN_NPU_CORE_AUTO, a mask of cores the SoC runs together, or _ALL.
     Status set_core_mask(uint32_t mask);
     // A second context for the same model (rknn_dup_context), so that two
@@ -87,6 +94,15 @@ public:
     uint32_t flags() const { return flags_; }  // rknn_init's
     // Whether this context and `other` use one weights buffer on the device.
     bool shares_weights_with(const Context& other) const;
+    // Items per run: the model's batch (1 unless converted with --batch).
+    uint32_t batch() const;
+    // rknn_set_batch_core_num: a multi-batch model runs its items on
+    // `core_num` cores (1..the SoC's), each core's context on the kernel's
+    // choice of core; a core mask set later decides instead.
+    Status set_batch_core_num(int core_num);
+    // Whether this thread is inside a custom op callback of this context (or
+    // of one of a multi-batch model's contexts).
+    bool in_own_callbacks() const;
 
     // Zero-copy I/O. rknn_create_mem: a buffer on this context's device.
     StatusOr<std::shared_ptr<IoMemory>> create_memory(uint64_t bytes, bool cacheable);
@@ -104,10 +120,20 @@ public:
     // turn: nothing stays in it from one run to the next.
     Status set_weight_memory(std::shared_ptr<IoMemory> memory, uint64_t offset, uint64_t bytes);
     Status set_internal_memory(std::shared_ptr<IoMemory> memory, uint64_t offset, uint64_t bytes);
+    // What rknn_set_io_mem bound for the input or output that `attr` names:
+    // which one, the bytes of the client's buffer it covers, and the
+    // tensor's (NCHW) shape. kFailedPrecondition when it is not bound.
+    struct BoundIo {
+        bool input = false;
+        uint32_t index = 0;
+        uint64_t span = 0;
+        graph::Shape shape;
+    };
+    StatusOr<BoundIo> bound_io(const rknn_tensor_attr& attr);
     // How many inputs and outputs are bound in place (tests, tools).
     size_t in_place_bindings();
 
-    const graph::Graph& graph() const { return main_set_->plan->graph; }
+    const graph::Graph& graph() const;
     // Ops the NPU runs as tasks (not counting aliases and in-place ops), for tools and tests.
     size_t npu_task_op_count() const;
     // CPU (de)quantisations that convert device cubes directly (CubeRequant).
@@ -126,6 +152,16 @@ public:
 private:
     struct PlanState;  // below: what the context keeps per plan
     Context() = default;
+    // A multi-batch model's front over `first` (its batch-1 context) and
+    // duplicates of it, one per core the batch may use.
+    static StatusOr<std::shared_ptr<Context>> make_batched(std::shared_ptr<Context> first, uint32_t batch);
+    // Set on a multi-batch model's front, which has no plan of its own: the
+    // public calls go to it (batch_fanout.h).
+    std::unique_ptr<BatchFanout> batch_;
+    // The front: the cores the batch uses.
+    uint32_t batch_mask_ = 0;       // the core mask set, 0: AUTO
+    uint32_t batch_core_num_ = 0;   // rknn_set_batch_core_num (0: every core)
+    Status apply_batch_cores();
     // This context's memory and links for `plans` (one per shape set; `main`
     // the set of the model's declared shapes). `original`: the context this
     // one duplicates (its weights buffer is shared), or nullptr.
@@ -177,6 +213,7 @@ private:
         uint64_t bytes = 0;
         rknn_tensor_attr attr{};
         uint64_t data_bytes = 0;       // what one run reads (inputs, after any compaction) or writes (outputs)
+        uint64_t span = 0;             // bytes of the client's buffer the binding covers
         std::vector<uint8_t> staging;  // strided input rows compacted / outputs before their last conversion
         bool in_place = false;         // the NPU reads / writes `data` itself
     };

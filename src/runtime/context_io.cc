@@ -7,6 +7,7 @@
 #include "base/log.h"
 #include "base/sign_bits.h"
 #include "runtime/context.h"
+#include "runtime/batch_fanout.h"
 #include "runtime/fast_io.h"
 #include "runtime/io_convert.h"
 #include "runtime/native_tensor.h"
@@ -111,6 +112,7 @@ bool Context::get_float_fast(size_t index, rknn_output* out) const {
 
 Status Context::inputs_set(uint32_t count, const rknn_input* inputs) {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (batch_) return batch_->inputs_set(count, inputs);
     // The general and zero-copy APIs are not mixed (spec 4.7).
     if (bound(input_bindings_))
         return Status(StatusCode::kFailedPrecondition, "an input is bound with rknn_set_io_mem: rknn_inputs_set is not used then");
@@ -223,6 +225,19 @@ Status Context::fill_outputs(const std::vector<const graph::Tensor*>& declared, 
 
 Status Context::outputs_get(uint32_t count, rknn_output* outputs) {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (batch_) {
+        if (batch_->runs() == 0)
+            return Status(StatusCode::kFailedPrecondition, "no rknn_run of this multi-batch model has finished yet");
+        if (batch_->outputs_bound())
+            return Status(StatusCode::kFailedPrecondition,
+                          "an output is bound with rknn_set_io_mem: the outputs are in its buffers, rknn_outputs_get is not used then");
+        const std::vector<graph::Tensor> batched = batch_->batched_outputs();
+        std::vector<const graph::Tensor*> declared;
+        for (const graph::Tensor& t : batched) declared.push_back(&t);
+        return fill_outputs(declared, count, outputs, [&](uint32_t k, rknn_output& out, size_t bytes) {
+            return batch_->gather_last(k, out.want_float != 0, out.buf, bytes);
+        });
+    }
     if (count > set_->plan->graph.outputs.size())
         return make_status(StatusCode::kInvalidArgument, "n_outputs %u: the model has %zu output(s)", count,
                            set_->plan->graph.outputs.size());
@@ -243,15 +258,30 @@ Status Context::outputs_get(uint32_t count, rknn_output* outputs) {
     });
 }
 
+Status Context::output_to(uint32_t k, bool want_float, void* dst, size_t dst_bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (runs_ == 0) return Status(StatusCode::kFailedPrecondition, "rknn_run has not been called yet");
+    if (k >= set_->plan->graph.outputs.size()) return make_status(StatusCode::kInvalidArgument, "no output %u", k);
+    rknn_output out{};
+    out.want_float = want_float ? 1 : 0;
+    out.buf = dst;
+    out.size = static_cast<uint32_t>(dst_bytes);
+    if (get_float_fast(k, &out)) return Status::ok();
+    RKNN_ASSIGN_OR_RETURN(cpu::HostTensor value, output_value(k));
+    return convert_output(value, want_float, dst, dst_bytes);
+}
+
 Status Context::outputs_get_from(const OutputSnapshot& kept, uint32_t count, rknn_output* outputs) {
     std::vector<const graph::Tensor*> declared;
     for (const graph::Tensor& t : kept.declared) declared.push_back(&t);
-    for (uint32_t k = 0; k < count && k < kept.values.size(); ++k)
-        if (kept.values[k].dtype() == graph::DType::kUndefined)
+    const OutputSnapshot& first = kept.items.empty() ? kept : kept.items[0];  // a multi-batch run: its first item
+    for (uint32_t k = 0; k < count && k < first.values.size(); ++k)
+        if (first.values[k].dtype() == graph::DType::kUndefined)
             return Status(StatusCode::kFailedPrecondition,
                           "an output is bound with rknn_set_io_mem: the outputs are in its buffers, rknn_outputs_get is "
                           "not used then");
     return fill_outputs(declared, count, outputs, [&](uint32_t k, rknn_output& out, size_t bytes) {
+        if (!kept.items.empty()) return BatchFanout::gather_output(kept, k, out.want_float != 0, out.buf, bytes);
         return convert_output(kept.values[k], out.want_float != 0, out.buf, bytes);
     });
 }

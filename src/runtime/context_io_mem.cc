@@ -20,6 +20,7 @@
 #include "base/half.h"
 #include "base/log.h"
 #include "runtime/context.h"
+#include "runtime/batch_fanout.h"
 #include "runtime/io_convert.h"
 #include "runtime/native_tensor.h"
 #include "runtime/tensor_attrs.h"
@@ -82,6 +83,7 @@ StatusOr<std::shared_ptr<IoMemory>> Context::create_memory(uint64_t bytes, bool 
 Status Context::bind_io_memory(std::shared_ptr<IoMemory> memory, uint8_t* data, uint64_t bytes,
                                const rknn_tensor_attr& attr) {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (batch_) return batch_->bind(std::move(memory), data, bytes, attr);
     RKNN_RETURN_IF_ERROR(refuse_info_only());
     RKNN_RETURN_IF_ERROR(refuse_before_shapes("rknn_set_io_mem"));
     RKNN_ASSIGN_OR_RETURN(const NamedTensor named, find_by_name(set_->plan->graph, attr));
@@ -91,6 +93,18 @@ Status Context::bind_io_memory(std::shared_ptr<IoMemory> memory, uint8_t* data, 
     binding.bytes = bytes;
     binding.attr = attr;
     return named.is_input ? bind_input(std::move(binding), named.index) : bind_output(std::move(binding), named.index);
+}
+
+StatusOr<Context::BoundIo> Context::bound_io(const rknn_tensor_attr& attr) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (batch_) return Status(StatusCode::kFailedPrecondition, "bound_io asks one of a multi-batch model's contexts");
+    RKNN_ASSIGN_OR_RETURN(const NamedTensor named, find_by_name(set_->plan->graph, attr));
+    const auto& bindings = named.is_input ? input_bindings_ : output_bindings_;
+    if (named.index >= bindings.size() || !bindings[named.index])
+        return Status(StatusCode::kFailedPrecondition, "not bound with rknn_set_io_mem");
+    const graph::Tensor& t = set_->plan->graph.tensors[static_cast<size_t>(
+        named.is_input ? set_->plan->graph.inputs[named.index] : set_->plan->graph.outputs[named.index])];
+    return BoundIo{named.is_input, named.index, bindings[named.index]->span, t.shape};
 }
 
 Status Context::bind_input(IoBinding b, uint32_t index) {
@@ -131,6 +145,7 @@ Status Context::bind_input(IoBinding b, uint32_t index) {
             b.staging.resize(dense);
         }
     }
+    b.span = needed;
     if (b.bytes < needed)
         return make_status(StatusCode::kInvalidArgument, "input %u: the buffer holds %llu bytes, %llu needed (%s%s)",
                            index, static_cast<unsigned long long>(b.bytes), static_cast<unsigned long long>(needed),
@@ -175,6 +190,7 @@ Status Context::bind_output(IoBinding b, uint32_t index) {
         if (a.fmt == RKNN_TENSOR_NHWC || narrowed) b.staging.resize(output_bytes(declared, as_float));
     }
     b.data_bytes = needed;
+    b.span = needed;
     if (b.bytes < needed)
         return make_status(StatusCode::kInvalidArgument, "output %u: the buffer holds %llu bytes, %llu needed (%s %s)",
                            index, static_cast<unsigned long long>(b.bytes), static_cast<unsigned long long>(needed),

@@ -7,6 +7,7 @@
 
 #include "base/log.h"
 #include "runtime/context.h"
+#include "runtime/batch_fanout.h"
 
 namespace rknn::runtime {
 namespace {
@@ -98,18 +99,23 @@ StatusOr<bool> Context::attach_outside_memory(int32_t id, bool left_to_client, s
 
 Status Context::set_weight_memory(std::shared_ptr<IoMemory> memory, uint64_t offset, uint64_t bytes) {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (batch_) return Status(StatusCode::kUnimplemented, "rknn_set_weight_mem on a multi-batch model: not implemented");
     RKNN_ASSIGN_OR_RETURN(const bool attached, attach_outside_memory(kWeightBuffer, weights_outside(), std::move(memory), offset, bytes));
     return attached ? write_all_constants() : Status::ok();
 }
 
 Status Context::set_internal_memory(std::shared_ptr<IoMemory> memory, uint64_t offset, uint64_t bytes) {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (batch_)
+        return Status(StatusCode::kUnimplemented, "rknn_set_internal_mem on a multi-batch model: not implemented");
     return attach_outside_memory(kInternalBuffer, internal_outside(), std::move(memory), offset, bytes).status();
 }
 
 size_t Context::in_place_bindings() {
     std::lock_guard<std::mutex> lock(mutex_);
     size_t n = 0;
+    if (batch_)
+        for (const std::shared_ptr<Context>& context : batch_->contexts()) n += context->in_place_bindings();
     for (const auto* bindings : {&input_bindings_, &output_bindings_})
         for (const auto& b : *bindings)
             if (b && b->in_place) ++n;

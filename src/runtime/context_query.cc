@@ -6,6 +6,7 @@
 
 #include "base/version.h"
 #include "runtime/context.h"
+#include "runtime/batch_fanout.h"
 #include "runtime/tensor_attrs.h"
 
 namespace rknn::runtime {
@@ -67,6 +68,7 @@ Status Context::query_tensor_attr(int cmd, rknn_tensor_attr* attr) {
 
 Status Context::query(int cmd, void* info, uint32_t size) {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (batch_) return batch_->query(cmd, info, size);
     switch (cmd) {
         case RKNN_QUERY_IN_OUT_NUM: {
             RKNN_RETURN_IF_ERROR(expect_size(size, sizeof(rknn_input_output_num), "rknn_input_output_num"));

@@ -107,6 +107,8 @@ Status Context::shapes_not_accepted(uint32_t count, const rknn_tensor_attr* attr
 
 Status Context::set_input_shapes(uint32_t count, const rknn_tensor_attr* attrs) {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (batch_)
+        return Status(StatusCode::kFailedPrecondition, "a multi-batch model has fixed input shapes (B items of one shape)");
     RKNN_RETURN_IF_ERROR(refuse_info_only());
     if (!dynamic_)
         return Status(StatusCode::kFailedPrecondition,

@@ -361,21 +361,4 @@ TEST_F(ApiMisuseTest, CreateMem2RejectsBadFlagsAndSizes) {
     EXPECT_EQ(rknn_destroy(context), RKNN_SUCC);
 }
 
-TEST(ApiNotImplemented, FailsWithErrFailAndLogsOnce) {
-    std::vector<std::string> lines;
-    rknn::log::set_level(rknn::log::kDefaultLevel);
-    rknn::log::set_sink([&lines](const std::string& line) { lines.push_back(line); });
-    const rknn_context context = make_live(HandleKind::kContext);
-    // rknn_set_batch_core_num lands with the multi-batch work; until then it is a stub.
-    EXPECT_EQ(rknn_set_batch_core_num(context, 1), RKNN_ERR_FAIL);
-    EXPECT_EQ(rknn_set_batch_core_num(context, 2), RKNN_ERR_FAIL);
-    EXPECT_EQ(rknn_destroy(context), RKNN_SUCC);
-    rknn::log::set_sink(nullptr);
-    int mentions = 0;
-    for (const std::string& line : lines) {
-        if (line.find("rknn_set_batch_core_num: not implemented") != std::string::npos) ++mentions;
-    }
-    EXPECT_EQ(mentions, 1);
-}
-
 }  // namespace

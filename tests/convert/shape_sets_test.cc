@@ -186,4 +186,29 @@ TEST(ShapeSets, BadRangesAreRefused) {
     EXPECT_TRUE(convert_onnx(options).is_ok()) << "the range alone: its largest shape is the set";
 }
 
+// --batch: the graph stays batch 1 and the model records B; a model that
+// cannot be batched that way is refused with the reason.
+TEST(Batch, TheModelRecordsItsBatchAndKeepsTheBatchOneGraph) {
+    ConvertOptions options = options_for(write_model("relu_batch", Target::kNone));
+    options.input_shapes = {{{1, 2, 4, 4}}};
+    options.batch = 3;
+    auto result = convert_onnx(options);
+    ASSERT_TRUE(result.is_ok()) << result.status().message();
+    const rknn::graph::Graph& g = result.value().graph;
+    EXPECT_EQ(g.batch, 3u);
+    EXPECT_EQ(g.tensors[static_cast<size_t>(g.inputs[0])].shape, (rknn::graph::Shape{1, 2, 4, 4}));
+    // With shape sets, or a stored batch other than 1: refused.
+    ConvertOptions dynamic = options_for(write_model("relu_batch_sets", Target::kNone));
+    dynamic.batch = 2;
+    auto refused = convert_onnx(dynamic);
+    ASSERT_FALSE(refused.is_ok());
+    EXPECT_NE(refused.status().message().find("dynamic-shape"), std::string::npos) << refused.status().message();
+    ConvertOptions two = options_for(write_model("relu_batch_two", Target::kNone));
+    two.input_shapes = {{{2, 2, 4, 4}}};
+    two.batch = 2;
+    refused = convert_onnx(two);
+    ASSERT_FALSE(refused.is_ok());
+    EXPECT_NE(refused.status().message().find("leading batch dim of 1"), std::string::npos) << refused.status().message();
+}
+
 }  // namespace

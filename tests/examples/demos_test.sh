@@ -34,6 +34,20 @@ expect '^Save output to rt_output0\.npy$' bench.txt
 expect '^---- Top5 ----$' bench.txt
 [ -s rt_output0.npy ] || fail "rt_output0.npy missing"
 
+cp rt_output0.npy single_output0.npy
+
+echo "== rknn_benchmark on a multi-batch model (--batch 3), the image in each item, on all cores"
+"$convert" "$models/mobilenet_v2.onnx" -o mobilenet_v2_b3.rknn --dtype int8 --dataset "$models/images" "${norm[@]}" \
+  --calib-max 4 --batch 3 > convert_mobilenet_b3.log
+"$bin/rknn_benchmark" mobilenet_v2_b3.rknn "$models/images/img_001.png" 2 7 > bench_b3.txt || fail "rknn_benchmark B=3"
+expect '^  index=0, name=images, n_dims=4, dims=\[3, 224, 224, 3\], n_elems=451584, size=451584' bench_b3.txt
+expect '^multi-batch model: 3 items per run, [0-9.]+ items/s$' bench_b3.txt
+/usr/bin/python3 -c "
+import numpy as np, sys
+one, three = np.load('single_output0.npy'), np.load('rt_output0.npy')
+sys.exit(0 if three.shape == (3, 1000) and all((three[i] == one[0]).all() for i in range(3)) else 1)" ||
+  fail "the B=3 items differ from the batch-1 model's output"
+
 echo "== rknn_benchmark with zero-filled inputs (no input path) on all cores"
 "$bin/rknn_benchmark" yolov5s_like.rknn "" 1 7 > bench_yolo.txt || fail "rknn_benchmark on the detector"
 expect '^model input num: 1, output num: 3$' bench_yolo.txt

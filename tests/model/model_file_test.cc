@@ -66,6 +66,7 @@ TEST(ModelFile, RoundTripKeepsEverything) {
                             rknn::graph::DType::kUInt8});
     g.shape_sets = {{{1, 3, 8, 8}}};
     g.custom_ops.push_back({"cstThing", {}});
+    g.batch = 4;
     const std::vector<uint8_t> bytes = serialized(g);
     auto loaded = load_model_from_memory(bytes.data(), bytes.size(), BufferOwnership::kCopy);
     ASSERT_TRUE(loaded.is_ok()) << loaded.status().message();
@@ -77,6 +78,15 @@ TEST(ModelFile, RoundTripKeepsEverything) {
     EXPECT_EQ(loaded->shape_sets, g.shape_sets);
     ASSERT_EQ(loaded->custom_ops.size(), 1u);
     EXPECT_EQ(loaded->custom_ops[0].type, "cstThing");
+    EXPECT_EQ(loaded->batch, 4u);
+    // A batch outside 1..256 is refused.
+    for (uint32_t bad : {0u, 257u}) {
+        g.batch = bad;
+        const std::vector<uint8_t> hostile = serialized(g);
+        auto refused = load_model_from_memory(hostile.data(), hostile.size(), BufferOwnership::kCopy);
+        ASSERT_FALSE(refused.is_ok()) << bad;
+        EXPECT_NE(refused.status().message().find("batch"), std::string::npos);
+    }
 }
 
 TEST(ModelFile, LoadedModelComputesTheSameAsTheOriginal) {

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <random>
@@ -29,9 +30,20 @@ const Bytes& model_bytes() {
     return bytes;
 }
 
-rknn_context init(uint32_t flags) {
+// small_cnn with `batch` items per run (a multi-batch model).
+const Bytes& batched_model_bytes() {
+    static const Bytes bytes = [] {
+        rknn::graph::Graph g = rknn::testing::small_cnn();
+        g.batch = 3;
+        auto serialized = rknn::model::serialize_model(g);
+        return serialized.is_ok() ? serialized.value() : Bytes();
+    }();
+    return bytes;
+}
+
+rknn_context init(uint32_t flags, bool batched = false) {
     rknn_context ctx = 0;
-    Bytes copy = model_bytes();
+    Bytes copy = batched ? batched_model_bytes() : model_bytes();
     EXPECT_FALSE(copy.empty());
     EXPECT_EQ(rknn_init(&ctx, copy.data(), static_cast<uint32_t>(copy.size()), flags | RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY,
                         nullptr),
@@ -308,6 +320,66 @@ TEST(AsyncRuns, DuplicatesOnEightThreadsMatchOneThread) {
         EXPECT_EQ(rknn_destroy(dups[t]), RKNN_SUCC);
     }
     EXPECT_EQ(rknn_destroy(original), RKNN_SUCC);
+}
+
+// A batch-3 model, its items run side by side on three contexts from the
+// caller's thread and the fan-out's pool, pipelined (RKNN_FLAG_ASYNC_MASK)
+// and blocking, on two threads with a duplicate each: every item gives what
+// the batch-1 model gives for it.
+TEST(AsyncRuns, BatchItemsOnThePoolMatchTheBatchOneModel) {
+    constexpr uint32_t kSeeds = 6, kBatch = 3;
+    const std::vector<Bytes> expected = blocking_outputs(kSeeds);
+    auto set_items = [](rknn_context ctx, uint32_t first_seed) {
+        std::vector<float> all;
+        for (uint32_t i = 0; i < kBatch; ++i) {
+            const std::vector<float> item = frame_input(1 + (first_seed + i - 1) % kSeeds);
+            all.insert(all.end(), item.begin(), item.end());
+        }
+        rknn_input in{};
+        in.buf = all.data();
+        in.size = static_cast<uint32_t>(all.size() * sizeof(float));
+        in.type = RKNN_TENSOR_FLOAT32;
+        in.fmt = RKNN_TENSOR_NCHW;
+        return rknn_inputs_set(ctx, 1, &in);
+    };
+    auto items_match = [&](const Bytes& got, uint32_t first_seed) {
+        const size_t item = expected[1].size();
+        if (got.size() != kBatch * item) return false;
+        for (uint32_t i = 0; i < kBatch; ++i)
+            if (!std::equal(expected[1 + (first_seed + i - 1) % kSeeds].begin(),
+                            expected[1 + (first_seed + i - 1) % kSeeds].end(), got.begin() + i * item))
+                return false;
+        return true;
+    };
+    rknn_context pipelined = init(RKNN_FLAG_ASYNC_MASK, true), blocking = init(0, true), copy = 0;
+    ASSERT_EQ(rknn_dup_context(&blocking, &copy), RKNN_SUCC);
+    const int frames = 30;
+    std::vector<int> mismatches(3, 0);
+    std::vector<std::thread> threads;
+    threads.emplace_back([&] {
+        for (int f = 1; f <= frames; ++f) {
+            int code = set_items(pipelined, static_cast<uint32_t>(f));
+            if (code == RKNN_SUCC) code = rknn_run(pipelined, nullptr);
+            uint64_t id = 0;
+            const Bytes got = code == RKNN_SUCC ? get_output(pipelined, &id, &code) : Bytes();
+            if (code != RKNN_SUCC || !items_match(got, static_cast<uint32_t>(id))) ++mismatches[0];
+        }
+    });
+    for (size_t t = 1; t <= 2; ++t) {
+        threads.emplace_back([&, t] {
+            const rknn_context ctx = t == 1 ? blocking : copy;
+            if (t == 2) rknn_set_core_mask(ctx, RKNN_NPU_CORE_0_1);
+            for (int f = 1; f <= frames; ++f) {
+                int code = set_items(ctx, static_cast<uint32_t>(f + static_cast<int>(t)));
+                if (code == RKNN_SUCC) code = rknn_run(ctx, nullptr);
+                const Bytes got = code == RKNN_SUCC ? get_output(ctx, nullptr, &code) : Bytes();
+                if (code != RKNN_SUCC || !items_match(got, static_cast<uint32_t>(f + static_cast<int>(t)))) ++mismatches[t];
+            }
+        });
+    }
+    for (std::thread& thread : threads) thread.join();
+    for (size_t t = 0; t < mismatches.size(); ++t) EXPECT_EQ(mismatches[t], 0) << "thread " << t;
+    for (rknn_context ctx : {pipelined, blocking, copy}) EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
 }
 
 }  // namespace

@@ -317,6 +317,27 @@ Status to_int8(const graph::Graph& float_graph, const ConvertOptions& options, C
 }
 
 
+// --batch: the graph stays one item's (calibration too); the runtime runs
+// `batch` items per rknn_run, each as the graph says.
+Status set_batch(uint32_t batch, graph::Graph* g, std::vector<std::string>* log) {
+    if (batch == 1) return Status::ok();
+    if (batch == 0 || batch > 256) return Status(StatusCode::kInvalidArgument, "--batch takes 1..256");
+    if (!g->shape_sets.empty())
+        return Status(StatusCode::kInvalidArgument, "--batch: a dynamic-shape model cannot also be multi-batch");
+    for (const std::vector<int32_t>* list : {&g->inputs, &g->outputs}) {
+        for (int32_t t : *list) {
+            const graph::Tensor& tensor = g->tensors[static_cast<size_t>(t)];
+            if (tensor.shape.empty() || tensor.shape[0] != 1)
+                return Status(StatusCode::kInvalidArgument,
+                              "--batch: '" + tensor.name + "' has shape " + graph::shape_to_string(tensor.shape) +
+                                  "; every input and output needs a leading batch dim of 1");
+        }
+    }
+    g->batch = batch;
+    log->push_back("multi-batch: " + std::to_string(batch) + " items per run, each run as the batch-1 graph");
+    return Status::ok();
+}
+
 }  // namespace
 
 std::string converter_version() { return std::string("rknn_convert ") + version::openrknn_version(); }
@@ -403,6 +424,7 @@ StatusOr<ConvertResult> convert_onnx(const ConvertOptions& given) {
         }
         RKNN_RETURN_IF_ERROR(check_shape_sets(g, probes, sources, &result.log));
     }
+    RKNN_RETURN_IF_ERROR(set_batch(options.batch, &g, &result.log));
     return result;
 }
 

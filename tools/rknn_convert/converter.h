@@ -39,6 +39,9 @@ struct ConvertOptions {
     // was calibrated at the same shapes. Empty: at the stored shapes.
     std::vector<graph::Shape> calib_shapes;
     std::string custom_string;
+    // --batch: items per rknn_run (a multi-batch model); the graph and the
+    // calibration stay batch 1.
+    uint32_t batch = 1;
     std::vector<std::string> custom_ops;
     // --custom-op-plugin: libraries whose op types are kept as custom ops and
     // run on the host while calibrating (custom_op_plugin.h).

@@ -77,6 +77,10 @@ options:
                            The largest shape becomes a shape set; the runtime
                            compiles the others on first use
   --custom-string TEXT     stored in the model, read with RKNN_QUERY_CUSTOM_STRING
+  --batch B                a multi-batch model: every rknn_run takes B items
+                           (inputs and outputs B times the size), run side by
+                           side on up to one context per NPU core. The graph
+                           must have batch 1; calibration stays batch 1
   --custom-op TYPE         keep ONNX nodes of op type TYPE as custom ops, run by
                            a user plugin registered with rknn_register_custom_ops
                            (repeat for several types)
@@ -281,6 +285,11 @@ int main(int argc, char** argv) {
                 return usage_error("bad --dynamic-range (e.g. 1,3,48,32..1280:8)");
         } else if (arg == "--custom-string") {
             options.custom_string = v;
+        } else if (arg == "--batch") {
+            char* end = nullptr;
+            const unsigned long batch = std::strtoul(v, &end, 10);
+            if (*v == '\0' || *end != '\0' || batch == 0 || batch > 256) return usage_error("bad --batch (1..256)");
+            options.batch = static_cast<uint32_t>(batch);
         } else if (arg == "--custom-op") {
             options.custom_ops.push_back(v);
         } else if (arg == "--custom-op-plugin") {
