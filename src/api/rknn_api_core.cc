@@ -17,7 +17,6 @@ using rknn::api::check_arg;
 using rknn::api::check_handle;
 using rknn::api::guard;
 using rknn::api::HandleKind;
-using rknn::api::not_implemented;
 using rknn::runtime::Context;
 
 namespace {
@@ -69,7 +68,14 @@ RKNN_EXPORT int rknn_init(rknn_context* context, void* model, uint32_t size, uin
         *context = 0;
         RKNN_RETURN_IF_ERROR(check_arg(model != nullptr, "model is NULL"));
         RKNN_RETURN_IF_ERROR(rknn::api::validate_init_flags(flag, extend));
-        if (flag & RKNN_FLAG_SHARE_WEIGHT_MEM) return not_implemented("rknn_init with RKNN_FLAG_SHARE_WEIGHT_MEM");
+        // RKNN_FLAG_SHARE_WEIGHT_MEM: the model (converted with
+        // --remove-weights) runs on the weights of extend->ctx, its master.
+        std::shared_ptr<Context> master;
+        if (flag & RKNN_FLAG_SHARE_WEIGHT_MEM) {
+            rknn::StatusOr<std::shared_ptr<Context>> found = context_of(extend->ctx);
+            if (!found.is_ok()) return found.status().with_context("extend->ctx (the master)");
+            master = found.value();
+        }
         // RKNN_FLAG_MODEL_BUFFER_ZERO_COPY: the model is read where it is, in
         // the client's buffer (which lives until rknn_destroy), from
         // extend->real_model_offset for real_model_size bytes (0: to the end).
@@ -90,7 +96,8 @@ RKNN_EXPORT int rknn_init(rknn_context* context, void* model, uint32_t size, uin
         // Hints the runtime accepts but does not act on yet: said once per init.
         const uint32_t no_effect = flag & (RKNN_FLAG_SHARE_SRAM | RKNN_FLAG_EXECUTE_FALLBACK_PRIOR_DEVICE_GPU);
         if (no_effect != 0) RKNN_LOGW("rknn_init: flags 0x%x are accepted but have no effect yet", no_effect);
-        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<Context> created, Context::create(model, size, flag, std::move(model_memory)));
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<Context> created,
+                              Context::create(model, size, flag, std::move(model_memory), master.get()));
         *context = rknn::api::HandleTable::global().insert(std::make_shared<ContextHandle>(std::move(created)));
         return Status::ok();
     });

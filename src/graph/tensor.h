@@ -60,6 +60,9 @@ struct Tensor {
     std::vector<std::string> dim_params; // symbolic names of dynamic dims ("" when static)
     QuantParams quant;
     int32_t buffer = -1;                 // index into Graph::buffers for constants
+    // In a model file: nonzero for a constant whose bytes the master model
+    // holds (rknn_convert --remove-weights), their content_hash.
+    uint64_t master_hash = 0;
 };
 
 }  // namespace rknn::graph

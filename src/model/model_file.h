@@ -30,9 +30,14 @@ enum class BufferOwnership {
     kBorrow,  // use them in place; the caller keeps them alive and unchanged
 };
 
-StatusOr<graph::Graph> load_model_from_memory(const void* data, size_t size, BufferOwnership ownership);
+// `master`: the graph of the model whose weights a model converted with
+// --remove-weights uses (its constants with a master_hash take the master's
+// bytes, checked by name, type, shape and hash; kModelInvalid when they
+// differ). Without it such a model is refused.
+StatusOr<graph::Graph> load_model_from_memory(const void* data, size_t size, BufferOwnership ownership,
+                                              const graph::Graph* master = nullptr);
 // Maps the file read-only; the mapping lives as long as the graph's buffers.
-StatusOr<graph::Graph> load_model_from_file(const std::string& path);
+StatusOr<graph::Graph> load_model_from_file(const std::string& path, const graph::Graph* master = nullptr);
 
 // True when `data` starts like a Rockchip-compiled .rknn file.
 bool looks_like_vendor_model(const void* data, size_t size);

@@ -9,9 +9,11 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "base/aligned_bytes.h"
+#include "base/content_hash.h"
 #include "base/log.h"
 #include "graph/op_schema.h"
 #include "graph/shape_check.h"
@@ -137,6 +139,8 @@ Status read_tensor(const fb::Tensor* ft, graph::Tensor* t) {
     }
     t->buffer = ft->buffer();
     if (t->buffer < -1) return invalid("tensor " + t->name + " has a negative buffer index");
+    t->master_hash = ft->master_hash();
+    if (t->master_hash != 0 && t->buffer != -1) return invalid("tensor " + t->name + " has bytes and a master's too");
     return read_quantization(ft->quantization(), *t, &t->quant);
 }
 
@@ -267,8 +271,41 @@ Status read_model(const fb::Model* m, graph::Graph* g) {
     return Status::ok();
 }
 
+// The constants --remove-weights left to the master: the master's bytes of
+// the same name, type and shape, whose content hash the file recorded.
+Status take_master_weights(const graph::Graph* master, graph::Graph* g) {
+    std::unordered_map<std::string, int32_t> by_name;
+    if (master != nullptr)
+        for (size_t i = 0; i < master->tensors.size(); ++i) by_name.emplace(master->tensors[i].name, static_cast<int32_t>(i));
+    size_t taken = 0;
+    for (graph::Tensor& t : g->tensors) {
+        if (t.master_hash == 0) continue;
+        if (master == nullptr)
+            return invalid("the model's weights were left in its master (rknn_convert --remove-weights): rknn_init it "
+                           "with RKNN_FLAG_SHARE_WEIGHT_MEM and extend->ctx set to the master's context");
+        const auto found = by_name.find(t.name);
+        const graph::Buffer* bytes = found == by_name.end() ? nullptr : master->constant_buffer(found->second);
+        if (bytes == nullptr)
+            return make_status(StatusCode::kModelInvalid, "incompatible master: it has no constant '%s'", t.name.c_str());
+        const graph::Tensor& m = master->tensors[static_cast<size_t>(found->second)];
+        if (m.dtype != t.dtype || m.shape != t.shape || content_hash(bytes->data, bytes->size) != t.master_hash)
+            return make_status(StatusCode::kModelInvalid,
+                               "incompatible master: its constant '%s' is not the one this model was converted with",
+                               t.name.c_str());
+        t.buffer = static_cast<int32_t>(g->buffers.size());
+        g->buffers.push_back(*bytes);  // the master's bytes, kept alive as the master keeps them
+        ++taken;
+    }
+    if (master != nullptr && taken == 0)
+        return Status(StatusCode::kModelInvalid,
+                      "RKNN_FLAG_SHARE_WEIGHT_MEM: the model has no weights left to a master (convert it with "
+                      "rknn_convert --remove-weights --master)");
+    return Status::ok();
+}
+
 // Everything after the bytes are known to be a well-formed FlatBuffer of ours.
-StatusOr<graph::Graph> parse(const uint8_t* data, size_t size, std::shared_ptr<const void> keep_alive) {
+StatusOr<graph::Graph> parse(const uint8_t* data, size_t size, std::shared_ptr<const void> keep_alive,
+                             const graph::Graph* master) {
     if (size < 16) return invalid("the model is too small (" + std::to_string(size) + " bytes)");
     if (looks_like_vendor_model(data, size)) {
         return invalid("this is a vendor-compiled .rknn model (RKNN-Toolkit2), whose format is undocumented; "
@@ -296,6 +333,7 @@ StatusOr<graph::Graph> parse(const uint8_t* data, size_t size, std::shared_ptr<c
     graph::Graph g;
     RKNN_RETURN_IF_ERROR(read_model(m, &g));
     RKNN_RETURN_IF_ERROR(read_buffers(m, data + data_start, data_available, keep_alive, &g));
+    RKNN_RETURN_IF_ERROR(take_master_weights(master, &g));
     RKNN_RETURN_IF_ERROR(graph::validate_structure(g));
     RKNN_RETURN_IF_ERROR(graph::check_graph_shapes(g));
     return g;
@@ -307,20 +345,21 @@ bool looks_like_vendor_model(const void* data, size_t size) {
     return size >= 4 && std::memcmp(data, "RKNN", 4) == 0;
 }
 
-StatusOr<graph::Graph> load_model_from_memory(const void* data, size_t size, BufferOwnership ownership) {
+StatusOr<graph::Graph> load_model_from_memory(const void* data, size_t size, BufferOwnership ownership,
+                                              const graph::Graph* master) {
     if (data == nullptr) return Status(StatusCode::kInvalidArgument, "the model buffer is NULL");
     if (ownership == BufferOwnership::kBorrow) {
         // In-place use needs the alignment the format promises for weights.
         if (reinterpret_cast<uintptr_t>(data) % kDataAlignment == 0) {
-            return parse(static_cast<const uint8_t*>(data), size, nullptr);
+            return parse(static_cast<const uint8_t*>(data), size, nullptr, master);
         }
     }
     auto copy = std::make_shared<AlignedBytes>(size);
     if (size) std::memcpy(copy->data(), data, size);
-    return parse(copy->data(), size, copy);
+    return parse(copy->data(), size, copy, master);
 }
 
-StatusOr<graph::Graph> load_model_from_file(const std::string& path) {
+StatusOr<graph::Graph> load_model_from_file(const std::string& path, const graph::Graph* master) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return Status(StatusCode::kInvalidArgument, "cannot open model file " + path + ": " + std::strerror(errno));
     struct stat st {};
@@ -337,7 +376,7 @@ StatusOr<graph::Graph> load_model_from_file(const std::string& path) {
     ::close(fd);
     if (mapped == MAP_FAILED) return Status(StatusCode::kResourceExhausted, "cannot map " + path);
     auto file = std::make_shared<MappedFile>(mapped, size);
-    return parse(file->data(), size, file);
+    return parse(file->data(), size, file, master);
 }
 
 }  // namespace rknn::model

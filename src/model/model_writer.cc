@@ -49,6 +49,7 @@ Offset<fb::Tensor> write_tensor(FlatBufferBuilder& b, const graph::Tensor& t) {
     if (!dim_params.IsNull()) tb.add_dim_params(dim_params);
     if (!quant.IsNull()) tb.add_quantization(quant);
     tb.add_buffer(t.buffer);
+    if (t.master_hash != 0) tb.add_master_hash(t.master_hash);
     return tb.Finish();
 }
 

@@ -38,6 +38,11 @@ std::string summarize(const graph::Graph& g) {
     if (!g.converter_version.empty()) text += "made by: " + g.converter_version + "\n";
     if (!g.custom_string.empty()) text += "custom string: " + g.custom_string + "\n";
     if (g.batch > 1) text += "batch: " + std::to_string(g.batch) + " items per run\n";
+    size_t left_to_master = 0;
+    for (const graph::Tensor& t : g.tensors) left_to_master += t.master_hash != 0 ? 1 : 0;
+    if (left_to_master > 0)
+        text += "weights left to the master: " + std::to_string(left_to_master) +
+                " constants (run it with RKNN_FLAG_SHARE_WEIGHT_MEM)\n";
     for (size_t i = 0; i < g.inputs.size(); ++i) {
         text += "input " + std::to_string(i) + ": " + describe_tensor(g.tensors[g.inputs[i]]) + "\n";
         if (i < g.preprocess.size() && !g.preprocess[i].empty()) {

@@ -155,39 +155,64 @@ Status BatchFanout::bind(std::shared_ptr<IoMemory> memory, uint8_t* data, uint64
     b.input = io.input;
     b.index = io.index;
     b.pitch = io.span;
+    size_t slot = 0;
+    while (slot < bindings_.size() && !(bindings_[slot].input == b.input && bindings_[slot].index == b.index)) ++slot;
+    const bool rebinding = slot < bindings_.size();
+    size_t touched = 1;  // contexts bound to the new buffer so far
+    // Nothing changes when a check fails: the contexts bound so far go back
+    // to the previous binding (at the next run) or to none.
+    const auto undo = [&](Status status) {
+        for (size_t c = 0; c < touched; ++c) {
+            if (rebinding) {
+                bound_item_[c][slot] = -1;
+            } else {
+                const Status unbound = contexts_[c]->unbind_io(b.item_attr);
+                if (!unbound.is_ok()) RKNN_LOGE("batch item %zu: %s", c, unbound.message().c_str());
+            }
+        }
+        return status;
+    };
     if (io.input && attr.h_stride != 0) {
         if (io.shape.size() != 4 || io.shape[2] <= 0)
-            return make_status(StatusCode::kInvalidArgument, "input %u: h_stride is for 4-D inputs", io.index);
+            return undo(make_status(StatusCode::kInvalidArgument, "input %u: h_stride is for 4-D inputs", io.index));
         const auto height = static_cast<uint64_t>(io.shape[2]);
         if (attr.h_stride < height)
-            return make_status(StatusCode::kInvalidArgument, "input %u: h_stride %u is below the height %llu", io.index,
-                               attr.h_stride, static_cast<unsigned long long>(height));
+            return undo(make_status(StatusCode::kInvalidArgument, "input %u: h_stride %u is below the height %llu",
+                                    io.index, attr.h_stride, static_cast<unsigned long long>(height)));
         b.pitch = io.span / height * attr.h_stride;
     }
     const uint64_t needed = (batch_ - 1) * b.pitch + io.span;
-    size_t slot = 0;
-    while (slot < bindings_.size() && !(bindings_[slot].input == b.input && bindings_[slot].index == b.index)) ++slot;
-    if (slot < bindings_.size()) bound_item_[0][slot] = -1;  // context 0 holds the new attr now
     if (bytes < needed)
-        return make_status(StatusCode::kInvalidArgument,
-                           "%s %u: the buffer holds %llu bytes; %u items %llu bytes apart need %llu",
-                           b.input ? "input" : "output", b.index, static_cast<unsigned long long>(bytes), batch_,
-                           static_cast<unsigned long long>(b.pitch), static_cast<unsigned long long>(needed));
+        return undo(make_status(StatusCode::kInvalidArgument,
+                                "%s %u: the buffer holds %llu bytes; %u items %llu bytes apart need %llu",
+                                b.input ? "input" : "output", b.index, static_cast<unsigned long long>(bytes), batch_,
+                                static_cast<unsigned long long>(b.pitch), static_cast<unsigned long long>(needed)));
     // The first item of each other context is bound now (each slice checked).
     for (size_t c = 1; c < contexts_.size() && c < batch_; ++c) {
         const uint64_t offset = c * b.pitch;
         const Status status = contexts_[c]->bind_io_memory(b.memory, data + offset, bytes - offset, b.item_attr);
-        if (slot < bindings_.size()) bound_item_[c][slot] = -1;
-        if (!status.is_ok()) return status.with_context("batch item " + std::to_string(c));
+        if (!status.is_ok()) return undo(status.with_context("batch item " + std::to_string(c)));
+        ++touched;
     }
-    if (slot == bindings_.size()) {
+    if (!rebinding) {
         bindings_.push_back(b);
         for (auto& items : bound_item_) items.push_back(-1);
     } else {
         bindings_[slot] = b;
     }
     for (size_t c = 0; c < contexts_.size(); ++c) bound_item_[c][slot] = c < batch_ ? static_cast<int64_t>(c) : -1;
-    if (b.input) inputs_[b.index].reset();  // the binding gives this input from now on
+    if (b.input) {
+        // The general and zero-copy APIs are not mixed (spec 4.7): inputs
+        // given with rknn_inputs_set are dropped once an input is bound.
+        bool dropped = false;
+        for (std::optional<KeptInput>& kept : inputs_) {
+            dropped = dropped || (kept.has_value() && &kept != &inputs_[b.index]);
+            kept.reset();
+        }
+        if (dropped)
+            RKNN_LOGW("rknn_set_io_mem: inputs given with rknn_inputs_set are dropped (a multi-batch model takes all "
+                      "its inputs one way)");
+    }
     ++inputs_version_;
     return Status::ok();
 }
@@ -293,7 +318,12 @@ Status BatchFanout::use_cores(const std::vector<uint32_t>& masks) {
     if (masks.empty() || masks.size() > contexts_.size())
         return make_status(StatusCode::kInvalidArgument, "%zu contexts asked for; the batch has %zu", masks.size(),
                            contexts_.size());
-    for (size_t c = 0; c < masks.size(); ++c) RKNN_RETURN_IF_ERROR(contexts_[c]->set_core_mask(masks[c]));
+    for (size_t c = 0; c < masks.size(); ++c) {
+        const Status status = contexts_[c]->set_core_mask(masks[c]);
+        if (status.is_ok()) continue;
+        for (size_t k = 0; k < c; ++k) (void)contexts_[k]->set_core_mask(k < masks_.size() ? masks_[k] : 0);  // as before
+        return status.with_context("batch context " + std::to_string(c));
+    }
     masks_ = masks;
     return Status::ok();
 }
@@ -320,7 +350,12 @@ Status BatchFanout::run_on_contexts(size_t n, const std::function<Status(size_t)
         ++generation_;
     }
     wake_.notify_all();
-    const Status first = job(0);
+    Status first;
+    try {
+        first = job(0);
+    } catch (const std::exception& e) {  // the workers are still to be waited for
+        first = Status(StatusCode::kInternal, std::string("batch item run: ") + e.what());
+    }
     std::unique_lock<std::mutex> lock(pool_mutex_);
     done_.wait(lock, [&] { return pending_ == 0; });
     job_ = nullptr;

@@ -210,7 +210,40 @@ StatusOr<std::shared_ptr<const CompiledPlan>> CompiledPlan::compile_at(
     RKNN_RETURN_IF_ERROR(graph::reinfer_graph_shapes(&graph, shapes));
     RKNN_ASSIGN_OR_RETURN(std::shared_ptr<CompiledPlan> plan, build(std::move(graph), base.model_memory_, driver, options));
     RKNN_RETURN_IF_ERROR(check_same_io_buffers(base, *plan));
-    // Every constant, by its packed bytes, where a set's plan put it.
+    const char* op = find_constants_in(laid_out, plan.get());
+    if (op != nullptr)
+        return make_status(StatusCode::kUnimplemented,
+                           "op %s packs its constants differently at these shapes than at every shape set "
+                           "(not implemented: add these shapes as a set)",
+                           op);
+    if (options.stage_io_internally &&
+        !place_io_in_internal_at(&plan->memory, base.memory.io_staging_offsets, base.memory.buffer_bytes[kInternalBuffer]))
+        return make_status(StatusCode::kInputInvalid,
+                           "the shapes need more internal memory than the largest shape set leaves before the staged "
+                           "inputs and outputs (convert with these shapes as a set)");
+    return std::shared_ptr<const CompiledPlan>(std::move(plan));
+}
+
+StatusOr<std::shared_ptr<const CompiledPlan>> CompiledPlan::compile_sharing(
+    graph::Graph graph, std::shared_ptr<IoMemory> model_memory,
+    const std::vector<std::shared_ptr<const CompiledPlan>>& master, const driver::OpenedDriver& driver,
+    Options options) {
+    if (master.empty()) return RKNN_INTERNAL_ERROR("compile_sharing: no master plans");
+    RKNN_ASSIGN_OR_RETURN(std::shared_ptr<CompiledPlan> plan,
+                          build(std::move(graph), std::move(model_memory), driver, options));
+    const char* op = find_constants_in(master, plan.get());
+    if (op != nullptr)
+        return make_status(StatusCode::kModelInvalid,
+                           "incompatible master: the packed weights of op %s are not in the master's weight memory "
+                           "(convert the model with rknn_convert --remove-weights --master, from the master's ONNX "
+                           "file, options and dataset)",
+                           op);
+    return std::shared_ptr<const CompiledPlan>(std::move(plan));
+}
+
+const char* CompiledPlan::find_constants_in(const std::vector<std::shared_ptr<const CompiledPlan>>& laid_out,
+                                            CompiledPlan* plan) {
+    // Every constant, by its packed bytes, where a laid-out plan put it.
     std::unordered_multimap<size_t, std::pair<uint64_t, const std::vector<uint8_t>*>> stored;
     for (const auto& other : laid_out)
         for (size_t i = 0; i < other->placements.size(); ++i) {
@@ -230,20 +263,11 @@ StatusOr<std::shared_ptr<const CompiledPlan>> CompiledPlan::compile_at(
                     offsets[k] = it->second.first;
                     found = true;
                 }
-            if (!found)
-                return make_status(StatusCode::kUnimplemented,
-                                   "op %s packs its constants differently at these shapes than at every shape set "
-                                   "(not implemented: add these shapes as a set)",
-                                   plan->graph.ops[i].name.c_str());
+            if (!found) return plan->graph.ops[i].name.c_str();
         }
     }
-    plan->memory.buffer_bytes[kWeightBuffer] = base.memory.buffer_bytes[kWeightBuffer];
-    if (options.stage_io_internally &&
-        !place_io_in_internal_at(&plan->memory, base.memory.io_staging_offsets, base.memory.buffer_bytes[kInternalBuffer]))
-        return make_status(StatusCode::kInputInvalid,
-                           "the shapes need more internal memory than the largest shape set leaves before the staged "
-                           "inputs and outputs (convert with these shapes as a set)");
-    return std::shared_ptr<const CompiledPlan>(std::move(plan));
+    plan->memory.buffer_bytes[kWeightBuffer] = laid_out.front()->memory.buffer_bytes[kWeightBuffer];
+    return nullptr;
 }
 
 uint64_t CompiledPlan::host_bytes() const {

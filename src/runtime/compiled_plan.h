@@ -79,6 +79,15 @@ public:
         const std::vector<graph::Shape>& shapes, const std::vector<std::shared_ptr<const CompiledPlan>>& laid_out,
         const driver::OpenedDriver& driver, Options options);
 
+    // A plan for `graph` (a model converted with --remove-weights, its
+    // constants taken from the master's graph) whose packed constants are
+    // all found in the weight layout of `master`'s plans, so that it runs on
+    // the master's weights buffer. kModelInvalid, naming the op, otherwise.
+    static StatusOr<std::shared_ptr<const CompiledPlan>> compile_sharing(
+        graph::Graph graph, std::shared_ptr<IoMemory> model_memory,
+        const std::vector<std::shared_ptr<const CompiledPlan>>& master, const driver::OpenedDriver& driver,
+        Options options);
+
     // Host bytes the plan holds beyond what it shares: packed constants
     // (its NPU ops' own copies) and the graph's tensors.
     uint64_t host_bytes() const;
@@ -104,6 +113,11 @@ private:
     static StatusOr<std::shared_ptr<CompiledPlan>> build(graph::Graph graph, std::shared_ptr<IoMemory> model_memory,
                                                          const driver::OpenedDriver& driver, Options options);
     std::optional<CubeRequant> plan_cube_requant(const CpuStep& step) const;
+    // Points every packed constant of `plan` at the same bytes in the weight
+    // layout of `laid_out` (and sizes its weight buffer as theirs); the name
+    // of the first op whose constants are not there, else nullptr.
+    static const char* find_constants_in(const std::vector<std::shared_ptr<const CompiledPlan>>& laid_out,
+                                         CompiledPlan* plan);
 
     const hw::SocProfile* soc_ = nullptr;
     std::shared_ptr<IoMemory> model_memory_;

@@ -40,12 +40,13 @@ int64_t micros_since(Clock::time_point start) {
 }
 
 // `borrow`: the bytes are used in place (RKNN_FLAG_MODEL_BUFFER_ZERO_COPY).
-StatusOr<graph::Graph> load_graph(const void* model, uint32_t size, bool borrow) {
+StatusOr<graph::Graph> load_graph(const void* model, uint32_t size, bool borrow, const graph::Graph* master) {
     if (size > 0)
-        return model::load_model_from_memory(model, size, borrow ? model::BufferOwnership::kBorrow : model::BufferOwnership::kCopy);
+        return model::load_model_from_memory(
+            model, size, borrow ? model::BufferOwnership::kBorrow : model::BufferOwnership::kCopy, master);
     const char* path = static_cast<const char*>(model);
     if (std::strlen(path) == 0) return RKNN_INVALID_ARGUMENT("size is 0 and the model path is empty");
-    return model::load_model_from_file(path);
+    return model::load_model_from_file(path, master);
 }
 
 // The vendor runtime raises the process to nice -19 unless told not to; a
@@ -74,18 +75,43 @@ uint32_t timeout_from_env() {
 }  // namespace
 
 StatusOr<std::shared_ptr<Context>> Context::create(const void* model, uint32_t size, uint32_t flags,
-                                                   std::shared_ptr<IoMemory> model_memory) {
+                                                   std::shared_ptr<IoMemory> model_memory, Context* master) {
     std::shared_ptr<Context> context(new Context());
     context->flags_ = flags;
-    RKNN_ASSIGN_OR_RETURN(graph::Graph graph, load_graph(model, size, (flags & RKNN_FLAG_MODEL_BUFFER_ZERO_COPY) != 0));
+    // The master is not changed meanwhile (as rknn_dup_context holds its original).
+    std::unique_lock<std::mutex> master_lock;
+    if (master != nullptr) {
+        master_lock = std::unique_lock<std::mutex>(master->mutex_);
+        RKNN_RETURN_IF_ERROR(master->check_weights_lendable());
+        if (flags & (RKNN_FLAG_MEM_ALLOC_OUTSIDE | RKNN_FLAG_COLLECT_MODEL_INFO_ONLY))
+            return RKNN_INVALID_ARGUMENT("RKNN_FLAG_SHARE_WEIGHT_MEM: the weights are the master's, not memory the "
+                                         "client provides (RKNN_FLAG_MEM_ALLOC_OUTSIDE) or none");
+    }
+    RKNN_ASSIGN_OR_RETURN(graph::Graph graph, load_graph(model, size, (flags & RKNN_FLAG_MODEL_BUFFER_ZERO_COPY) != 0,
+                                                         master != nullptr ? &master->graph() : nullptr));
     context->dynamic_ = !graph.shape_sets.empty();
-    RKNN_ASSIGN_OR_RETURN(driver::OpenedDriver opened, driver::open_kernel_driver());
-    context->driver_ = std::make_shared<driver::OpenedDriver>(std::move(opened));
+    if (master != nullptr && (context->dynamic_ || graph.batch > 1))
+        return RKNN_INVALID_ARGUMENT("RKNN_FLAG_SHARE_WEIGHT_MEM is not for dynamic-shape or multi-batch models");
+    if (master != nullptr) {
+        context->driver_ = master->driver_;  // one device: the weights buffer is the master's
+    } else {
+        RKNN_ASSIGN_OR_RETURN(driver::OpenedDriver opened, driver::open_kernel_driver());
+        context->driver_ = std::make_shared<driver::OpenedDriver>(std::move(opened));
+    }
     CompiledPlan::Options options;
     options.stage_io_internally = context->io_staged_internally();
     options.share_internal = log::level() < 5;  // level 5 dumps every tensor after the run: each its own bytes
     context->plan_options_ = options;
     context->ranged_limit_ = ranged_limit_from_env();
+    if (master != nullptr) {
+        RKNN_ASSIGN_OR_RETURN(std::shared_ptr<const CompiledPlan> plan,
+                              CompiledPlan::compile_sharing(graph, std::move(model_memory), {master->main_set_->plan},
+                                                            *context->driver_, options));
+        context->master_plan_ = master->main_set_->plan;
+        RKNN_RETURN_IF_ERROR(context->build({plan}, 0, master, /*weights_of_original=*/true));
+        raise_priority(flags);
+        return context;
+    }
     RKNN_ASSIGN_OR_RETURN(std::vector<std::shared_ptr<const CompiledPlan>> plans,
                           CompiledPlan::compile_all(graph, std::move(model_memory), *context->driver_, options));
     RKNN_RETURN_IF_ERROR(context->build(std::move(plans), main_shape_set(graph)));
@@ -135,7 +161,18 @@ Context::~Context() {
     buffers_.reset();
 }
 
-Status Context::build(std::vector<std::shared_ptr<const CompiledPlan>> plans, size_t main, const Context* original) {
+Status Context::check_weights_lendable() const {
+    if (batch_) return Status(StatusCode::kUnimplemented, "a multi-batch master lending its weights: not implemented");
+    if (dynamic_) return RKNN_INVALID_ARGUMENT("the master is a dynamic-shape model, which cannot lend its weights");
+    if (info_only()) return RKNN_INVALID_ARGUMENT("the master was made with RKNN_FLAG_COLLECT_MODEL_INFO_ONLY");
+    if (!buffers_->present(kWeightBuffer))
+        return Status(StatusCode::kFailedPrecondition,
+                      "the master's weights are not in place yet (rknn_set_weight_mem on the master first)");
+    return Status::ok();
+}
+
+Status Context::build(std::vector<std::shared_ptr<const CompiledPlan>> plans, size_t main, const Context* original,
+                      bool weights_of_original) {
     sets_.resize(plans.size());
     for (size_t k = 0; k < plans.size(); ++k) sets_[k].plan = std::move(plans[k]);
     set_ = &sets_[main];
@@ -157,8 +194,10 @@ Status Context::build(std::vector<std::shared_ptr<const CompiledPlan>> plans, si
     if (io_staged_internally()) std::fill(bytes.begin() + kFirstIoBuffer, bytes.begin() + regcmd_buffer_, 0);
     // A duplicate runs its original's plan: the weights on the device are
     // the same bytes at the same offsets, shared.
-    const bool share_weights = original != nullptr && original->main_set_->plan == set_->plan &&
+    const bool share_weights = original != nullptr &&
+                               (original->main_set_->plan == set_->plan || weights_of_original) &&
                                original->buffers_->present(kWeightBuffer);
+    if (weights_of_original && !share_weights) return RKNN_INTERNAL_ERROR("the master's weights cannot be shared");
     if (share_weights) bytes[kWeightBuffer] = 0;
     const uint64_t sram = sram_request(bytes[kInternalBuffer]);
     RKNN_ASSIGN_OR_RETURN(buffers_, DeviceBuffers::create(driver_, bytes, sram > 0 ? kInternalBuffer : -1, sram));
@@ -323,10 +362,7 @@ Status Context::set_core_mask(uint32_t mask) {
         return make_status(StatusCode::kInvalidArgument,
                            "core mask 0x%x: the %s driver chooses the core of each job; only RKNN_NPU_CORE_AUTO", mask,
                            driver_->driver->backend_name());
-    if (batch_) {  // a multi-batch model: one context per core of the mask
-        batch_mask_ = mask;
-        return apply_batch_cores();
-    }
+    if (batch_) return apply_batch_cores(mask, 0);  // a multi-batch model: one context per core of the mask
     if (mask == core_mask_) return Status::ok();
     return generate_programs(mask);
 }

@@ -57,8 +57,12 @@ public:
     // `model`/`size` as rknn_init takes them (size 0: a file path). With
     // RKNN_FLAG_MODEL_BUFFER_ZERO_COPY the bytes are used in place and
     // `model_memory` (if any) is kept alive with the context.
+    // `master` (RKNN_FLAG_SHARE_WEIGHT_MEM): a model converted with
+    // --remove-weights runs on the master's weights buffer, its constants
+    // the master's; an incompatible master is kModelInvalid.
     static StatusOr<std::shared_ptr<Context>> create(const void* model, uint32_t size, uint32_t flags,
-                                                     std::shared_ptr<IoMemory> model_memory = nullptr);
+                                                     std::shared_ptr<IoMemory> model_memory = nullptr,
+                                                     Context* master = nullptr);
     ~Context();
 
     Status query(int cmd, void* info, uint32_t size);
@@ -130,6 +134,11 @@ public:
         graph::Shape shape;
     };
     StatusOr<BoundIo> bound_io(const rknn_tensor_attr& attr);
+    // Ends the binding of the input or output `attr` names (none: nothing
+    // changes); its bytes are the runtime's again.
+    Status unbind_io(const rknn_tensor_attr& attr);
+    // A multi-batch model: the contexts its items run on now (else 0).
+    size_t batch_contexts_in_use() const;
     // How many inputs and outputs are bound in place (tests, tools).
     size_t in_place_bindings();
 
@@ -161,11 +170,22 @@ private:
     // The front: the cores the batch uses.
     uint32_t batch_mask_ = 0;       // the core mask set, 0: AUTO
     uint32_t batch_core_num_ = 0;   // rknn_set_batch_core_num (0: every core)
-    Status apply_batch_cores();
+    // Uses `mask` (0: AUTO, each context on the kernel's choice, `core_num`
+    // of them or every one for 0); kept only when every context took it.
+    Status apply_batch_cores(uint32_t mask, uint32_t core_num);
     // This context's memory and links for `plans` (one per shape set; `main`
     // the set of the model's declared shapes). `original`: the context this
     // one duplicates (its weights buffer is shared), or nullptr.
-    Status build(std::vector<std::shared_ptr<const CompiledPlan>> plans, size_t main, const Context* original = nullptr);
+    // `weights_of_original`: the plans' constants are laid out in the
+    // original's weights buffer (a model sharing its master's weights).
+    Status build(std::vector<std::shared_ptr<const CompiledPlan>> plans, size_t main, const Context* original = nullptr,
+                 bool weights_of_original = false);
+    // Why `master` cannot lend its weights (RKNN_FLAG_SHARE_WEIGHT_MEM), if it cannot.
+    Status check_weights_lendable() const;
+    // A model on its master's weights: the master's plan (whose graph owns
+    // the constant bytes this one uses) is kept, and MEM_SIZE does not count
+    // the weights again.
+    std::shared_ptr<const CompiledPlan> master_plan_;
     Status write_all_constants();
     // Every plan's schedule and NPU programs for `core_mask`, linked into the
     // regcmd buffer; the context keeps its previous ones when this fails.

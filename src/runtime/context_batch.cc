@@ -50,6 +50,8 @@ const graph::Graph& Context::graph() const {
     return batch_ ? batch_->contexts()[0]->graph() : main_set_->plan->graph;
 }
 
+size_t Context::batch_contexts_in_use() const { return batch_ ? batch_->contexts_in_use() : 0; }
+
 bool Context::in_own_callbacks() const {
     if (in_callbacks_of(this)) return true;
     if (!batch_) return false;
@@ -71,23 +73,24 @@ Status Context::set_batch_core_num(int core_num) {
         RKNN_LOG_AT(3, "rknn_set_batch_core_num: the model is not multi-batch, nothing changes");
         return Status::ok();
     }
-    batch_core_num_ = static_cast<uint32_t>(core_num);
-    batch_mask_ = 0;
-    return apply_batch_cores();
+    return apply_batch_cores(0, static_cast<uint32_t>(core_num));
 }
 
-Status Context::apply_batch_cores() {
+Status Context::apply_batch_cores(uint32_t mask, uint32_t core_num) {
     const size_t available = batch_->contexts().size();
     std::vector<uint32_t> masks;
-    if (batch_mask_ == 0) {
-        const size_t wanted = batch_core_num_ == 0 ? available : batch_core_num_;
+    if (mask == 0) {
+        const size_t wanted = core_num == 0 ? available : core_num;
         masks.assign(std::min(wanted, available), 0);  // each on the kernel's choice of core
     } else {
         // One context pinned to each core of the mask, lowest first.
         for (uint32_t bit = 0; bit < 32 && masks.size() < available; ++bit)
-            if (batch_mask_ & (1u << bit)) masks.push_back(1u << bit);
+            if (mask & (1u << bit)) masks.push_back(1u << bit);
     }
-    return batch_->use_cores(masks);
+    RKNN_RETURN_IF_ERROR(batch_->use_cores(masks));
+    batch_mask_ = mask;
+    batch_core_num_ = core_num;
+    return Status::ok();
 }
 
 }  // namespace rknn::runtime

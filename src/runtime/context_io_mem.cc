@@ -107,6 +107,35 @@ StatusOr<Context::BoundIo> Context::bound_io(const rknn_tensor_attr& attr) {
     return BoundIo{named.is_input, named.index, bindings[named.index]->span, t.shape};
 }
 
+Status Context::unbind_io(const rknn_tensor_attr& attr) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (batch_) return Status(StatusCode::kFailedPrecondition, "unbind_io asks one of a multi-batch model's contexts");
+    RKNN_ASSIGN_OR_RETURN(const NamedTensor named, find_by_name(set_->plan->graph, attr));
+    auto& bindings = named.is_input ? input_bindings_ : output_bindings_;
+    if (named.index >= bindings.size() || !bindings[named.index]) return Status::ok();
+    const graph::Graph& g = set_->plan->graph;
+    const int32_t t = named.is_input ? g.inputs[named.index] : g.outputs[named.index];
+    const DeviceHome& home = set_->plan->memory.homes[static_cast<size_t>(t)];
+    if (home.valid() && home.buffer >= kFirstIoBuffer) {
+        const auto slot = static_cast<size_t>(home.buffer - kFirstIoBuffer);
+        std::shared_ptr<const DeviceBuffers::Slot> previous = buffers_->slot(home.buffer);
+        if (previous != io_slots_[slot]) {
+            buffers_->restore(home.buffer, io_slots_[slot]);
+            const Status relinked = relink();
+            if (!relinked.is_ok()) {
+                buffers_->restore(home.buffer, std::move(previous));
+                return relinked;
+            }
+        }
+    }
+    if (home.valid()) {
+        client_input_buffers_[static_cast<size_t>(home.buffer)] = false;
+        client_output_buffers_[static_cast<size_t>(home.buffer)] = false;
+    }
+    bindings[named.index].reset();
+    return Status::ok();
+}
+
 Status Context::bind_input(IoBinding b, uint32_t index) {
     const graph::Tensor& declared = set_->plan->graph.tensors[static_cast<size_t>(set_->plan->graph.inputs[index])];
     rknn_tensor_attr& a = b.attr;

@@ -113,6 +113,10 @@ Status Context::query(int cmd, void* info, uint32_t size) {
             mem->total_weight_size = static_cast<uint32_t>(buffer_bytes_[kWeightBuffer]);
             mem->total_internal_size = static_cast<uint32_t>(buffer_bytes_[kInternalBuffer]);
             mem->total_dma_allocated_size = buffers_->total_allocated();
+            if (master_plan_ != nullptr) {  // the master's weights: counted by the master
+                mem->total_weight_size = 0;
+                mem->total_dma_allocated_size -= buffers_->allocated(kWeightBuffer);
+            }
             if (uses_sram_) {  // 0 when SRAM is off or absent
                 mem->total_sram_size = static_cast<uint32_t>(sram_total());
                 auto free_sram = driver_->driver->action(driver::Action::kGetFreeSramSize);

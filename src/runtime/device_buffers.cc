@@ -270,6 +270,13 @@ uint64_t DeviceBuffers::total_allocated() const {
     return total;
 }
 
+uint64_t DeviceBuffers::allocated(int32_t id) const {
+    const auto index = static_cast<size_t>(id);
+    if (index >= slots_.size()) return 0;
+    const auto& slot = slots_[index];
+    return slot->backing && slot->backing->driver ? slot->backing->bo.size : 0;
+}
+
 Status DeviceBuffers::sync(int32_t id, driver::SyncDirection direction, uint64_t offset, uint64_t bytes) const {
     const Slot* s = slots_[static_cast<size_t>(id)].get();
     if (offset >= s->bytes) return Status::ok();

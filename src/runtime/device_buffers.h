@@ -55,6 +55,8 @@ public:
     std::vector<uint64_t> bases() const;
     // Bytes of the buffers created here (not client memory).
     uint64_t total_allocated() const;
+    // The part of it that buffer `id` is (0: client memory, or none).
+    uint64_t allocated(int32_t id) const;
     // Bytes of buffer `id` the driver placed in SRAM (from its start).
     uint64_t sram_bytes(int32_t id) const;
 

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "api/context_handle.h"
@@ -245,13 +246,23 @@ TEST(Batch, CoreNumbersAndMasksKeepTheItems) {
         ASSERT_EQ(rknn_run(many, nullptr), RKNN_SUCC) << what;
         expect_items(one, get_output(many, false), kBatch, 600, false, what);
     };
+    auto in_use = [&] {
+        auto context = rknn::api::runtime_context(many);
+        return context.is_ok() ? context.value()->batch_contexts_in_use() : 0;
+    };
+    EXPECT_EQ(in_use(), 3u);  // one per core by default
     for (int n : {1, 2, 3}) {
         ASSERT_EQ(rknn_set_batch_core_num(many, n), RKNN_SUCC);
+        EXPECT_EQ(in_use(), static_cast<size_t>(n));
         check("core_num " + std::to_string(n));
     }
-    for (rknn_core_mask mask :
-         {RKNN_NPU_CORE_1, RKNN_NPU_CORE_0_1, RKNN_NPU_CORE_0_1_2, RKNN_NPU_CORE_ALL, RKNN_NPU_CORE_AUTO}) {
+    const std::pair<rknn_core_mask, size_t> masks[] = {{RKNN_NPU_CORE_1, 1},     {RKNN_NPU_CORE_0_1, 2},
+                                                       {RKNN_NPU_CORE_0_1_2, 3}, {RKNN_NPU_CORE_ALL, 3},
+                                                       {RKNN_NPU_CORE_AUTO, 3}};
+    ASSERT_EQ(rknn_set_batch_core_num(many, 1), RKNN_SUCC);
+    for (const auto& [mask, contexts] : masks) {
         ASSERT_EQ(rknn_set_core_mask(many, mask), RKNN_SUCC);
+        EXPECT_EQ(in_use(), contexts) << "mask " << mask;  // AUTO after a core number: every context again
         check("mask " + std::to_string(static_cast<int>(mask)));
     }
     // A duplicate runs the batch on its own contexts.
@@ -318,6 +329,11 @@ TEST(Batch, BadArgumentsAreRefusedWithALogLine) {
         // rknn_outputs_get before any run.
         rknn_output out{};
         EXPECT_NE(rknn_outputs_get(many, 1, &out, nullptr), RKNN_SUCC);
+        // The refused binding left nothing behind: the general API still runs.
+        rknn_input whole = rknn::testing::input_of(pixels.data(), static_cast<uint32_t>(pixels.size()),
+                                                   RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
+        EXPECT_EQ(rknn_inputs_set(many, 1, &whole), RKNN_SUCC);
+        EXPECT_EQ(rknn_run(many, nullptr), RKNN_SUCC);
         rknn_tensor_attr shape = query_attr(many, RKNN_QUERY_INPUT_ATTR);
         EXPECT_NE(rknn_set_input_shapes(many, 1, &shape), RKNN_SUCC);
         EXPECT_EQ(rknn_destroy(many), RKNN_SUCC);

@@ -3,10 +3,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <map>
+#include <optional>
+#include <unordered_map>
 #include <set>
 
+#include "base/content_hash.h"
 #include "base/version.h"
+#include "model/model_file.h"
 #include "custom_op_plugin.h"
 #include "data/dataset.h"
 #include "graph/shape_check.h"
@@ -338,6 +343,76 @@ Status set_batch(uint32_t batch, graph::Graph* g, std::vector<std::string>* log)
     return Status::ok();
 }
 
+// --remove-weights --master: the master's graph. An int8 slave is calibrated
+// at the master's input shapes, unless --calib-shapes says otherwise.
+StatusOr<std::optional<graph::Graph>> load_master(ConvertOptions* options) {
+    if (!options->remove_weights) {
+        if (!options->master_path.empty())
+            return Status(StatusCode::kInvalidArgument, "--master goes with --remove-weights");
+        return std::optional<graph::Graph>();
+    }
+    if (options->master_path.empty())
+        return Status(StatusCode::kInvalidArgument, "--remove-weights needs --master MASTER.rknn");
+    StatusOr<graph::Graph> loaded = model::load_model_from_file(options->master_path);
+    if (!loaded.is_ok()) return loaded.status().with_context("--master " + options->master_path);
+    graph::Graph master = std::move(loaded.value());
+    if (master.target_soc != options->target_soc)
+        return Status(StatusCode::kInvalidArgument, "--master was converted for " + master.target_soc + ", not " +
+                                                        options->target_soc);
+    if (!master.shape_sets.empty() || master.batch != 1)
+        return Status(StatusCode::kInvalidArgument, "--master is a dynamic-shape or multi-batch model");
+    if (options->dtype == TargetDType::kInt8 && options->calib_shapes.empty())
+        for (int32_t t : master.inputs) options->calib_shapes.push_back(master.tensors[static_cast<size_t>(t)].shape);
+    return std::optional<graph::Graph>(std::move(master));
+}
+
+// Every constant the master holds byte for byte (same name, type and shape)
+// is left to it: the file keeps its content hash instead of its bytes.
+Status remove_master_weights(const graph::Graph& master, graph::Graph* g, std::vector<std::string>* log) {
+    std::unordered_map<std::string, int32_t> by_name;
+    for (size_t i = 0; i < master.tensors.size(); ++i) by_name.emplace(master.tensors[i].name, static_cast<int32_t>(i));
+    size_t removed = 0;
+    uint64_t removed_bytes = 0;
+    for (graph::Tensor& t : g->tensors) {
+        if (t.buffer < 0) continue;
+        const graph::Buffer& mine = g->buffers[static_cast<size_t>(t.buffer)];
+        const auto found = by_name.find(t.name);
+        const graph::Buffer* theirs = found == by_name.end() ? nullptr : master.constant_buffer(found->second);
+        if (theirs == nullptr || theirs->size != mine.size || master.tensors[static_cast<size_t>(found->second)].dtype != t.dtype ||
+            master.tensors[static_cast<size_t>(found->second)].shape != t.shape ||
+            (mine.size > 0 && std::memcmp(theirs->data, mine.data, mine.size) != 0))
+            continue;
+        t.master_hash = content_hash(mine.data, mine.size);
+        if (t.master_hash == 0) t.master_hash = 1;  // 0 means "not removed"; a zero hash cannot match then
+        t.buffer = -1;
+        ++removed;
+        removed_bytes += mine.size;
+    }
+    if (removed == 0)
+        return Status(StatusCode::kInvalidArgument,
+                      "--remove-weights: no constant is the master's (convert both from the same ONNX file with the "
+                      "same options and dataset)");
+    // The buffers still used, in order.
+    std::vector<graph::Buffer> kept;
+    std::vector<int32_t> renumbered(g->buffers.size(), -1);
+    uint64_t kept_bytes = 0;
+    for (graph::Tensor& t : g->tensors) {
+        if (t.buffer < 0) continue;
+        int32_t& slot = renumbered[static_cast<size_t>(t.buffer)];
+        if (slot < 0) {
+            slot = static_cast<int32_t>(kept.size());
+            kept.push_back(g->buffers[static_cast<size_t>(t.buffer)]);
+            kept_bytes += kept.back().size;
+        }
+        t.buffer = slot;
+    }
+    g->buffers = std::move(kept);
+    log->push_back("--remove-weights: " + std::to_string(removed) + " constants (" + std::to_string(removed_bytes) +
+                   " bytes) left to the master; " + std::to_string(g->buffers.size()) + " kept (" +
+                   std::to_string(kept_bytes) + " bytes)");
+    return Status::ok();
+}
+
 }  // namespace
 
 std::string converter_version() { return std::string("rknn_convert ") + version::openrknn_version(); }
@@ -357,6 +432,7 @@ StatusOr<ConvertResult> convert_onnx(const ConvertOptions& given) {
     if (options.custom_string.size() > 1023) {
         return Status(StatusCode::kInvalidArgument, "--custom-string is longer than 1023 bytes");
     }
+    RKNN_ASSIGN_OR_RETURN(const std::optional<graph::Graph> master, load_master(&options));
     ImportOptions import_options;
     import_options.custom_op_types = options.custom_ops;
     RKNN_ASSIGN_OR_RETURN(ImportResult imported, import_onnx_file(options.onnx_path, import_options));
@@ -425,6 +501,7 @@ StatusOr<ConvertResult> convert_onnx(const ConvertOptions& given) {
         RKNN_RETURN_IF_ERROR(check_shape_sets(g, probes, sources, &result.log));
     }
     RKNN_RETURN_IF_ERROR(set_batch(options.batch, &g, &result.log));
+    if (master) RKNN_RETURN_IF_ERROR(remove_master_weights(*master, &g, &result.log));
     return result;
 }
 

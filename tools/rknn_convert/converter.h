@@ -42,6 +42,12 @@ struct ConvertOptions {
     // --batch: items per rknn_run (a multi-batch model); the graph and the
     // calibration stay batch 1.
     uint32_t batch = 1;
+    // --remove-weights --master FILE: a slave model that leaves every
+    // constant the master model (an OpenRKNN .rknn) holds byte for byte to
+    // it; an int8 slave is calibrated at the master's input shapes (unless
+    // --calib-shapes says otherwise), so that its weights come out the same.
+    bool remove_weights = false;
+    std::string master_path;
     std::vector<std::string> custom_ops;
     // --custom-op-plugin: libraries whose op types are kept as custom ops and
     // run on the host while calibrating (custom_op_plugin.h).

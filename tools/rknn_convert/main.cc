@@ -81,6 +81,14 @@ options:
                            (inputs and outputs B times the size), run side by
                            side on up to one context per NPU core. The graph
                            must have batch 1; calibration stays batch 1
+  --remove-weights         with --master: a slave model that leaves to the
+                           master every constant the master holds byte for byte
+                           (its weights), run with RKNN_FLAG_SHARE_WEIGHT_MEM
+                           on the master's weight memory (e.g. the same model at
+                           another input size). Convert it from the same ONNX,
+                           with the same options and dataset; an int8 slave is
+                           calibrated at the master's input shapes
+  --master FILE            the master model (.rknn) for --remove-weights
   --custom-op TYPE         keep ONNX nodes of op type TYPE as custom ops, run by
                            a user plugin registered with rknn_register_custom_ops
                            (repeat for several types)
@@ -227,6 +235,8 @@ int main(int argc, char** argv) {
             options.empirical_bias_correction = false;
         } else if (arg == "--rgb2bgr") {
             options.rgb2bgr = true;
+        } else if (arg == "--remove-weights") {
+            options.remove_weights = true;
         } else if (arg[0] != '-') {
             if (!options.onnx_path.empty()) return usage_error("more than one input model given");
             options.onnx_path = arg;
@@ -292,6 +302,8 @@ int main(int argc, char** argv) {
             options.batch = static_cast<uint32_t>(batch);
         } else if (arg == "--custom-op") {
             options.custom_ops.push_back(v);
+        } else if (arg == "--master") {
+            options.master_path = v;
         } else if (arg == "--custom-op-plugin") {
             options.custom_op_plugins.push_back(v);
         } else if (arg == "--fp16-layers") {
