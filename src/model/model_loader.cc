@@ -293,7 +293,10 @@ Status take_master_weights(const graph::Graph* master, graph::Graph* g) {
                                "incompatible master: its constant '%s' is not the one this model was converted with",
                                t.name.c_str());
         t.buffer = static_cast<int32_t>(g->buffers.size());
-        g->buffers.push_back(*bytes);  // the master's bytes, kept alive as the master keeps them
+        // The master's bytes, kept alive as the master keeps them; a copy
+        // where they are the client's (a borrowed model buffer), which may
+        // be freed once the master is destroyed.
+        g->buffers.push_back(bytes->keep_alive ? *bytes : graph::Buffer::copy_of(bytes->data, bytes->size));
         ++taken;
     }
     if (master != nullptr && taken == 0)

@@ -151,7 +151,12 @@ Status BatchFanout::bind(std::shared_ptr<IoMemory> memory, uint8_t* data, uint64
     b.item_attr = item_attr_of(attr, batch_);
     // Item 0 on context 0 first: the checks of name, type, layout and size.
     RKNN_RETURN_IF_ERROR(contexts_[0]->bind_io_memory(b.memory, data, bytes, b.item_attr).with_context("batch item 0"));
-    RKNN_ASSIGN_OR_RETURN(const Context::BoundIo io, contexts_[0]->bound_io(b.item_attr));
+    StatusOr<Context::BoundIo> bound = contexts_[0]->bound_io(b.item_attr);
+    if (!bound.is_ok()) {
+        (void)contexts_[0]->unbind_io(b.item_attr);
+        return bound.status();
+    }
+    const Context::BoundIo io = bound.value();
     b.input = io.input;
     b.index = io.index;
     b.pitch = io.span;

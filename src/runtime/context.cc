@@ -78,23 +78,25 @@ StatusOr<std::shared_ptr<Context>> Context::create(const void* model, uint32_t s
                                                    std::shared_ptr<IoMemory> model_memory, Context* master) {
     std::shared_ptr<Context> context(new Context());
     context->flags_ = flags;
-    // The master is not changed meanwhile (as rknn_dup_context holds its original).
-    std::unique_lock<std::mutex> master_lock;
+    // The master's plan (graph, weight layout; never changed once made) and
+    // driver, taken under its lock; it is held again only to share its
+    // weights buffer, so that its runs are not held up by this compile.
+    std::shared_ptr<const CompiledPlan> master_plan;
     if (master != nullptr) {
-        master_lock = std::unique_lock<std::mutex>(master->mutex_);
+        std::lock_guard<std::mutex> lock(master->mutex_);
         RKNN_RETURN_IF_ERROR(master->check_weights_lendable());
         if (flags & (RKNN_FLAG_MEM_ALLOC_OUTSIDE | RKNN_FLAG_COLLECT_MODEL_INFO_ONLY))
             return RKNN_INVALID_ARGUMENT("RKNN_FLAG_SHARE_WEIGHT_MEM: the weights are the master's, not memory the "
                                          "client provides (RKNN_FLAG_MEM_ALLOC_OUTSIDE) or none");
+        master_plan = master->main_set_->plan;
+        context->driver_ = master->driver_;  // one device: the weights buffer is the master's
     }
     RKNN_ASSIGN_OR_RETURN(graph::Graph graph, load_graph(model, size, (flags & RKNN_FLAG_MODEL_BUFFER_ZERO_COPY) != 0,
-                                                         master != nullptr ? &master->graph() : nullptr));
+                                                         master_plan != nullptr ? &master_plan->graph : nullptr));
     context->dynamic_ = !graph.shape_sets.empty();
     if (master != nullptr && (context->dynamic_ || graph.batch > 1))
         return RKNN_INVALID_ARGUMENT("RKNN_FLAG_SHARE_WEIGHT_MEM is not for dynamic-shape or multi-batch models");
-    if (master != nullptr) {
-        context->driver_ = master->driver_;  // one device: the weights buffer is the master's
-    } else {
+    if (master == nullptr) {
         RKNN_ASSIGN_OR_RETURN(driver::OpenedDriver opened, driver::open_kernel_driver());
         context->driver_ = std::make_shared<driver::OpenedDriver>(std::move(opened));
     }
@@ -105,9 +107,11 @@ StatusOr<std::shared_ptr<Context>> Context::create(const void* model, uint32_t s
     context->ranged_limit_ = ranged_limit_from_env();
     if (master != nullptr) {
         RKNN_ASSIGN_OR_RETURN(std::shared_ptr<const CompiledPlan> plan,
-                              CompiledPlan::compile_sharing(graph, std::move(model_memory), {master->main_set_->plan},
+                              CompiledPlan::compile_sharing(graph, std::move(model_memory), {master_plan},
                                                             *context->driver_, options));
-        context->master_plan_ = master->main_set_->plan;
+        context->master_plan_ = master_plan;
+        std::lock_guard<std::mutex> lock(master->mutex_);  // as rknn_dup_context holds its original
+        RKNN_RETURN_IF_ERROR(master->check_weights_lendable());
         RKNN_RETURN_IF_ERROR(context->build({plan}, 0, master, /*weights_of_original=*/true));
         raise_priority(flags);
         return context;
@@ -137,6 +141,7 @@ StatusOr<std::shared_ptr<Context>> Context::duplicate() {
     std::shared_ptr<Context> copy(new Context());
     copy->flags_ = flags_;
     copy->driver_ = driver_;
+    copy->master_plan_ = master_plan_;  // a slave's copy is on the master's weights too
     // The graph, prepared ops and programs are shared, not compiled again.
     RKNN_RETURN_IF_ERROR(copy->build({main_set_->plan}, 0, this));
     if (core_mask_ != 0) RKNN_RETURN_IF_ERROR(copy->generate_programs(core_mask_));
@@ -165,7 +170,7 @@ Status Context::check_weights_lendable() const {
     if (batch_) return Status(StatusCode::kUnimplemented, "a multi-batch master lending its weights: not implemented");
     if (dynamic_) return RKNN_INVALID_ARGUMENT("the master is a dynamic-shape model, which cannot lend its weights");
     if (info_only()) return RKNN_INVALID_ARGUMENT("the master was made with RKNN_FLAG_COLLECT_MODEL_INFO_ONLY");
-    if (!buffers_->present(kWeightBuffer))
+    if (buffer_bytes_[kWeightBuffer] > 0 && !buffers_->present(kWeightBuffer))
         return Status(StatusCode::kFailedPrecondition,
                       "the master's weights are not in place yet (rknn_set_weight_mem on the master first)");
     return Status::ok();
@@ -197,7 +202,9 @@ Status Context::build(std::vector<std::shared_ptr<const CompiledPlan>> plans, si
     const bool share_weights = original != nullptr &&
                                (original->main_set_->plan == set_->plan || weights_of_original) &&
                                original->buffers_->present(kWeightBuffer);
-    if (weights_of_original && !share_weights) return RKNN_INTERNAL_ERROR("the master's weights cannot be shared");
+    // (A master without NPU weights has no buffer to share, nor does its slave need one.)
+    if (weights_of_original && !share_weights && buffer_bytes_[kWeightBuffer] > 0)
+        return RKNN_INTERNAL_ERROR("the master's weights cannot be shared");
     if (share_weights) bytes[kWeightBuffer] = 0;
     const uint64_t sram = sram_request(bytes[kInternalBuffer]);
     RKNN_ASSIGN_OR_RETURN(buffers_, DeviceBuffers::create(driver_, bytes, sram > 0 ? kInternalBuffer : -1, sram));

@@ -369,8 +369,12 @@ StatusOr<std::optional<graph::Graph>> load_master(ConvertOptions* options) {
 // Every constant the master holds byte for byte (same name, type and shape)
 // is left to it: the file keeps its content hash instead of its bytes.
 Status remove_master_weights(const graph::Graph& master, graph::Graph* g, std::vector<std::string>* log) {
+    if (!g->shape_sets.empty() || g->batch != 1)
+        return Status(StatusCode::kInvalidArgument,
+                      "--remove-weights: a slave cannot be a dynamic-shape or multi-batch model (the runtime refuses it)");
     std::unordered_map<std::string, int32_t> by_name;
     for (size_t i = 0; i < master.tensors.size(); ++i) by_name.emplace(master.tensors[i].name, static_cast<int32_t>(i));
+    std::vector<std::string> kept_names;  // constants the master does not hold as they are
     size_t removed = 0;
     uint64_t removed_bytes = 0;
     for (graph::Tensor& t : g->tensors) {
@@ -378,10 +382,12 @@ Status remove_master_weights(const graph::Graph& master, graph::Graph* g, std::v
         const graph::Buffer& mine = g->buffers[static_cast<size_t>(t.buffer)];
         const auto found = by_name.find(t.name);
         const graph::Buffer* theirs = found == by_name.end() ? nullptr : master.constant_buffer(found->second);
-        if (theirs == nullptr || theirs->size != mine.size || master.tensors[static_cast<size_t>(found->second)].dtype != t.dtype ||
-            master.tensors[static_cast<size_t>(found->second)].shape != t.shape ||
-            (mine.size > 0 && std::memcmp(theirs->data, mine.data, mine.size) != 0))
+        const graph::Tensor* same = theirs == nullptr ? nullptr : &master.tensors[static_cast<size_t>(found->second)];
+        if (same == nullptr || theirs->size != mine.size || same->dtype != t.dtype || same->shape != t.shape ||
+            !(same->quant == t.quant) || (mine.size > 0 && std::memcmp(theirs->data, mine.data, mine.size) != 0)) {
+            kept_names.push_back(t.name);
             continue;
+        }
         t.master_hash = content_hash(mine.data, mine.size);
         if (t.master_hash == 0) t.master_hash = 1;  // 0 means "not removed"; a zero hash cannot match then
         t.buffer = -1;
@@ -410,6 +416,15 @@ Status remove_master_weights(const graph::Graph& master, graph::Graph* g, std::v
     log->push_back("--remove-weights: " + std::to_string(removed) + " constants (" + std::to_string(removed_bytes) +
                    " bytes) left to the master; " + std::to_string(g->buffers.size()) + " kept (" +
                    std::to_string(kept_bytes) + " bytes)");
+    // A kept constant that an NPU op packs makes the runtime refuse the
+    // slave on this master; name them, so that a mismatch is found here.
+    if (!kept_names.empty()) {
+        std::string names;
+        for (size_t i = 0; i < kept_names.size() && i < 8; ++i) names += (i ? ", " : "") + kept_names[i];
+        if (kept_names.size() > 8) names += ", ...";
+        log->push_back("--remove-weights: kept, as the master's differ (the runtime refuses the slave if an NPU op "
+                       "packs one of them): " + names);
+    }
     return Status::ok();
 }
 
