@@ -8,28 +8,11 @@
 #include "base/log.h"
 #include "runtime/context.h"
 #include "runtime/io_convert.h"
+#include "runtime/tensor_attrs.h"
 
 namespace rknn::runtime {
 
 namespace {
-
-bool describes_tensor(int cmd) {
-    switch (cmd) {
-        case RKNN_QUERY_INPUT_ATTR:
-        case RKNN_QUERY_OUTPUT_ATTR:
-        case RKNN_QUERY_NATIVE_INPUT_ATTR:
-        case RKNN_QUERY_NATIVE_OUTPUT_ATTR:
-        case RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR:
-        case RKNN_QUERY_NATIVE_NHWC_OUTPUT_ATTR:
-        case RKNN_QUERY_CURRENT_INPUT_ATTR:
-        case RKNN_QUERY_CURRENT_OUTPUT_ATTR:
-        case RKNN_QUERY_CURRENT_NATIVE_INPUT_ATTR:
-        case RKNN_QUERY_CURRENT_NATIVE_OUTPUT_ATTR:
-            return true;
-        default:
-            return false;
-    }
-}
 
 // One item's attr as `batched` describes B items (dims[0] is the batch).
 rknn_tensor_attr item_attr_of(const rknn_tensor_attr& batched, uint32_t batch) {
@@ -86,7 +69,7 @@ Status BatchFanout::query(int cmd, void* info, uint32_t size) {
         return Status::ok();
     }
     RKNN_RETURN_IF_ERROR(contexts_[0]->query(cmd, info, size));
-    if (describes_tensor(cmd)) {
+    if (is_tensor_attr_query(cmd)) {
         auto* attr = static_cast<rknn_tensor_attr*>(info);
         if (attr->n_dims > 0) attr->dims[0] *= batch_;
         attr->n_elems *= batch_;

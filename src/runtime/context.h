@@ -243,6 +243,9 @@ private:
     // holds `native` bytes and the NPU can reach it (true); otherwise the I/O
     // buffer is the runtime's again.
     StatusOr<bool> try_bind_in_place(const IoBinding& binding, int32_t tensor, bool native);
+    // I/O buffer `buffer` is the runtime's own again (the streams relinked),
+    // where a binding used the client's memory in place; unchanged on failure.
+    Status restore_io_buffer(int32_t buffer);
     bool tensor_owns_buffer(int32_t tensor) const;
     Status read_bound_inputs();
     Status write_bound_outputs();

@@ -116,18 +116,7 @@ Status Context::unbind_io(const rknn_tensor_attr& attr) {
     const graph::Graph& g = set_->plan->graph;
     const int32_t t = named.is_input ? g.inputs[named.index] : g.outputs[named.index];
     const DeviceHome& home = set_->plan->memory.homes[static_cast<size_t>(t)];
-    if (home.valid() && home.buffer >= kFirstIoBuffer) {
-        const auto slot = static_cast<size_t>(home.buffer - kFirstIoBuffer);
-        std::shared_ptr<const DeviceBuffers::Slot> previous = buffers_->slot(home.buffer);
-        if (previous != io_slots_[slot]) {
-            buffers_->restore(home.buffer, io_slots_[slot]);
-            const Status relinked = relink();
-            if (!relinked.is_ok()) {
-                buffers_->restore(home.buffer, std::move(previous));
-                return relinked;
-            }
-        }
-    }
+    if (home.valid() && home.buffer >= kFirstIoBuffer) RKNN_RETURN_IF_ERROR(restore_io_buffer(home.buffer));
     if (home.valid()) {
         client_input_buffers_[static_cast<size_t>(home.buffer)] = false;
         client_output_buffers_[static_cast<size_t>(home.buffer)] = false;

@@ -140,20 +140,21 @@ bool Context::tensor_owns_buffer(int32_t tensor) const {
     return true;
 }
 
+Status Context::restore_io_buffer(int32_t buffer) {
+    const auto slot_index = static_cast<size_t>(buffer - kFirstIoBuffer);
+    std::shared_ptr<const DeviceBuffers::Slot> previous = buffers_->slot(buffer);
+    if (previous == io_slots_[slot_index]) return Status::ok();
+    buffers_->restore(buffer, io_slots_[slot_index]);
+    const Status relinked = relink();
+    if (!relinked.is_ok()) buffers_->restore(buffer, std::move(previous));
+    return relinked;
+}
+
 StatusOr<bool> Context::try_bind_in_place(const IoBinding& binding, int32_t tensor, bool native) {
     const DeviceHome& home = set_->plan->memory.homes[static_cast<size_t>(tensor)];
     if (!home.valid() || home.buffer < kFirstIoBuffer) return false;
     // A previous binding in place ends here (and stays when that fails).
-    const auto slot_index = static_cast<size_t>(home.buffer - kFirstIoBuffer);
-    std::shared_ptr<const DeviceBuffers::Slot> previous = buffers_->slot(home.buffer);
-    if (previous != io_slots_[slot_index]) {
-        buffers_->restore(home.buffer, io_slots_[slot_index]);
-        const Status relinked = relink();
-        if (!relinked.is_ok()) {
-            buffers_->restore(home.buffer, std::move(previous));
-            return relinked;
-        }
-    }
+    RKNN_RETURN_IF_ERROR(restore_io_buffer(home.buffer));
     if (!native || !tensor_owns_buffer(tensor) || binding.bytes < home.bytes) return false;
     const uint64_t offset = static_cast<uint64_t>(binding.data - binding.memory->host());
     const Status attached = attach_memory(home.buffer, binding.memory, offset, home.bytes);

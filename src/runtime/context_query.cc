@@ -69,6 +69,10 @@ Status Context::query_tensor_attr(int cmd, rknn_tensor_attr* attr) {
 Status Context::query(int cmd, void* info, uint32_t size) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (batch_) return batch_->query(cmd, info, size);
+    if (is_tensor_attr_query(cmd)) {
+        RKNN_RETURN_IF_ERROR(expect_size(size, sizeof(rknn_tensor_attr), "rknn_tensor_attr"));
+        return query_tensor_attr(cmd, static_cast<rknn_tensor_attr*>(info));
+    }
     switch (cmd) {
         case RKNN_QUERY_IN_OUT_NUM: {
             RKNN_RETURN_IF_ERROR(expect_size(size, sizeof(rknn_input_output_num), "rknn_input_output_num"));
@@ -77,18 +81,6 @@ Status Context::query(int cmd, void* info, uint32_t size) {
             num->n_output = static_cast<uint32_t>(main_set_->plan->graph.outputs.size());
             return Status::ok();
         }
-        case RKNN_QUERY_INPUT_ATTR:
-        case RKNN_QUERY_OUTPUT_ATTR:
-        case RKNN_QUERY_NATIVE_INPUT_ATTR:
-        case RKNN_QUERY_NATIVE_OUTPUT_ATTR:
-        case RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR:
-        case RKNN_QUERY_NATIVE_NHWC_OUTPUT_ATTR:
-        case RKNN_QUERY_CURRENT_INPUT_ATTR:
-        case RKNN_QUERY_CURRENT_OUTPUT_ATTR:
-        case RKNN_QUERY_CURRENT_NATIVE_INPUT_ATTR:
-        case RKNN_QUERY_CURRENT_NATIVE_OUTPUT_ATTR:
-            RKNN_RETURN_IF_ERROR(expect_size(size, sizeof(rknn_tensor_attr), "rknn_tensor_attr"));
-            return query_tensor_attr(cmd, static_cast<rknn_tensor_attr*>(info));
         case RKNN_QUERY_INPUT_DYNAMIC_RANGE:
             RKNN_RETURN_IF_ERROR(expect_size(size, sizeof(rknn_input_range), "rknn_input_range"));
             return query_dynamic_range(static_cast<rknn_input_range*>(info));

@@ -6,6 +6,24 @@
 
 namespace rknn::runtime {
 
+bool is_tensor_attr_query(int cmd) {
+    switch (cmd) {
+        case RKNN_QUERY_INPUT_ATTR:
+        case RKNN_QUERY_OUTPUT_ATTR:
+        case RKNN_QUERY_NATIVE_INPUT_ATTR:
+        case RKNN_QUERY_NATIVE_OUTPUT_ATTR:
+        case RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR:
+        case RKNN_QUERY_NATIVE_NHWC_OUTPUT_ATTR:
+        case RKNN_QUERY_CURRENT_INPUT_ATTR:
+        case RKNN_QUERY_CURRENT_OUTPUT_ATTR:
+        case RKNN_QUERY_CURRENT_NATIVE_INPUT_ATTR:
+        case RKNN_QUERY_CURRENT_NATIVE_OUTPUT_ATTR:
+            return true;
+        default:
+            return false;
+    }
+}
+
 rknn_tensor_type to_rknn_type(graph::DType dtype) {
     switch (dtype) {
         case graph::DType::kFloat32: return RKNN_TENSOR_FLOAT32;

@@ -27,6 +27,9 @@ namespace rknn::runtime {
 
 // The rknn_tensor_type of a graph dtype (RKNN_TENSOR_TYPE_MAX when none).
 rknn_tensor_type to_rknn_type(graph::DType dtype);
+// Whether `cmd` is a query answered with an rknn_tensor_attr (INPUT_ATTR,
+// OUTPUT_ATTR and their NATIVE / CURRENT forms).
+bool is_tensor_attr_query(int cmd);
 // Bytes of one element of `type` (0 for unknown or sub-byte types).
 uint32_t rknn_type_size(rknn_tensor_type type);
 
