@@ -14,6 +14,9 @@ namespace rknn::runtime {
 
 namespace {
 
+// The largest CPU cache line of the boards (and the NPU's address alignment).
+constexpr uint64_t kLineBytes = 128;
+
 // One item's attr as `batched` describes B items (dims[0] is the batch).
 rknn_tensor_attr item_attr_of(const rknn_tensor_attr& batched, uint32_t batch) {
     rknn_tensor_attr a = batched;
@@ -169,6 +172,11 @@ Status BatchFanout::bind(std::shared_ptr<IoMemory> memory, uint8_t* data, uint64
                                     io.index, attr.h_stride, static_cast<unsigned long long>(height)));
         b.pitch = io.span / height * attr.h_stride;
     }
+    b.in_place = b.pitch % kLineBytes == 0;
+    if (!b.in_place) {  // item 0 again, copied on every run
+        const Status status = contexts_[0]->bind_io_memory(b.memory, data, bytes, b.item_attr, false);
+        if (!status.is_ok()) return undo(status.with_context("batch item 0"));
+    }
     const uint64_t needed = (batch_ - 1) * b.pitch + io.span;
     if (bytes < needed)
         return undo(make_status(StatusCode::kInvalidArgument,
@@ -178,7 +186,8 @@ Status BatchFanout::bind(std::shared_ptr<IoMemory> memory, uint8_t* data, uint64
     // The first item of each other context is bound now (each slice checked).
     for (size_t c = 1; c < contexts_.size() && c < batch_; ++c) {
         const uint64_t offset = c * b.pitch;
-        const Status status = contexts_[c]->bind_io_memory(b.memory, data + offset, bytes - offset, b.item_attr);
+        const Status status =
+            contexts_[c]->bind_io_memory(b.memory, data + offset, bytes - offset, b.item_attr, b.in_place);
         if (!status.is_ok()) return undo(status.with_context("batch item " + std::to_string(c)));
         ++touched;
     }
@@ -198,8 +207,9 @@ Status BatchFanout::bind(std::shared_ptr<IoMemory> memory, uint8_t* data, uint64
             kept.reset();
         }
         if (dropped)
-            RKNN_LOGW("rknn_set_io_mem: inputs given with rknn_inputs_set are dropped (a multi-batch model takes all "
-                      "its inputs one way)");
+            RKNN_LOGW(
+                "rknn_set_io_mem: inputs given with rknn_inputs_set are dropped (a multi-batch model takes all "
+                "its inputs one way)");
     }
     ++inputs_version_;
     return Status::ok();
@@ -212,7 +222,8 @@ Status BatchFanout::stage(size_t c, uint32_t i) {
         const Binding& b = bindings_[slot];
         const uint64_t offset = i * b.pitch;
         bound_item_[c][slot] = -1;
-        RKNN_RETURN_IF_ERROR(context.bind_io_memory(b.memory, b.data + offset, b.bytes - offset, b.item_attr));
+        RKNN_RETURN_IF_ERROR(
+            context.bind_io_memory(b.memory, b.data + offset, b.bytes - offset, b.item_attr, b.in_place));
         bound_item_[c][slot] = i;
     }
     if (staged_item_[c] == static_cast<int64_t>(i) && staged_version_[c] == inputs_version_) return Status::ok();
@@ -309,7 +320,8 @@ Status BatchFanout::use_cores(const std::vector<uint32_t>& masks) {
     for (size_t c = 0; c < masks.size(); ++c) {
         const Status status = contexts_[c]->set_core_mask(masks[c]);
         if (status.is_ok()) continue;
-        for (size_t k = 0; k < c; ++k) (void)contexts_[k]->set_core_mask(k < masks_.size() ? masks_[k] : 0);  // as before
+        for (size_t k = 0; k < c; ++k)
+            (void)contexts_[k]->set_core_mask(k < masks_.size() ? masks_[k] : 0);  // as before
         return status.with_context("batch context " + std::to_string(c));
     }
     masks_ = masks;

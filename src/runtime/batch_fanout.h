@@ -93,6 +93,10 @@ private:
         bool input = false;
         uint32_t index = 0;
         uint64_t pitch = 0;  // bytes from one item to the next
+        // Items a whole number of cache lines apart: each may be used in
+        // place. Otherwise none is: an item the NPU writes in place and one
+        // the CPU copies would share a line at their edge.
+        bool in_place = true;
     };
     // Context `c` made ready for item `i`: its inputs and bindings.
     Status stage(size_t c, uint32_t i);

@@ -115,8 +115,10 @@ public:
     // says; every rknn_run from now on reads it, or writes it.
     // A binding in the native layout, of memory the NPU reaches, is used in
     // place: the streams are relinked onto it and no run copies it.
+    // `in_place` false: converted or copied on every run even so (a
+    // multi-batch model's items that share cache lines at their edges).
     Status bind_io_memory(std::shared_ptr<IoMemory> memory, uint8_t* data, uint64_t bytes,
-                          const rknn_tensor_attr& attr);
+                          const rknn_tensor_attr& attr, bool in_place = true);
     // rknn_set_weight_mem (RKNN_FLAG_MEM_ALLOC_OUTSIDE) and rknn_set_internal_mem
     // (also RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE): the `bytes` of `memory` from
     // `offset` hold the weights (written there now) or the internal tensors.
@@ -236,6 +238,7 @@ private:
         uint64_t span = 0;             // bytes of the client's buffer the binding covers
         std::vector<uint8_t> staging;  // strided input rows compacted / outputs before their last conversion
         bool in_place = false;         // the NPU reads / writes `data` itself
+        bool in_place_allowed = true;  // bind_io_memory's `in_place`
     };
     Status bind_input(IoBinding binding, uint32_t index);
     Status bind_output(IoBinding binding, uint32_t index);

@@ -81,7 +81,7 @@ StatusOr<std::shared_ptr<IoMemory>> Context::create_memory(uint64_t bytes, bool 
 }
 
 Status Context::bind_io_memory(std::shared_ptr<IoMemory> memory, uint8_t* data, uint64_t bytes,
-                               const rknn_tensor_attr& attr) {
+                               const rknn_tensor_attr& attr, bool in_place) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (batch_) return batch_->bind(std::move(memory), data, bytes, attr);
     RKNN_RETURN_IF_ERROR(refuse_info_only());
@@ -92,6 +92,7 @@ Status Context::bind_io_memory(std::shared_ptr<IoMemory> memory, uint8_t* data, 
     binding.data = data;
     binding.bytes = bytes;
     binding.attr = attr;
+    binding.in_place_allowed = in_place;
     return named.is_input ? bind_input(std::move(binding), named.index) : bind_output(std::move(binding), named.index);
 }
 
@@ -170,7 +171,8 @@ Status Context::bind_input(IoBinding b, uint32_t index) {
                            a.pass_through ? "pass_through" : get_type_string(a.type),
                            a.pass_through ? "" : (a.fmt == RKNN_TENSOR_NHWC ? " NHWC" : " NCHW"));
     // Native bytes: the NPU can read them where they are.
-    RKNN_ASSIGN_OR_RETURN(b.in_place, try_bind_in_place(b, set_->plan->graph.inputs[index], a.pass_through != 0));
+    RKNN_ASSIGN_OR_RETURN(b.in_place, try_bind_in_place(b, set_->plan->graph.inputs[index],
+                                                        a.pass_through != 0 && b.in_place_allowed));
     if (home.valid()) client_input_buffers_[static_cast<size_t>(home.buffer)] = b.in_place;
     if (index < staged_inputs_.size()) staged_inputs_[index].clear();  // the binding gives the input from now on
     input_bindings_.resize(set_->plan->graph.inputs.size());
@@ -214,7 +216,8 @@ Status Context::bind_output(IoBinding b, uint32_t index) {
                            index, static_cast<unsigned long long>(b.bytes), static_cast<unsigned long long>(needed),
                            get_type_string(a.type), get_format_string(a.fmt));
     // The native cube, written by the NPU: it can write it there itself.
-    const bool native = a.fmt == RKNN_TENSOR_NC1HWC2 && set_->lowered->schedule.output_on_device[index] && home.bytes == needed;
+    const bool native = a.fmt == RKNN_TENSOR_NC1HWC2 && set_->lowered->schedule.output_on_device[index] &&
+                        home.bytes == needed && b.in_place_allowed;
     RKNN_ASSIGN_OR_RETURN(b.in_place, try_bind_in_place(b, t, native));
     if (home.valid())
         client_output_buffers_[static_cast<size_t>(home.buffer)] =

@@ -16,6 +16,7 @@
 #include "api/context_handle.h"
 #include "base/log.h"
 #include "common/mock_soc.h"
+#include "common/test_graphs.h"
 #include "contract_models.h"
 #include "rknn_api.h"
 #include "runtime/context.h"
@@ -256,8 +257,10 @@ TEST(Batch, CoreNumbersAndMasksKeepTheItems) {
         EXPECT_EQ(in_use(), static_cast<size_t>(n));
         check("core_num " + std::to_string(n));
     }
-    const std::pair<rknn_core_mask, size_t> masks[] = {{RKNN_NPU_CORE_1, 1},     {RKNN_NPU_CORE_0_1, 2},
-                                                       {RKNN_NPU_CORE_0_1_2, 3}, {RKNN_NPU_CORE_ALL, 3},
+    const std::pair<rknn_core_mask, size_t> masks[] = {{RKNN_NPU_CORE_1, 1},
+                                                       {RKNN_NPU_CORE_0_1, 2},
+                                                       {RKNN_NPU_CORE_0_1_2, 3},
+                                                       {RKNN_NPU_CORE_ALL, 3},
                                                        {RKNN_NPU_CORE_AUTO, 3}};
     ASSERT_EQ(rknn_set_batch_core_num(many, 1), RKNN_SUCC);
     for (const auto& [mask, contexts] : masks) {
@@ -276,6 +279,59 @@ TEST(Batch, CoreNumbersAndMasksKeepTheItems) {
     EXPECT_EQ(rknn_destroy(many), RKNN_SUCC);
     many = copy;
     check("duplicate");
+    EXPECT_EQ(rknn_destroy(many), RKNN_SUCC);
+    EXPECT_EQ(rknn_destroy(one), RKNN_SUCC);
+}
+
+// A 3x3 stride-3 convolution on 8x8: each item's native output is 64 bytes,
+// so item 1 starts half-way through a cache line. No item is then bound in
+// place (the NPU writing one item while the CPU copies its neighbour would
+// share that line); the items still come out as the batch-1 model's.
+TEST(Batch, ItemsSharingCacheLinesAreNotBoundInPlace) {
+    const MockSoc mock("rk3588");
+    rknn::graph::Graph g = rknn::testing::small_cnn();
+    g.ops.resize(1);
+    g.ops[0].attrs.set_ints("pads", {0, 0, 0, 0});
+    g.ops[0].attrs.set_ints("strides", {3, 3});
+    const int32_t out = g.ops[0].outputs[0];
+    g.tensors[static_cast<size_t>(out)].shape = {1, 8, 2, 2};
+    g.outputs = {out};
+    rknn::testing::quantize_8x8(&g, 5, 2);
+    const rknn_context one = init_batched(g, 1), many = init_batched(g, 2);
+    std::vector<std::vector<uint8_t>> outputs;
+    for (rknn_context ctx : {one, many}) {
+        const uint32_t items = ctx == one ? 1 : 2;
+        rknn_tensor_attr native = query_attr(ctx, RKNN_QUERY_NATIVE_OUTPUT_ATTR);
+        ASSERT_EQ(native.size_with_stride, 64u * items);
+        rknn_tensor_mem* mem = rknn_create_mem(ctx, native.size_with_stride);
+        ASSERT_NE(mem, nullptr);
+        ASSERT_EQ(rknn_set_io_mem(ctx, mem, &native), RKNN_SUCC);
+        auto context = rknn::api::runtime_context(ctx);
+        ASSERT_TRUE(context.is_ok());
+        EXPECT_EQ(context.value()->in_place_bindings(), ctx == one ? 1u : 0u);
+        std::vector<float> x;
+        for (uint32_t i = 0; i < items; ++i)
+            for (int k = 0; k < 3 * 8 * 8; ++k)
+                x.push_back(static_cast<float>((k * 7 + static_cast<int>(i) * 13) % 17) / 8.f - 1.f);
+        rknn_input in = rknn::testing::input_of(x.data(), static_cast<uint32_t>(x.size() * sizeof(float)),
+                                                RKNN_TENSOR_FLOAT32, RKNN_TENSOR_NCHW);
+        ASSERT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC);
+        ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
+        outputs.emplace_back(static_cast<uint8_t*>(mem->virt_addr), static_cast<uint8_t*>(mem->virt_addr) + mem->size);
+        if (ctx == one) {  // item 1 of the batch: its own input in the batch-1 model
+            for (size_t k = 0; k < x.size(); ++k)
+                x[k] = static_cast<float>((static_cast<int>(k) * 7 + 13) % 17) / 8.f - 1.f;
+            ASSERT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC);
+            ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
+            outputs.emplace_back(static_cast<uint8_t*>(mem->virt_addr),
+                                 static_cast<uint8_t*>(mem->virt_addr) + mem->size);
+        }
+        EXPECT_EQ(rknn_destroy_mem(ctx, mem), RKNN_SUCC);
+    }
+    ASSERT_EQ(outputs.size(), 3u);
+    std::vector<uint8_t> expected = outputs[0];
+    expected.insert(expected.end(), outputs[1].begin(), outputs[1].end());
+    EXPECT_EQ(outputs[2], expected);
     EXPECT_EQ(rknn_destroy(many), RKNN_SUCC);
     EXPECT_EQ(rknn_destroy(one), RKNN_SUCC);
 }
