@@ -38,7 +38,10 @@ BatchFanout::BatchFanout(std::vector<std::shared_ptr<Context>> contexts, uint32_
       bound_item_(contexts_.size()),
       last_(std::make_unique<OutputSnapshot>()),
       staged_item_(contexts_.size(), -1),
-      staged_version_(contexts_.size(), 0) {}
+      staged_version_(contexts_.size(), 0) {
+    last_->declared = make_batched_outputs();
+    last_->items.resize(batch_);
+}
 
 BatchFanout::~BatchFanout() {
     {
@@ -248,17 +251,15 @@ Status BatchFanout::run(OutputSnapshot* keep) {
     const size_t n = masks_.size();
     runs_ = 0;  // until this run succeeds, there is nothing to get
     direct_ = keep == nullptr && n >= batch_;
-    last_->items.assign(batch_, OutputSnapshot());
     const std::function<Status(size_t)> job = [&](size_t c) -> Status {
         for (uint32_t i = static_cast<uint32_t>(c); i < batch_; i += static_cast<uint32_t>(n)) {
-            const std::string item = "batch item " + std::to_string(i);
-            RKNN_RETURN_IF_ERROR(stage(c, i).with_context(item));
-            RKNN_RETURN_IF_ERROR(contexts_[c]->run(direct_ ? nullptr : &last_->items[i]).with_context(item));
+            Status status = stage(c, i);
+            if (status.is_ok()) status = contexts_[c]->run(direct_ ? nullptr : &last_->items[i]);
+            if (!status.is_ok()) return status.with_context("batch item " + std::to_string(i));
         }
         return Status::ok();
     };
     RKNN_RETURN_IF_ERROR(run_on_contexts(n, job));
-    last_->declared = batched_outputs();
     ++total_runs_;
     runs_ = total_runs_;
     last_run_us_ =
@@ -301,7 +302,11 @@ Status BatchFanout::gather_output(const OutputSnapshot& kept, uint32_t k, bool w
     return Status::ok();
 }
 
-std::vector<graph::Tensor> BatchFanout::batched_outputs() const {
+const std::vector<graph::Tensor>& BatchFanout::batched_outputs() const {
+    return last_->declared;
+}
+
+std::vector<graph::Tensor> BatchFanout::make_batched_outputs() const {
     const graph::Graph& g = contexts_[0]->graph();
     std::vector<graph::Tensor> out;
     for (int32_t t : g.outputs) {
@@ -330,9 +335,6 @@ Status BatchFanout::use_cores(const std::vector<uint32_t>& masks) {
 
 size_t BatchFanout::contexts_in_use() const {
     return masks_.size();
-}
-int64_t BatchFanout::last_run_us() const {
-    return last_run_us_;
 }
 uint64_t BatchFanout::runs() const {
     return runs_;

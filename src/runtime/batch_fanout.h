@@ -68,14 +68,13 @@ public:
     // The same from the copies a run kept (run(keep)).
     static Status gather_output(const OutputSnapshot& kept, uint32_t k, bool want_float, void* dst, size_t dst_bytes);
     // The model's outputs as B items declare them.
-    std::vector<graph::Tensor> batched_outputs() const;
+    const std::vector<graph::Tensor>& batched_outputs() const;
     bool outputs_bound() const;
 
     // One context per mask in `masks` is used from the next run (a mask per
     // context: 0 for the kernel's choice, or one core). At most contexts().size().
     Status use_cores(const std::vector<uint32_t>& masks);
     size_t contexts_in_use() const;
-    int64_t last_run_us() const;
     uint64_t runs() const;
 
 private:
@@ -98,6 +97,8 @@ private:
         // the CPU copies would share a line at their edge.
         bool in_place = true;
     };
+    // batched_outputs(), made once.
+    std::vector<graph::Tensor> make_batched_outputs() const;
     // Context `c` made ready for item `i`: its inputs and bindings.
     Status stage(size_t c, uint32_t i);
     // `job(c)` for c in [0, n): c = 0 on this thread, the others on the pool.

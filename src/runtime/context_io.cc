@@ -231,7 +231,7 @@ Status Context::outputs_get(uint32_t count, rknn_output* outputs) {
         if (batch_->outputs_bound())
             return Status(StatusCode::kFailedPrecondition,
                           "an output is bound with rknn_set_io_mem: the outputs are in its buffers, rknn_outputs_get is not used then");
-        const std::vector<graph::Tensor> batched = batch_->batched_outputs();
+        const std::vector<graph::Tensor>& batched = batch_->batched_outputs();
         std::vector<const graph::Tensor*> declared;
         for (const graph::Tensor& t : batched) declared.push_back(&t);
         return fill_outputs(declared, count, outputs, [&](uint32_t k, rknn_output& out, size_t bytes) {
