@@ -18,7 +18,13 @@
     OPENRKNN_UAPI_ASSERT(sizeof(type) == (bytes), "size of " #type)
 #define OPENRKNN_UAPI_OFFSET(type, field, off) \
     OPENRKNN_UAPI_ASSERT(offsetof(type, field) == (off), "offset of " #type "." #field)
+#ifdef __cplusplus
+#define OPENRKNN_UAPI_IOCTL(cmd, value) \
+    OPENRKNN_UAPI_ASSERT(static_cast<unsigned long>(cmd) == static_cast<unsigned long>(value), \
+                         "ioctl number " #cmd)
+#else
 #define OPENRKNN_UAPI_IOCTL(cmd, value) \
     OPENRKNN_UAPI_ASSERT((unsigned long)(cmd) == (unsigned long)(value), "ioctl number " #cmd)
+#endif
 
 #endif /* OPENRKNN_UAPI_ASSERT_H */

@@ -26,12 +26,12 @@ class ContextHandle : public rknn::api::HandleObject {
 public:
     static constexpr HandleKind kHandleKind = HandleKind::kContext;
     explicit ContextHandle(std::shared_ptr<Context> runtime)
-        : context(std::move(runtime)), frames(std::make_unique<rknn::runtime::FrameRunner>(context)) {}
+        : context(std::move(runtime)), frames(std::make_shared<rknn::runtime::FrameRunner>(context)) {}
+    ~ContextHandle() override { frames->stop(); }  // waits for a frame in flight
     HandleKind kind() const override { return kHandleKind; }
     std::shared_ptr<Context> context;
-    // rknn_run / rknn_wait / rknn_outputs_get; destroyed first (it waits
-    // for a frame in flight).
-    std::unique_ptr<rknn::runtime::FrameRunner> frames;
+    // rknn_run / rknn_wait / rknn_outputs_get.
+    std::shared_ptr<rknn::runtime::FrameRunner> frames;
 };
 
 rknn::StatusOr<std::shared_ptr<Context>> context_of(rknn_context handle) {

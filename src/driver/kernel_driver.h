@@ -117,6 +117,9 @@ struct SubmitRequest {
 struct SubmitResult {
     uint32_t task_counter = 0;    // tasks the kernel reports done
     int64_t hw_elapse_ns = 0;     // rknpu only
+    // The cores the job ran on, as the kernel reports them: rknpu writes the
+    // core it chose back into core_mask when given 0 (AUTO). 0: not reported.
+    uint32_t core_mask = 0;
     int fence_out = -1;           // with kFenceOut: the caller must close it
 };
 

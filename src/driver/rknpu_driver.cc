@@ -300,6 +300,7 @@ StatusOr<SubmitResult> RknpuDriver::submit(const SubmitRequest& request) {
     SubmitResult result;
     result.task_counter = args.task_counter;
     result.hw_elapse_ns = args.hw_elapse_time;
+    result.core_mask = args.core_mask;
     if (request.flags & submit_flag::kFenceOut) result.fence_out = args.fence_fd;
     return result;
 }

@@ -97,8 +97,6 @@ const OpSchema kSchemas[] = {
 };
 // clang-format on
 
-constexpr size_t kSchemaCount = sizeof(kSchemas) / sizeof(kSchemas[0]);
-
 }  // namespace
 
 const OpSchema* op_schema(OpType type) {

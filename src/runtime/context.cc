@@ -301,6 +301,7 @@ Status Context::generate_programs(uint32_t core_mask) {
 void Context::finish_linking(PlanState& s) {
     s.step_us.assign(s.lowered->schedule.steps.size(), 0);
     s.step_npu_ns.assign(s.lowered->schedule.steps.size(), -1);
+    s.step_core_tasks.assign(s.lowered->schedule.steps.size(), {});
     s.custom_timing.assign(s.plan->graph.ops.size(), CustomOps::Timing());
     plan_host_reads(s);
 }
@@ -374,14 +375,14 @@ Status Context::set_core_mask(uint32_t mask) {
     return generate_programs(mask);
 }
 
-Status Context::run_npu_segment(int32_t segment, int64_t* npu_ns) {
+Status Context::run_npu_segment(int32_t segment, SegmentRun* run) {
     RKNN_RETURN_IF_ERROR(sync_before_submit());
     const auto index = static_cast<size_t>(segment);
     // rknpu_submit.priority: the PRIOR_* init flag as it is (0 high, 1
     // medium, 2 low). The vendor driver 0.9.8 does not use it; the mock
     // kernel's scheduler lets more urgent jobs go first.
     set_->submits[index].priority = static_cast<int32_t>(flags_ & (RKNN_FLAG_PRIOR_MEDIUM | RKNN_FLAG_PRIOR_LOW));
-    RKNN_RETURN_IF_ERROR(submit_segment(driver_->driver.get(), set_->lowered->programs[index], set_->submits[index], npu_ns));
+    RKNN_ASSIGN_OR_RETURN(*run, submit_segment(driver_->driver.get(), set_->lowered->programs[index], set_->submits[index]));
     return sync_after_submit(segment);
 }
 
@@ -582,16 +583,17 @@ Status Context::run(OutputSnapshot* keep) {
     for (size_t i = 0; i < set_->lowered->schedule.steps.size(); ++i) {
         const Step& step = set_->lowered->schedule.steps[i];
         const Clock::time_point step_start = Clock::now();
-        int64_t step_npu_ns = 0;
-        const Status status = step.npu ? run_npu_segment(step.index, &step_npu_ns)
+        SegmentRun segment_run;
+        const Status status = step.npu ? run_npu_segment(step.index, &segment_run)
                                        : run_cpu_step(set_->lowered->schedule.cpu_steps[static_cast<size_t>(step.index)]);
         if (!status.is_ok()) {
             (void)sync_before_submit();  // nothing the CPU wrote stays dirty in memory others may share
             return status.with_context("step " + std::to_string(i));
         }
         set_->step_us[i] = micros_since(step_start);
-        set_->step_npu_ns[i] = step.npu ? step_npu_ns : -1;
-        run_npu_ns += step_npu_ns;
+        set_->step_npu_ns[i] = step.npu ? segment_run.npu_ns : -1;
+        set_->step_core_tasks[i] = segment_run.core_tasks;
+        run_npu_ns += segment_run.npu_ns;
     }
     RKNN_RETURN_IF_ERROR(sync_before_submit());  // what CPU steps wrote after the last segment
     RKNN_RETURN_IF_ERROR(write_bound_outputs());

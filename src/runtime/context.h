@@ -10,6 +10,7 @@
 // vendor documents); a mutex still keeps a misbehaving client from racing.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <list>
 #include <memory>
@@ -218,8 +219,8 @@ private:
     // context shares for that tensor (grown when a plan needs more).
     cpu::HostTensor host_value(int32_t t, const graph::Tensor& declared);
     std::vector<std::shared_ptr<AlignedBytes>> host_storage_;  // per tensor
-    // Adds the driver-reported NPU time to *npu_ns.
-    Status run_npu_segment(int32_t segment, int64_t* npu_ns);
+    // What the driver reported of the segment's submit goes to *run.
+    Status run_npu_segment(int32_t segment, SegmentRun* run);
     StatusOr<cpu::HostTensor> output_value(size_t index) const;
     // The value of any tensor after a run: its device cube where the NPU
     // holds it, else the CPU's value.
@@ -340,6 +341,7 @@ private:
         // Of the last run in this plan (PERF_DETAIL, RKNN_LOG_LEVEL=4).
         std::vector<int64_t> step_us;
         std::vector<int64_t> step_npu_ns;  // driver-reported, per NPU step (-1: a CPU step)
+        std::vector<std::array<uint32_t, driver::kMaxCores>> step_core_tasks;  // per step (CPU steps: 0)
         // Per op: a custom op's conversions and callbacks, for their own rows
         // in the table (all 0: not run in this plan yet, or the built-in kernel).
         std::vector<CustomOps::Timing> custom_timing;

@@ -1,5 +1,6 @@
 // rknn_query and the per-layer performance table of a Context.
 #include <algorithm>
+#include <array>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -15,6 +16,22 @@ namespace {
 Status expect_size(uint32_t size, size_t wanted, const char* what) {
     if (size == wanted) return Status::ok();
     return make_status(StatusCode::kInvalidArgument, "size %u does not match sizeof(%s) = %zu", size, what, wanted);
+}
+
+// The vendor's WorkLoad(0/1/2) cell: each core's share of a step's tasks,
+// "-" for an NPU step whose core the driver did not report.
+std::string workload_of(const std::array<uint32_t, driver::kMaxCores>& tasks, int cores, bool npu) {
+    uint64_t total = 0;
+    for (int c = 0; c < cores; ++c) total += tasks[static_cast<size_t>(c)];
+    if (npu && total == 0) return "-";
+    std::string text;
+    for (int c = 0; c < cores; ++c) {
+        char share[16];
+        std::snprintf(share, sizeof(share), "%s%.1f%%", c > 0 ? "/" : "",
+                      total > 0 ? 100.0 * tasks[static_cast<size_t>(c)] / static_cast<double>(total) : 0.0);
+        text += share;
+    }
+    return text;
 }
 
 std::string shapes_of(const graph::Graph& g, const std::vector<int32_t>& tensors) {
@@ -188,29 +205,47 @@ std::string Context::memory_table() const {
 // tasks and the mock kernel's dispatch), the rest of Time(us) the runtime's.
 // A custom op that ran its callbacks gets an exDataConvert row before and
 // after it (its inputs into the callbacks' float32, its outputs back), and
-// its own row the callbacks' time, on the GPU for a GPU op.
+// its own row the callbacks' time, on the GPU for a GPU op. On multi-core
+// SoCs WorkLoad(0/1/2) gives each core's share of the segment's tasks, from
+// the core mask the driver reports back (the kernel's choice under AUTO).
 std::string Context::perf_table() const {
-    std::vector<int64_t> op_us(set_->plan->graph.ops.size(), -1), op_npu_ns(set_->plan->graph.ops.size(), -1);
+    const size_t n_ops = set_->plan->graph.ops.size();
+    std::vector<int64_t> op_us(n_ops, -1), op_npu_ns(n_ops, -1);
+    std::vector<std::array<uint32_t, driver::kMaxCores>> op_core_tasks(n_ops);
     for (size_t i = 0; i < set_->lowered->schedule.steps.size(); ++i) {
         const Step& step = set_->lowered->schedule.steps[i];
         const int32_t first = step.npu ? set_->lowered->schedule.segments[static_cast<size_t>(step.index)].ops.front()
                                        : set_->lowered->schedule.cpu_steps[static_cast<size_t>(step.index)].op;
         op_us[static_cast<size_t>(first)] = set_->step_us[i];
         op_npu_ns[static_cast<size_t>(first)] = set_->step_npu_ns[i];
+        op_core_tasks[static_cast<size_t>(first)] = set_->step_core_tasks[i];
     }
+    // Multi-core SoCs get the vendor's WorkLoad column: which cores ran each step.
+    const int cores = std::min(driver_->soc->num_cores, driver::kMaxCores);
+    std::string workload_title;
+    for (int c = 0; c < cores && cores > 1; ++c) workload_title += (c > 0 ? "/" : "WorkLoad(") + std::to_string(c);
+    if (!workload_title.empty()) workload_title += ")";
+    const auto column = [&](const std::string& value) {
+        if (workload_title.empty()) return std::string();
+        char cell[48];
+        std::snprintf(cell, sizeof(cell), " %-20s", value.c_str());
+        return std::string(cell);
+    };
     std::string text;
     char line[512];
-    std::snprintf(line, sizeof(line), "%-5s %-18s %-8s %-6s %-28s %-20s %10s %8s  %s\n", "ID", "OpType", "DataType",
-                  "Target", "InputShape", "OutputShape", "Time(us)", "NPU(us)", "FullName");
+    std::snprintf(line, sizeof(line), "%-5s %-18s %-8s %-6s %-28s %-20s %10s %8s%s  %s\n", "ID", "OpType", "DataType",
+                  "Target", "InputShape", "OutputShape", "Time(us)", "NPU(us)", column(workload_title).c_str(),
+                  "FullName");
     text += line;
     int64_t total = 0;
     int id = 1;
     // A custom op's conversions, as the vendor's exDataConvert rows: `us`
     // of the step's time, for the op's inputs or outputs.
     const auto convert_row = [&](const graph::Op& op, const std::vector<int32_t>& tensors, const char* side, int64_t us) {
-        std::snprintf(line, sizeof(line), "%-5d %-18s %-8s %-6s %-28s %-20s %10" PRId64 " %8s  %s\n", id++,
+        std::snprintf(line, sizeof(line), "%-5d %-18s %-8s %-6s %-28s %-20s %10" PRId64 " %8s%s  %s\n", id++,
                       "exDataConvert", "-", "CPU", shapes_of(set_->plan->graph, tensors).c_str(),
-                      shapes_of(set_->plan->graph, tensors).c_str(), us, "-", (op.name + " (" + side + ")").c_str());
+                      shapes_of(set_->plan->graph, tensors).c_str(), us, "-",
+                      column(workload_of({}, cores, false)).c_str(), (op.name + " (" + side + ")").c_str());
         text += line;
     };
     for (int32_t op_index : set_->plan->order) {
@@ -240,11 +275,13 @@ std::string Context::perf_table() const {
         if (npu_ns >= 0) std::snprintf(npu, sizeof(npu), "%" PRId64, npu_ns / 1000);
         const graph::DType dtype = op.outputs.empty() ? graph::DType::kUndefined
                                                       : set_->plan->graph.tensors[static_cast<size_t>(op.outputs[0])].dtype;
-        std::snprintf(line, sizeof(line), "%-5d %-18s %-8s %-6s %-28s %-20s %10s %8s  %s\n", id++,
+        const std::string workload =
+            column(workload_of(op_core_tasks[static_cast<size_t>(op_index)], cores, p.target != npu::Target::kCpu));
+        std::snprintf(line, sizeof(line), "%-5d %-18s %-8s %-6s %-28s %-20s %10s %8s%s  %s\n", id++,
                       op.type == graph::OpType::kCustom ? op.custom_type.c_str() : graph::op_type_name(op.type),
                       graph::dtype_name(dtype), target,
                       shapes_of(set_->plan->graph, op.inputs).c_str(), shapes_of(set_->plan->graph, op.outputs).c_str(), time, npu,
-                      op.name.c_str());
+                      workload.c_str(), op.name.c_str());
         text += line;
         if (out_us >= 0) {
             convert_row(op, op.outputs, "outputs", out_us);

@@ -27,7 +27,7 @@ FrameRunner::Frame::~Frame() {
 FrameRunner::FrameRunner(std::shared_ptr<Context> context)
     : context_(std::move(context)), flags_(context_->flags()) {}
 
-FrameRunner::~FrameRunner() {
+void FrameRunner::stop() {
     {
         std::lock_guard<std::mutex> lock(mu_);
         stopping_ = true;
@@ -37,7 +37,12 @@ FrameRunner::~FrameRunner() {
         }
     }
     cv_.notify_all();
-    if (worker_.joinable()) worker_.join();
+    if (worker_.joinable() && worker_.get_id() != std::this_thread::get_id()) worker_.join();
+}
+
+FrameRunner::~FrameRunner() {
+    // The last reference went on the worker thread, as its loop ended.
+    if (worker_.joinable()) worker_.detach();
     for (int fd : cancel_)
         if (fd >= 0) ::close(fd);
 }
@@ -124,7 +129,7 @@ Status FrameRunner::run(rknn_run_extend* extend) {
             cancel_[0] = cancel_[1] = -1;
             return Status(StatusCode::kResourceExhausted, "no fds for the run worker");
         }
-        worker_ = std::thread([this] { work(); });
+        worker_ = std::thread([self = shared_from_this()] { self->work(); });
     }
     if (pipelined) {
         // One frame at a time runs in a context: this one starts when the

@@ -28,11 +28,13 @@
 
 namespace rknn::runtime {
 
-class FrameRunner {
+// Made with std::make_shared: the worker thread holds a reference, so a
+// handle whose last reference goes on the worker itself (a custom-op
+// callback calling its own handle while another thread destroys it) is
+// freed when the worker is done, not from under it.
+class FrameRunner : public std::enable_shared_from_this<FrameRunner> {
 public:
     explicit FrameRunner(std::shared_ptr<Context> context);
-    // Drops a frame not started yet, stops an in-fence wait, and waits for a
-    // running frame to end.
     ~FrameRunner();
     FrameRunner(const FrameRunner&) = delete;
     FrameRunner& operator=(const FrameRunner&) = delete;
@@ -44,6 +46,10 @@ public:
     // uses the context (inputs, bindings, shapes, masks) does this first,
     // so that a frame runs what was set when rknn_run was called.
     void settle();
+    // The handle is being destroyed: drops a frame not started yet, stops an
+    // in-fence wait, and waits for a running frame to end, unless called
+    // from that frame's own thread (which then ends after it).
+    void stop();
 
 private:
     struct Frame {

@@ -101,15 +101,29 @@ driver::SubmitRequest make_submit(const npu::Program& program, uint64_t stream, 
     return submit;
 }
 
-Status submit_segment(driver::KernelDriver* driver, const SegmentProgram& segment,
-                      const driver::SubmitRequest& submit, int64_t* npu_ns) {
+StatusOr<SegmentRun> submit_segment(driver::KernelDriver* driver, const SegmentProgram& segment,
+                                    const driver::SubmitRequest& submit) {
     const npu::Program& program = segment.program;
     RKNN_ASSIGN_OR_RETURN(driver::SubmitResult result, driver->submit(submit));
     if (result.task_counter != program.tasks.size())
         return make_status(StatusCode::kInternal, "the NPU completed %u of %zu tasks", result.task_counter,
                            program.tasks.size());
-    *npu_ns += result.hw_elapse_ns;
-    return Status::ok();
+    SegmentRun run;
+    run.npu_ns = result.hw_elapse_ns;
+    bool split = false;
+    for (int core = 0; core < driver::kMaxCores; ++core) {
+        if (!(submit.core_mask & (1u << core))) continue;
+        run.core_tasks[static_cast<size_t>(core)] = submit.core_tasks[static_cast<size_t>(core)].count;
+        split = split || submit.core_tasks[static_cast<size_t>(core)].count > 0;
+    }
+    if (!split) {
+        run.core_tasks = {};
+        const uint32_t mask = result.core_mask != 0 ? result.core_mask : submit.core_mask;
+        const bool one_core = mask != 0 && (mask & (mask - 1)) == 0;
+        for (int core = 0; one_core && core < driver::kMaxCores; ++core)
+            if (mask == (1u << core)) run.core_tasks[static_cast<size_t>(core)] = result.task_counter;
+    }
+    return run;
 }
 
 }  // namespace rknn::runtime

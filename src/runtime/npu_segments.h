@@ -5,6 +5,7 @@
 // per segment at rknn_run.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -47,10 +48,17 @@ StatusOr<std::vector<driver::SubmitRequest>> link_segments(const std::vector<Seg
 // program task, the per-core ranges for multi-core masks, ping-pong mode.
 driver::SubmitRequest make_submit(const npu::Program& program, uint64_t stream, uint32_t timeout_ms);
 
+// What the driver reports of one segment's run.
+struct SegmentRun {
+    int64_t npu_ns = 0;  // 0 where the driver does not report NPU time
+    // Tasks each core ran (the WorkLoad column); all 0 when the driver does
+    // not say which core ran a single-core job.
+    std::array<uint32_t, driver::kMaxCores> core_tasks{};
+};
+
 // Runs one linked segment (`submit` from link_segments); blocks until the
-// NPU finished it. Adds the driver-reported NPU time of the submit (0 where
-// the driver does not report one) to *npu_ns.
-Status submit_segment(driver::KernelDriver* driver, const SegmentProgram& segment,
-                      const driver::SubmitRequest& submit, int64_t* npu_ns);
+// NPU finished it.
+StatusOr<SegmentRun> submit_segment(driver::KernelDriver* driver, const SegmentProgram& segment,
+                                    const driver::SubmitRequest& submit);
 
 }  // namespace rknn::runtime

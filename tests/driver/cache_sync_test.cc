@@ -98,9 +98,9 @@ TEST(CacheSyncMock, DeviceVersionsFollowWhatTheDeviceCanSee) {
     auto shared = mock::MockMemory::create(8192, false, &err);
     ASSERT_TRUE(cached && other && shared);
     mock::AddressSpace space;
-    const uint64_t a = space.map(cached->device(), cached->size(), cached.get());
-    const uint64_t b = space.map(other->device(), other->size(), other.get());
-    const uint64_t c = space.map(shared->device(), shared->size(), shared.get());
+    const uint64_t a = space.map(cached->device(), cached->size(), cached);
+    const uint64_t b = space.map(other->device(), other->size(), other);
+    const uint64_t c = space.map(shared->device(), shared->size(), shared);
     const uint64_t first = space.version(a);
     EXPECT_NE(first, 0u);
     EXPECT_NE(space.version(b), first);

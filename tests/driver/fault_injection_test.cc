@@ -2,6 +2,7 @@
 // with the kernel's error, and the next normal operation on the same driver
 // succeeds.
 #include <chrono>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -91,6 +92,33 @@ TEST_P(FaultInjection, DeviceResetDuringAJob) {
     auto lost = driver_->submit(job_.request);
     ASSERT_FALSE(lost.is_ok());
     EXPECT_TRUE(has_errno(lost.status(), EIO)) << lost.status().message();
+    expect_job_runs();
+}
+
+// RKNPU_ACT_RESET from another client while a job runs: the vendor driver
+// wakes the job's waiter, which fails with -EINVAL at once instead of
+// sleeping out its timeout.
+TEST_P(FaultInjection, DeviceResetFailsTheRunningJobAtOnce) {
+    if (rocket_) GTEST_SKIP() << "rocket has no reset ioctl";
+    kernel_->faults().hang_next_submit();  // the job would never end by itself
+    SubmitRequest request = job_.request;
+    request.timeout_ms = 20000;
+    Status result;
+    const auto start = std::chrono::steady_clock::now();
+    std::thread submitter([&] { result = driver_->submit(request).status(); });
+    auto any_core_busy = [&] {
+        for (int core = 0; core < 3; ++core)
+            if (kernel_->npu().busy(core)) return true;
+        return false;
+    };
+    while (!any_core_busy() && std::chrono::steady_clock::now() - start < std::chrono::seconds(10))
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    kernel_->reset_device();
+    submitter.join();
+    const auto waited = std::chrono::steady_clock::now() - start;
+    ASSERT_FALSE(result.is_ok());
+    EXPECT_TRUE(has_errno(result, EINVAL)) << result.message();
+    EXPECT_LT(waited, std::chrono::seconds(10)) << "the job slept out its timeout";
     expect_job_runs();
 }
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -367,6 +368,32 @@ TEST_F(ApiContract, PerfQueriesAfterARun) {
     EXPECT_NE(table.find("Total"), std::string::npos) << table;
     EXPECT_NE(table.find("NPU(us)"), std::string::npos) << table;
     EXPECT_NE(table.find("Total NPU Time(us), driver-reported"), std::string::npos) << table;
+}
+
+// On RK3588 the per-layer table has the vendor's WorkLoad(0/1/2) column:
+// each core's share of a layer's tasks, from the core the kernel reports.
+TEST_F(ApiContract, PerfDetailSaysWhichCoreRanEachLayer) {
+    const auto conv_row = [&]() -> std::string {
+        rknn_perf_detail detail{};
+        if (rknn_query(ctx_, RKNN_QUERY_PERF_DETAIL, &detail, sizeof(detail)) != RKNN_SUCC) return "";
+        std::istringstream table(std::string(detail.perf_data, detail.data_len));
+        std::string line, header;
+        std::getline(table, header);
+        EXPECT_NE(header.find("WorkLoad(0/1/2)"), std::string::npos) << header;
+        while (std::getline(table, line))
+            if (line.find("Conv") != std::string::npos && line.find(" NPU ") != std::string::npos) return line;
+        return "";
+    };
+    ASSERT_EQ(rknn_set_core_mask(ctx_, RKNN_NPU_CORE_1), RKNN_SUCC);
+    ASSERT_EQ(rknn_run(ctx_, nullptr), RKNN_SUCC);
+    EXPECT_NE(conv_row().find(" 0.0%/100.0%/0.0% "), std::string::npos) << conv_row();
+    ASSERT_EQ(rknn_set_core_mask(ctx_, RKNN_NPU_CORE_2), RKNN_SUCC);
+    ASSERT_EQ(rknn_run(ctx_, nullptr), RKNN_SUCC);
+    EXPECT_NE(conv_row().find(" 0.0%/0.0%/100.0% "), std::string::npos) << conv_row();
+    // AUTO: the kernel picks an idle core and says which.
+    ASSERT_EQ(rknn_set_core_mask(ctx_, RKNN_NPU_CORE_AUTO), RKNN_SUCC);
+    ASSERT_EQ(rknn_run(ctx_, nullptr), RKNN_SUCC);
+    EXPECT_NE(conv_row().find("100.0%"), std::string::npos) << conv_row();
 }
 
 // The table-driven pixel path must agree with the generic one when the

@@ -3,6 +3,8 @@
 // callbacks' lifecycle and tensors, attributes, and every refusal.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -10,6 +12,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "base/log.h"
@@ -765,6 +768,54 @@ TEST_F(CustomOps, CallbacksCannotReenterOrCorruptTheirContext) {
     ASSERT_EQ(rknn_register_custom_ops(ctx, &tamper, 1), RKNN_SUCC);
     for (int run = 0; run < 3; ++run) ASSERT_FALSE(run_pixels(ctx, 2, true).empty()) << "run " << run;
     EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+}
+
+std::atomic<bool> racing_compute_started{false};
+std::atomic<int> racing_destroys{0};
+
+// Calls its own (refused) handle until another thread has destroyed it.
+int racing_compute(rknn_custom_op_context* op_ctx, rknn_custom_op_tensor* inputs, uint32_t n_in,
+                   rknn_custom_op_tensor* outputs, uint32_t n_out) {
+    racing_compute_started = true;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    rknn_input_output_num io{};
+    while (rknn_query(seen.ctx, RKNN_QUERY_IN_OUT_NUM, &io, sizeof(io)) == RKNN_ERR_FAIL &&
+           std::chrono::steady_clock::now() < give_up) {
+    }
+    return sigmoid_compute(op_ctx, inputs, n_in, outputs, n_out);
+}
+int racing_destroy(rknn_custom_op_context*) {
+    ++racing_destroys;
+    return 0;
+}
+
+// rknn_destroy while a non-blocking frame's callback calls its own handle:
+// the callback's call may hold the handle's last reference, so the handle
+// can end on the frame's own worker thread. It must neither join itself
+// (std::terminate) nor leak; the op's destroy runs once the frame is over.
+TEST_F(CustomOps, DestroyRacingACallbackOnTheWorkerEndsCleanly) {
+    rknn::log::set_sink([](const std::string&) {});  // thousands of refusals, from two threads
+    constexpr int kRounds = 30;
+    for (int round = 0; round < kRounds; ++round) {
+        racing_compute_started = false;
+        ASSERT_EQ(init_graph(with_custom("cstSigmoid", false), kQuiet, &seen.ctx), RKNN_SUCC);
+        rknn_custom_op op = cpu_op("cstSigmoid", racing_compute);
+        op.destroy = racing_destroy;
+        ASSERT_EQ(rknn_register_custom_ops(seen.ctx, &op, 1), RKNN_SUCC);
+        std::vector<uint8_t> p = rknn::testing::random_pixels({1, 3, 8, 8}, round);
+        rknn_input in = rknn::testing::input_of(p.data(), static_cast<uint32_t>(p.size()), RKNN_TENSOR_UINT8,
+                                                RKNN_TENSOR_NHWC);
+        ASSERT_EQ(rknn_inputs_set(seen.ctx, 1, &in), RKNN_SUCC);
+        rknn_run_extend extend{};
+        extend.non_block = 1;
+        ASSERT_EQ(rknn_run(seen.ctx, &extend), RKNN_SUCC);
+        while (!racing_compute_started) std::this_thread::yield();
+        ASSERT_EQ(rknn_destroy(seen.ctx), RKNN_SUCC);
+    }
+    const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (racing_destroys < kRounds && std::chrono::steady_clock::now() < limit)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    EXPECT_EQ(racing_destroys, kRounds) << "a destroyed handle's context was never freed";
 }
 
 // A dynamic model whose shape sets change a custom op's tensors runs the op

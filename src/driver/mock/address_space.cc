@@ -7,20 +7,41 @@ namespace rknn::driver::mock {
 
 AddressSpace::AddressSpace() : iova_(kBase, kLimit, kPage) {}
 
-uint64_t AddressSpace::map(uint8_t* bytes, uint64_t size, MockMemory* memory) {
+uint64_t AddressSpace::map(uint8_t* bytes, uint64_t size, std::shared_ptr<MockMemory> memory) {
     std::unique_lock<std::shared_mutex> lock(mu_);
     const auto iova = iova_.allocate(size);
     if (!iova) return 0;
-    mappings_[*iova] = Mapping{bytes, size, false, memory};
+    mappings_[*iova] = Mapping{bytes, size, false, std::move(memory)};
     return *iova;
 }
 
 void AddressSpace::unmap(uint64_t iova) {
+    std::shared_ptr<MockMemory> freed;  // released after the lock
     std::unique_lock<std::shared_mutex> lock(mu_);
     auto it = mappings_.find(iova);
     if (it == mappings_.end()) return;
     iova_.release(iova, it->second.size);
+    freed = std::move(it->second.memory);
     mappings_.erase(it);
+    if (jobs_running_ > 0 && freed) retired_.push_back(std::move(freed));
+    lock.unlock();
+}
+
+void AddressSpace::begin_job() {
+    std::unique_lock<std::shared_mutex> lock(mu_);
+    ++jobs_running_;
+}
+
+void AddressSpace::end_job() {
+    std::vector<std::shared_ptr<MockMemory>> freed;  // released after the lock
+    std::unique_lock<std::shared_mutex> lock(mu_);
+    if (--jobs_running_ == 0) freed.swap(retired_);
+    lock.unlock();
+}
+
+size_t AddressSpace::retired_count() const {
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    return retired_.size();
 }
 
 std::map<uint64_t, AddressSpace::Mapping>::const_iterator AddressSpace::find(uint64_t addr) const {

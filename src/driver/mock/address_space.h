@@ -8,12 +8,17 @@
 // DMA32 and rocket's 32-bit regcmd addresses require.
 //
 // Thread-safe: jobs on several cores resolve addresses while other clients'
-// ioctls map and unmap buffers.
+// ioctls map and unmap buffers. A buffer unmapped while a job runs in the
+// space stops resolving at once (later accesses fault, as behind a real
+// IOMMU), but its host bytes live until no job runs, because the emulator
+// may still hold a pointer resolve() gave it.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <shared_mutex>
+#include <vector>
 
 #include "driver/mock/iova_allocator.h"
 #include "driver/mock/mock_memory.h"
@@ -29,8 +34,9 @@ public:
     AddressSpace();
 
     // Maps `size` bytes at `bytes` for the device; 0 when the space is full.
-    // `memory`, when the bytes are its device view, versions them.
-    uint64_t map(uint8_t* bytes, uint64_t size, MockMemory* memory = nullptr);
+    // `memory`, when the bytes are its device view, versions them and is kept
+    // alive while mapped (and, after an unmap, until the running jobs end).
+    uint64_t map(uint8_t* bytes, uint64_t size, std::shared_ptr<MockMemory> memory = nullptr);
     void unmap(uint64_t iova);
     // Host bytes for [addr, addr + len), or nullptr (an IOMMU fault). A
     // write mapping counts as a device write to the buffer's version.
@@ -45,18 +51,26 @@ public:
 
     size_t mapping_count() const;
 
+    // Brackets a job running in this space (nesting: several cores' jobs).
+    void begin_job();
+    void end_job();
+    // Buffers unmapped during a job and not yet freed (tests).
+    size_t retired_count() const;
+
 private:
     struct Mapping {
         uint8_t* bytes;
         uint64_t size;
         bool blocked;
-        MockMemory* memory;
+        std::shared_ptr<MockMemory> memory;
     };
     std::map<uint64_t, Mapping>::const_iterator find(uint64_t addr) const;
 
     mutable std::shared_mutex mu_;
     IovaAllocator iova_;
     std::map<uint64_t, Mapping> mappings_;
+    int jobs_running_ = 0;
+    std::vector<std::shared_ptr<MockMemory>> retired_;  // unmapped while a job ran
 };
 
 }  // namespace rknn::driver::mock

@@ -98,7 +98,8 @@ bool JobRunner::service(Protocol protocol, CoreState* state, JobOutcome* outcome
     return true;
 }
 
-bool JobRunner::next_stop(const std::vector<CoreState>& states, steady_clock::time_point deadline, Stop* out) {
+JobRunner::Wait JobRunner::next_stop(const std::vector<CoreState>& states, steady_clock::time_point deadline,
+                                     uint64_t since, Stop* out) {
     std::unique_lock<std::mutex> lock(mu_);
     auto pending = [&]() {
         for (auto it = stops_.begin(); it != stops_.end(); ++it) {
@@ -108,11 +109,13 @@ bool JobRunner::next_stop(const std::vector<CoreState>& states, steady_clock::ti
         }
         return stops_.end();
     };
-    if (!cv_.wait_until(lock, deadline, [&] { return pending() != stops_.end(); })) return false;
+    if (!cv_.wait_until(lock, deadline, [&] { return resets_ != since || pending() != stops_.end(); }))
+        return Wait::kTimeout;
+    if (resets_ != since) return Wait::kDeviceReset;
     auto it = pending();
     *out = *it;
     stops_.erase(it);
-    return true;
+    return Wait::kStop;
 }
 
 void JobRunner::settle(std::vector<CoreState>* states) {
@@ -163,9 +166,11 @@ JobOutcome JobRunner::run(Protocol protocol, const std::vector<CoreJob>& cores, 
     for (const CoreJob& job : cores) {
         if (!job.chunks.empty()) states.push_back(CoreState{&job});
     }
+    uint64_t resets_at_start = 0;
     {
         // Stops left over on this job's cores (jobs on other cores run on).
         std::lock_guard<std::mutex> lock(mu_);
+        resets_at_start = resets_;
         for (auto it = stops_.begin(); it != stops_.end();) {
             bool mine = false;
             for (const CoreState& s : states) mine = mine || s.job->core == it->core;
@@ -205,7 +210,16 @@ JobOutcome JobRunner::run(Protocol protocol, const std::vector<CoreJob>& cores, 
         // deadline times out as it would on a worker.
         const bool ran_here = claim.core >= 0 && states.front().outstanding && npu_.run_claimed(claim.core);
         Stop stop;
-        if ((ran_here && steady_clock::now() > deadline) || !next_stop(states, deadline, &stop)) {
+        const Wait waited = ran_here && steady_clock::now() > deadline ? Wait::kTimeout
+                                                                       : next_stop(states, deadline, resets_at_start, &stop);
+        if (waited == Wait::kDeviceReset) {
+            RKNN_LOGE("NPU (mock): the device was reset (RKNPU_ACT_RESET) while this job ran; the job failed");
+            for (const CoreState& s : states) outcome.tasks_done += s.tasks_done;
+            settle(&states);
+            outcome.err = -EINVAL;
+            return outcome;
+        }
+        if (waited == Wait::kTimeout) {
             log_timeout(states, timeout_ms);
             for (const CoreState& s : states) {
                 outcome.tasks_done += s.tasks_done;
@@ -253,6 +267,9 @@ JobOutcome JobRunner::run(Protocol protocol, const std::vector<CoreJob>& cores, 
 
 void JobRunner::reset_all() {
     for (int core = 0; core < npu_.num_cores(); ++core) npu_.reset(core);
+    std::lock_guard<std::mutex> lock(mu_);
+    ++resets_;
+    cv_.notify_all();
 }
 
 }  // namespace rknn::driver::mock

@@ -25,7 +25,9 @@
 // -EIO (anything else) and logs the emulator's message; no accepted
 // interrupt within the timeout gives -ETIMEDOUT with the task count read from
 // TASK_STATUS. In both cases the job's cores are soft-reset (NpuDevice::reset)
-// so the next job starts clean.
+// so the next job starts clean. A device reset (RKNPU_ACT_RESET) while a job
+// runs ends it at once with -EINVAL, as the vendor driver wakes its waiters
+// and fails every job that was not done.
 #pragma once
 
 #include <array>
@@ -85,7 +87,7 @@ public:
     JobOutcome run(Protocol protocol, const std::vector<CoreJob>& cores, const KickParams& params,
                    uint32_t timeout_ms, const JobFaults& faults);
 
-    // Soft reset of every core (RKNPU_ACT_RESET).
+    // Soft reset of every core (RKNPU_ACT_RESET); running jobs fail.
     void reset_all();
 
 private:
@@ -105,7 +107,11 @@ private:
     void on_stop(int core, const emulator::ProgramResult& result);
     void kick(Protocol protocol, CoreState* state, const KickParams& params);
     bool service(Protocol protocol, CoreState* state, JobOutcome* outcome);
-    bool next_stop(const std::vector<CoreState>& states, std::chrono::steady_clock::time_point deadline, Stop* out);
+    enum class Wait { kStop, kTimeout, kDeviceReset };
+    // The next stop of one of `states`' cores; kDeviceReset once reset_all()
+    // has run since the job began (reset generation `since`).
+    Wait next_stop(const std::vector<CoreState>& states, std::chrono::steady_clock::time_point deadline,
+                   uint64_t since, Stop* out);
     void settle(std::vector<CoreState>* states);
     void log_timeout(const std::vector<CoreState>& states, uint32_t timeout_ms);
 
@@ -114,6 +120,7 @@ private:
     std::mutex mu_;
     std::condition_variable cv_;
     std::deque<Stop> stops_;
+    uint64_t resets_ = 0;  // reset_all() calls so far
 };
 
 }  // namespace rknn::driver::mock

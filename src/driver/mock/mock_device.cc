@@ -73,12 +73,16 @@ JobOutcome MockDevice::run_job(AddressSpace& space, JobRunner::Protocol protocol
         bool blocked;
         std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
         ~Held() {
+            space.end_job();
             if (blocked) space.unblock_all();
             device.scheduler.release(cores, std::chrono::duration_cast<std::chrono::nanoseconds>(
                                                 std::chrono::steady_clock::now() - start)
                                                 .count());
         }
     } hold{*this, space, held, !faults_now.unmapped.empty()};
+    // Buffers another client frees from here on stay allocated until the job
+    // ends: the emulator reads through pointers it resolved.
+    space.begin_job();
     return runner->run(protocol, cores, params, timeout_ms, faults_now);
 }
 

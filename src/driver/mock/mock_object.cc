@@ -14,7 +14,7 @@ MockObject::~MockObject() {
 }
 
 bool MockObject::map_into(std::shared_ptr<AddressSpace> s) {
-    dma_addr = s->map(memory->device(), size, memory.get());
+    dma_addr = s->map(memory->device(), size, memory);
     if (dma_addr == 0) return false;
     space = std::move(s);
     return true;

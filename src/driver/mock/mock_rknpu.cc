@@ -332,7 +332,10 @@ int RknpuFile::submit(rknpu_submit* args) {
     const bool any_core = dev_.soc.multi_core_irqs && args->core_mask == 0;
     const JobOutcome outcome = dev_.run_job(*dev_.domains[args->iommu_domain_id], JobRunner::Protocol::kVendor, cores,
                                             params, args->timeout, any_core, args->priority);
-    if (any_core && !cores.empty()) last_tasks.front().first = cores.front().core;
+    if (any_core && !cores.empty()) {
+        last_tasks.front().first = cores.front().core;
+        args->core_mask = 1u << cores.front().core;  // the vendor driver writes its choice back
+    }
     args->task_counter = outcome.err == 0 ? args->task_number : outcome.tasks_done;
     args->hw_elapse_time = outcome.elapsed_ns;
     if (outcome.err != 0) return outcome.err;
