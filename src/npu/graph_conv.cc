@@ -189,17 +189,21 @@ StatusOr<GemmParts> gemm_parts(const graph::Graph& g, const graph::Op& op, DType
     if (a.dtype != dtype || w.dtype != dtype || y.dtype != dtype)
         return unsupported(std::string("this path takes ") + graph::dtype_name(dtype) + " matrix products");
     // M rows: the NPU sees M one-pixel rows of K channels (a 1x1 convolution).
-    if (a.shape.size() != 2 || w.shape.size() != 2 || y.shape.size() != 2 || !static_shape(a.shape) ||
-        !static_shape(w.shape))
-        return unsupported("only [M, K] x [K, N] products are lowered");
+    // A batch of one ([1, M, K] x [K, N], as sequence models export it) is
+    // the same product in the same cube.
+    const auto matrix = [](const graph::Shape& s) { return s.size() == 2 || (s.size() == 3 && s[0] == 1); };
+    if (!matrix(a.shape) || w.shape.size() != 2 || !matrix(y.shape) || a.shape.size() != y.shape.size() ||
+        !static_shape(a.shape) || !static_shape(w.shape))
+        return unsupported("only [M, K] x [K, N] (or [1, M, K] x [K, N]) products are lowered");
     if (op.type == OpType::kGemm && (op.attrs.get_int("transA", 0) != 0 || op.attrs.get_float("alpha", 1.0f) != 1.0f ||
                                      op.attrs.get_float("beta", 1.0f) != 1.0f))
         return unsupported("Gemm with transA or alpha/beta other than 1");
     p.trans_b = op.type == OpType::kGemm && op.attrs.get_int("transB", 0) != 0;
-    p.m = a.shape[0];
-    p.k = a.shape[1];
+    const size_t rows = a.shape.size() - 2;
+    p.m = a.shape[rows];
+    p.k = a.shape[rows + 1];
     p.n = p.trans_b ? w.shape[0] : w.shape[1];
-    if ((p.trans_b ? w.shape[1] : w.shape[0]) != p.k || y.shape[0] != p.m || y.shape[1] != p.n)
+    if ((p.trans_b ? w.shape[1] : w.shape[0]) != p.k || y.shape[rows] != p.m || y.shape[rows + 1] != p.n)
         return RKNN_INVALID_ARGUMENT("%s: shapes do not multiply", op.name.c_str());
     if (p.k > 8192 || p.n > 8192) return unsupported("a product wider than the CNA's channel fields");
     if (p.m > 8192) return unsupported("more rows than the cube's height field holds");

@@ -25,11 +25,13 @@ bool is_alias(const graph::Graph& g, const graph::Op& op) {
     CubeShape cx, cy;
     const bool native = x.dtype == graph::DType::kInt8 || x.dtype == graph::DType::kFloat16;
     // Equal cubes hold equal bytes, but the element order agrees only for one
-    // pixel (or an unchanged shape): a [1, C, H, 1] cube and an [H, C] matrix
-    // share a cube yet order their values differently.
-    return native && y.dtype == x.dtype && x.quant == y.quant &&
-           !g.is_constant(op.inputs[0]) && cube_of_shape(x.shape, &cx) && cube_of_shape(y.shape, &cy) &&
-           cx.c == cy.c && cx.h == cy.h && cx.w == cy.w && ((cx.h == 1 && cx.w == 1) || x.shape == y.shape);
+    // pixel, an unchanged shape or two matrices ([1, M, K] and [M, K]): a
+    // [1, C, H, 1] cube and an [H, C] matrix share a cube yet order their
+    // values differently.
+    if (!native || y.dtype != x.dtype || !(x.quant == y.quant) || g.is_constant(op.inputs[0]) ||
+        !cube_of_shape(x.shape, &cx) || !cube_of_shape(y.shape, &cy) || cx.c != cy.c || cx.h != cy.h || cx.w != cy.w)
+        return false;
+    return (cx.h == 1 && cx.w == 1) || x.shape == y.shape || (matrix_rows(x.shape) > 0 && matrix_rows(y.shape) > 0);
 }
 
 }  // namespace

@@ -80,11 +80,18 @@ bool cube_of_shape(const graph::Shape& shape, CubeShape* cube) {
         *cube = {static_cast<int>(shape[1]), static_cast<int>(shape[2]), static_cast<int>(shape[3])};
         return true;
     }
-    if (shape.size() == 2) {
-        *cube = {static_cast<int>(shape[1]), static_cast<int>(shape[0]), 1};
+    if (shape.size() == 2 || (shape.size() == 3 && shape[0] == 1)) {
+        const size_t rows = shape.size() - 2;
+        *cube = {static_cast<int>(shape[rows + 1]), static_cast<int>(shape[rows]), 1};
         return true;
     }
     return false;
+}
+
+int64_t matrix_rows(const graph::Shape& shape) {
+    const bool matrix = shape.size() == 2 || (shape.size() == 3 && shape[0] == 1);
+    const int64_t rows = matrix ? shape[shape.size() - 2] : 0;
+    return rows > 1 ? rows : 0;
 }
 
 namespace {
@@ -102,13 +109,13 @@ std::vector<uint8_t> transposed(const void* data, int64_t rows, int64_t cols, si
 }  // namespace
 
 std::vector<uint8_t> to_cube_order(const void* data, const graph::Shape& shape, size_t elem_bytes) {
-    if (shape.size() == 2 && shape[0] > 1) return transposed(data, shape[0], shape[1], elem_bytes);
+    if (const int64_t rows = matrix_rows(shape)) return transposed(data, rows, shape.back(), elem_bytes);
     const auto* src = static_cast<const uint8_t*>(data);
     return std::vector<uint8_t>(src, src + static_cast<size_t>(graph::num_elements(shape)) * elem_bytes);
 }
 
 std::vector<uint8_t> from_cube_order(const void* data, const graph::Shape& shape, size_t elem_bytes) {
-    if (shape.size() == 2 && shape[0] > 1) return transposed(data, shape[1], shape[0], elem_bytes);
+    if (const int64_t rows = matrix_rows(shape)) return transposed(data, shape.back(), rows, elem_bytes);
     const auto* src = static_cast<const uint8_t*>(data);
     return std::vector<uint8_t>(src, src + static_cast<size_t>(graph::num_elements(shape)) * elem_bytes);
 }

@@ -3,7 +3,8 @@
 // and how to lower it once those buffers are bound. Every feature tensor (and
 // the output) is an NC1HWC2 cube of its dtype (int8: C2 = 16, fp16: C2 = 8)
 // in the shape cube_of_shape() gives: [1, C, H, W] as it is, an [M, K]
-// matrix as M one-pixel rows of K channels (C = K, H = M, W = 1). The one
+// matrix (or [1, M, K], a batch of one as sequence models export it) as M
+// one-pixel rows of K channels (C = K, H = M, W = 1). The one
 // exception: a convolution's input image may be channel-packed NHWC
 // (reads_packed_input()), the form of the vendor's native inputs.
 #pragma once
@@ -24,8 +25,11 @@ namespace rknn::npu {
 struct CubeShape {
     int c = 0, h = 0, w = 0;
 };
-// false for shapes that are neither [1, C, H, W] nor [M, K].
+// false for shapes that are neither [1, C, H, W], [M, K] nor [1, M, K].
 bool cube_of_shape(const graph::Shape& shape, CubeShape* cube);
+// M for a matrix of M > 1 rows ([M, K] or [1, M, K]), whose cube orders its
+// values unlike the tensor; 0 for every other shape.
+int64_t matrix_rows(const graph::Shape& shape);
 // A matrix's values are row-major [M][K] while a cube's NCHW order is
 // channel-major [K][M]: the values in the cube's NCHW order (and back), for
 // elements of `elem_bytes`. Other shapes are already in cube order.

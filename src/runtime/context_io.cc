@@ -6,6 +6,7 @@
 
 #include "base/log.h"
 #include "base/sign_bits.h"
+#include "npu/prepared_op.h"
 #include "runtime/context.h"
 #include "runtime/batch_fanout.h"
 #include "runtime/fast_io.h"
@@ -105,7 +106,7 @@ bool Context::get_float_fast(size_t index, rknn_output* out) const {
     const graph::Tensor& declared = set_->plan->graph.tensors[static_cast<size_t>(t)];
     int c = 0, h = 0, w = 0;
     // A matrix of several rows orders its values unlike its cube: the generic path.
-    if (!native_cube_shape(declared, &c, &h, &w) || (declared.shape.size() == 2 && declared.shape[0] > 1)) return false;
+    if (!native_cube_shape(declared, &c, &h, &w) || npu::matrix_rows(declared.shape) > 0) return false;
     cube_to_float_nchw(cube_after_run(t), c, h, w, *rule, static_cast<float*>(out->buf));
     return true;
 }

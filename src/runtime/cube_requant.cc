@@ -7,6 +7,7 @@
 #include "base/parallel.h"
 #include "cpu/convert.h"
 #include "cpu/kernels/quantize_math.h"
+#include "npu/prepared_op.h"
 
 namespace rknn::runtime {
 namespace {
@@ -48,7 +49,7 @@ std::optional<CubeRequant> CubeRequant::plan(const graph::Graph& g, const graph:
     if (in.dtype != from || out.dtype != to) return refuse("only float16 <-> int8");
     int c = 0, h = 0, w = 0;  // the output's cube is the same shape (both dtypes have cubes)
     if (in.shape != out.shape || !native_cube_shape(in, &c, &h, &w)) return refuse("no matching cubes");
-    if (in.shape.size() == 2 && in.shape[0] > 1) return refuse("a matrix of several rows");
+    if (npu::matrix_rows(in.shape) > 0) return refuse("a matrix of several rows");
     const std::optional<double> scale = scalar_constant(g, op.inputs[1]);
     std::optional<double> zero_point = 0.0;
     if (op.inputs.size() > 2 && op.inputs[2] >= 0) zero_point = scalar_constant(g, op.inputs[2]);

@@ -88,7 +88,7 @@ namespace {
 bool direct_cube(graph::DType dtype, const graph::Shape& shape, const NativeForm& form, uint32_t packed_row_pixels,
                  npu::CubeShape* cube) {
     if (packed_row_pixels > 0 || !cube_of(dtype, shape, cube)) return false;
-    if (shape.size() == 2 && shape[0] > 1) return false;  // rows reorder their values
+    if (npu::matrix_rows(shape) > 0) return false;  // rows reorder their values
     return dtype == graph::DType::kInt8 || (dtype == graph::DType::kFloat16 && !form.rk356x);
 }
 

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "npu/prepared_op.h"
 #include "runtime/native_tensor.h"
 
 namespace rknn::runtime {
@@ -83,7 +84,7 @@ void fill_tensor_attr(const graph::Tensor& t, bool is_input, AttrKind kind, bool
     if (!four_d) {
         if (kind != AttrKind::kNative || !on_device) return;
         attr->size_with_stride = static_cast<uint32_t>(native_cube_dims(t, form).bytes);
-        if (t.shape.size() == 2 && t.shape[0] > 1) {  // M rows of one pixel each: a real cube
+        if (npu::matrix_rows(t.shape) > 0) {  // M rows of one pixel each: a real cube
             const CubeDims cube = native_cube_dims(t, form);
             attr->n_dims = 0;
             for (uint32_t d : {1u, cube.c1, cube.h, cube.w, cube.c2}) attr->dims[attr->n_dims++] = d;

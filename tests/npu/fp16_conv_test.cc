@@ -221,6 +221,49 @@ TEST(NpuFp16Conv, MultiRowGemmStaysWithinTolerance) {
     }
 }
 
+// fp16 [1, M, K] x [K, N], the batch-of-one MatMul sequence models export:
+// the same M one-pixel rows, within 2 ulps plus the fp32 summation bound.
+TEST(NpuFp16Conv, BatchOfOneMatMulStaysWithinTolerance) {
+    std::mt19937 rng(78);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    for (int m : {3, 40}) {
+        const int k = 24, n = 19;
+        Graph g;
+        const int32_t a = add_tensor(&g, "a", DType::kFloat16, {1, m, k});
+        g.inputs = {a};
+        std::vector<uint16_t> w(static_cast<size_t>(k * n));
+        for (uint16_t& v : w) v = rknn::float_to_half(dist(rng));
+        const int32_t wid = g.add_constant("w", DType::kFloat16, {k, n}, rknn::graph::Buffer::copy_of(w.data(), w.size() * 2));
+        const int32_t y = add_tensor(&g, "y", DType::kFloat16, {1, m, n});
+        g.add_op(rknn::graph::Op{OpType::kMatMul, "matmul", "", {a, wid}, {y}, {}});
+        g.outputs = {y};
+        HostTensor x(DType::kFloat16, {1, m, k});
+        for (int64_t i = 0; i < x.numel(); ++i) x.data<uint16_t>()[i] = rknn::float_to_half(dist(rng));
+        auto exec = rknn::cpu::GraphExecutor::create(g);
+        ASSERT_TRUE(exec.is_ok());
+        std::vector<HostTensor> ref;
+        ASSERT_TRUE(exec.value()->run({x}, &ref).is_ok());
+        const auto placement = npu::place_op(g, g.ops[0], rknn::hw::default_soc());
+        ASSERT_EQ(placement.target, npu::Target::kNpu) << placement.reason;
+        auto run = npu::testing::run_graph_op(g, g.ops[0], [&](int32_t) -> const HostTensor& { return x; });
+        ASSERT_TRUE(run.is_ok()) << run.status().message();
+        const auto* got = reinterpret_cast<const uint16_t*>(run.value().output.data());
+        for (int r = 0; r < m; ++r)
+            for (int o = 0; o < n; ++o) {
+                double magnitude = 0;
+                for (int j = 0; j < k; ++j)
+                    magnitude += std::fabs(rknn::half_to_float(x.data<uint16_t>()[r * k + j]) *
+                                           rknn::half_to_float(w[static_cast<size_t>(j * n + o)]));
+                const size_t i = static_cast<size_t>(r * n + o);
+                const double rv = rknn::half_to_float(ref[0].data<uint16_t>()[i]);
+                const double v = rknn::half_to_float(got[i]);
+                EXPECT_LE(std::fabs(v - rv), 2.0 * ulp_of(std::max(std::fabs(rv), std::fabs(v))) +
+                                                 (k + 2) * std::ldexp(1.0, -23) * magnitude)
+                    << "M=" << m << " row " << r << " output " << o;
+            }
+    }
+}
+
 TEST(NpuFp16Conv, WhatTheFloatPipelineCannotRunStaysOnTheCpu) {
     Graph g;
     const int32_t x = add_tensor(&g, "x", DType::kFloat16, {1, 8, 6, 6});

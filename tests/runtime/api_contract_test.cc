@@ -884,6 +884,59 @@ TEST(ApiModels, MultiRowGemmThroughTheApi) {
     EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
 }
 
+// The batch-of-one form sequence models export ([1, M, K] x [K, N], as in
+// PP-OCR rec's neck): on the NPU as the same M one-pixel rows, its Reshape to
+// [M, N] an alias of the same cube, and the int8 bytes of the reference.
+TEST(ApiModels, BatchOfOneMatMulRunsOnTheNpu) {
+    graph::Graph g;
+    const int32_t a = rknn::testing::add_tensor(&g, "a", graph::DType::kFloat32, {1, 6, 16});
+    g.inputs = {a};
+    const int32_t w = rknn::testing::random_constant(&g, "w", {16, 8}, 31);
+    const int32_t y = rknn::testing::add_tensor(&g, "y", graph::DType::kFloat32, {1, 6, 8});
+    g.add_op(graph::Op{graph::OpType::kMatMul, "fc", "", {a, w}, {y}, {}});
+    const int32_t shape = g.add_constant("shape", graph::DType::kInt64, {2},
+                                         graph::Buffer::copy_of(std::vector<int64_t>{6, 8}.data(), 16));
+    const int32_t flat = rknn::testing::add_tensor(&g, "flat", graph::DType::kFloat32, {6, 8});
+    g.add_op(graph::Op{graph::OpType::kReshape, "flatten", "", {y, shape}, {flat}, {}});
+    g.outputs = {y, flat};
+    g.target_soc = "rk3588";
+    std::mt19937 rng(33);
+    HostTensor x(graph::DType::kFloat32, {1, 6, 16});
+    for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(rng() % 200) / 50.0f - 2.0f;
+    rknn::convert::CalibrationOptions min_max;
+    min_max.progress = false;
+    auto calibration = rknn::convert::calibrate(g, {{x}}, min_max);
+    ASSERT_TRUE(calibration.is_ok());
+    ASSERT_TRUE(rknn::convert::quantize_int8(&g, calibration.value().ranges, {}).is_ok());
+    rknn_context ctx = 0;
+    ASSERT_EQ(init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &ctx), RKNN_SUCC);
+    auto context = rknn::api::runtime_context(ctx);
+    ASSERT_TRUE(context.is_ok());
+    EXPECT_EQ(context.value()->npu_task_op_count(), 1u) << "the MatMul on the NPU, the Reshape an alias";
+    rknn_input in = input_of(x.raw(), static_cast<uint32_t>(x.byte_size()), RKNN_TENSOR_FLOAT32, RKNN_TENSOR_UNDEFINED);
+    ASSERT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC);
+    ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
+    rknn_output out[2] = {};
+    ASSERT_EQ(rknn_outputs_get(ctx, 2, out, nullptr), RKNN_SUCC);
+    ASSERT_EQ(out[0].size, 48u);
+    ASSERT_EQ(out[1].size, 48u);
+
+    const graph::Tensor& ta = g.tensors[static_cast<size_t>(a)];
+    HostTensor fed = rknn::cpu::make_tensor_like(ta, ta.shape);
+    ASSERT_TRUE(rknn::cpu::from_float32(x, &fed).is_ok());
+    auto exec = rknn::cpu::GraphExecutor::create(g);
+    std::vector<HostTensor> expected;
+    ASSERT_TRUE(exec.value()->run({fed}, &expected).is_ok());
+    EXPECT_EQ(std::memcmp(out[0].buf, expected[0].raw(), 48), 0);
+    EXPECT_EQ(std::memcmp(out[1].buf, expected[1].raw(), 48), 0);
+    rknn_tensor_attr attr{};
+    ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_NATIVE_OUTPUT_ATTR, &attr, sizeof(attr)), RKNN_SUCC);
+    EXPECT_EQ(attr.fmt, RKNN_TENSOR_NC1HWC2);
+    EXPECT_EQ(std::vector<uint32_t>(attr.dims, attr.dims + 5), (std::vector<uint32_t>{1, 1, 6, 1, 16}));
+    EXPECT_EQ(rknn_outputs_release(ctx, 2, out), RKNN_SUCC);
+    EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+}
+
 TEST(ApiInit, BadModelsAreRefusedWithAClearCode) {
     rknn_context ctx = 0;
     std::vector<uint8_t> junk(256, 0x5a);
