@@ -474,13 +474,26 @@ bool Context::in_callbacks_of(const Context* context) {
 Status Context::register_custom_ops(const rknn_custom_op* ops, uint32_t count) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (batch_) {
-        for (const std::shared_ptr<Context>& context : batch_->contexts())
-            RKNN_RETURN_IF_ERROR(context->register_custom_ops(ops, count));
+        // One registration for every batch copy: a copy that fails undoes
+        // the copies before it, so the client can register again.
+        const auto& copies = batch_->contexts();
+        for (size_t i = 0; i < copies.size(); ++i) {
+            const Status status = copies[i]->register_custom_ops(ops, count);
+            if (status.is_ok()) continue;
+            for (size_t j = 0; j < i; ++j) copies[j]->unregister_custom_ops(ops, count);
+            return status.with_context("batch copy " + std::to_string(i));
+        }
         return Status::ok();
     }
     RKNN_RETURN_IF_ERROR(refuse_info_only());
     InCallbacks scope(this);
     return custom_ops_->register_ops(ops, count, set_->plan->graph);
+}
+
+void Context::unregister_custom_ops(const rknn_custom_op* ops, uint32_t count) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    InCallbacks scope(this);  // their destroy runs
+    custom_ops_->unregister_ops(ops, count);
 }
 
 // A custom op's step: a cube that the op alone reads, or that only NPU ops

@@ -162,6 +162,9 @@ public:
     int64_t last_run_npu_ns();
 
 private:
+    // Undoes a register_custom_ops that succeeded (a batch copy after this
+    // one failed to register the same ops).
+    void unregister_custom_ops(const rknn_custom_op* ops, uint32_t count);
     struct PlanState;  // below: what the context keeps per plan
     Context() = default;
     // A multi-batch model's front over `first` (its batch-1 context) and

@@ -275,6 +275,22 @@ Status check_op(const rknn_custom_op& op, uint32_t index, const std::vector<std:
 
 }  // namespace
 
+void CustomOps::forget_node(Node& node) {
+    destroy_node(node);
+    node.registered = false;
+    node.builtin = false;
+    node.gpu.reset();
+    node.cpu_fallback.reset();
+    node.cpu_fallback_graph.reset();
+    node.own_dtype.clear();
+}
+
+void CustomOps::unregister_ops(const rknn_custom_op* ops, uint32_t count) {
+    for (uint32_t i = 0; i < count; ++i)
+        for (auto& node : nodes_)
+            if (node->registered && !node->from_plugin && node->type == ops[i].op_type) forget_node(*node);
+}
+
 Status CustomOps::register_ops(const rknn_custom_op* ops, uint32_t count, const graph::Graph& g, bool from_plugin) {
     std::vector<std::string> model_types;
     for (const auto& node : nodes_) {
@@ -331,15 +347,7 @@ Status CustomOps::register_ops(const rknn_custom_op* ops, uint32_t count, const 
         bool armed = true;
         ~Rollback() {
             if (!armed) return;
-            for (Node* undo : *done) {
-                self->destroy_node(*undo);
-                undo->registered = false;
-                undo->builtin = false;
-                undo->gpu.reset();
-                undo->cpu_fallback.reset();
-                undo->cpu_fallback_graph.reset();
-                undo->own_dtype.clear();
-            }
+            for (Node* undo : *done) self->forget_node(*undo);
         }
     } rollback{this, &done};
     for (uint32_t i = 0; i < count; ++i) {

@@ -51,6 +51,9 @@ public:
     // `from_plugin`: PluginLibraries registers; a client's registration of the
     // same type later replaces such an op (its destroy runs first).
     Status register_ops(const rknn_custom_op* ops, uint32_t count, const graph::Graph& g, bool from_plugin = false);
+    // Undoes a client's register_ops(ops, count) that succeeded (its destroy
+    // runs): the batch copies' registration is one, and a later copy failed.
+    void unregister_ops(const rknn_custom_op* ops, uint32_t count);
     // kFailedPrecondition naming the model's custom op types nobody registered.
     Status check_all_registered() const;
     // Where one run of a custom op spent its time (ns): its inputs into the
@@ -100,6 +103,8 @@ private:
     Status make_cpu_fallback(Node& node, const graph::Graph& g);
     Status run_cpu_fallback(Node& node);
     void destroy_node(Node& node);
+    // destroy_node, and the node is no longer registered.
+    void forget_node(Node& node);
     static void restore_context(Node& node);
 
     std::shared_ptr<driver::OpenedDriver> driver_;

@@ -770,6 +770,41 @@ TEST_F(CustomOps, CallbacksCannotReenterOrCorruptTheirContext) {
     EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
 }
 
+int flaky_inits = 0, flaky_fail_on = 0;
+int flaky_init(rknn_custom_op_context*, rknn_custom_op_tensor*, uint32_t, rknn_custom_op_tensor*, uint32_t) {
+    return ++flaky_inits == flaky_fail_on ? -1 : 0;
+}
+
+// A multi-batch model registers its ops in every batch copy; when one copy's
+// init fails, the copies before it are undone (their destroy runs), so the
+// client can register again and run.
+TEST_F(CustomOps, BatchRegistrationFailingInOneCopyCanBeRetried) {
+    graph::Graph g = with_custom("cstSigmoid", false);
+    g.batch = 2;
+    rknn_context ctx = 0;
+    ASSERT_EQ(init_graph(g, kQuiet, &ctx), RKNN_SUCC);
+    rknn_custom_op op = cpu_op("cstSigmoid", sigmoid_compute);
+    op.init = flaky_init;
+    op.destroy = count_destroy;
+    flaky_inits = 0;
+    flaky_fail_on = 2;  // the second batch copy's init
+    EXPECT_NE(rknn_register_custom_ops(ctx, &op, 1), RKNN_SUCC);
+    EXPECT_TRUE(logged("batch copy 1")) << "the log names the copy that failed";
+    EXPECT_EQ(seen.destroys, 1) << "the first copy's registration is undone";
+    flaky_fail_on = 0;
+    ASSERT_EQ(rknn_register_custom_ops(ctx, &op, 1), RKNN_SUCC) << "registering again works";
+    std::vector<uint8_t> pixels = rknn::testing::random_pixels({1, 3, 8, 8}, 5);
+    const std::vector<uint8_t> second = rknn::testing::random_pixels({1, 3, 8, 8}, 6);
+    pixels.insert(pixels.end(), second.begin(), second.end());
+    rknn_input in = rknn::testing::input_of(pixels.data(), static_cast<uint32_t>(pixels.size()), RKNN_TENSOR_UINT8,
+                                            RKNN_TENSOR_NHWC);
+    ASSERT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC);
+    EXPECT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
+    EXPECT_EQ(seen.computes, 2) << "one compute per batch item";
+    EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+    EXPECT_EQ(seen.destroys, 3) << "and each copy's destroy at rknn_destroy";
+}
+
 std::atomic<bool> racing_compute_started{false};
 std::atomic<int> racing_destroys{0};
 
