@@ -14,63 +14,53 @@ namespace {
 using mock::AddressSpace;
 using mock::MockMemory;
 
-std::shared_ptr<MockMemory> make_buffer() {
-    int err = 0;
-    auto memory = MockMemory::create(8192, false, &err);
-    EXPECT_TRUE(memory) << "memfd failed: " << err;
-    return memory;
+// One buffer mapped into a fresh space, held by the mapping alone.
+class AddressSpaceTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        int err = 0;
+        std::shared_ptr<MockMemory> memory = MockMemory::create(8192, false, &err);
+        ASSERT_TRUE(memory) << "memfd failed: " << err;
+        watch_ = memory;
+        iova_ = space_.map(memory->device(), memory->size(), memory);
+        ASSERT_NE(iova_, 0u);
+    }
+    bool freed() const { return watch_.expired(); }
+
+    AddressSpace space_;
+    std::weak_ptr<MockMemory> watch_;
+    uint64_t iova_ = 0;
+};
+
+TEST_F(AddressSpaceTest, UnmapWithoutAJobFreesAtOnce) {
+    EXPECT_FALSE(freed());  // the mapping holds it
+    space_.unmap(iova_);
+    EXPECT_TRUE(freed());
+    EXPECT_EQ(space_.retired_count(), 0u);
 }
 
-TEST(AddressSpace, UnmapWithoutAJobFreesAtOnce) {
-    AddressSpace space;
-    auto memory = make_buffer();
-    ASSERT_TRUE(memory);
-    const std::weak_ptr<MockMemory> watch = memory;
-    const uint64_t iova = space.map(memory->device(), memory->size(), memory);
-    ASSERT_NE(iova, 0u);
-    memory.reset();
-    EXPECT_FALSE(watch.expired());  // the mapping holds it
-    space.unmap(iova);
-    EXPECT_TRUE(watch.expired());
-    EXPECT_EQ(space.retired_count(), 0u);
-}
-
-TEST(AddressSpace, BufferFreedDuringAJobFaultsButLivesUntilTheJobEnds) {
-    AddressSpace space;
-    auto memory = make_buffer();
-    ASSERT_TRUE(memory);
-    const std::weak_ptr<MockMemory> watch = memory;
-    const uint64_t iova = space.map(memory->device(), memory->size(), memory);
-    ASSERT_NE(iova, 0u);
-    memory.reset();
-
-    space.begin_job();
-    uint8_t* bytes = space.resolve(iova, 4096, true);
+TEST_F(AddressSpaceTest, BufferFreedDuringAJobFaultsButLivesUntilTheJobEnds) {
+    space_.begin_job();
+    uint8_t* bytes = space_.resolve(iova_, 4096, true);
     ASSERT_NE(bytes, nullptr);
-    space.unmap(iova);  // another client's GEM close
-    EXPECT_EQ(space.resolve(iova, 4096), nullptr) << "an unmapped address must fault at once";
-    EXPECT_FALSE(watch.expired()) << "freed while a job may still read it";
-    EXPECT_EQ(space.retired_count(), 1u);
+    space_.unmap(iova_);  // another client's GEM close
+    EXPECT_EQ(space_.resolve(iova_, 4096), nullptr) << "an unmapped address must fault at once";
+    EXPECT_FALSE(freed()) << "freed while a job may still read it";
+    EXPECT_EQ(space_.retired_count(), 1u);
     bytes[100] = 0x5a;  // the job goes on writing (ASan: no use-after-free)
-    space.end_job();
-    EXPECT_TRUE(watch.expired());
-    EXPECT_EQ(space.retired_count(), 0u);
+    space_.end_job();
+    EXPECT_TRUE(freed());
+    EXPECT_EQ(space_.retired_count(), 0u);
 }
 
-TEST(AddressSpace, OverlappingJobsFreeOnlyAfterTheLastEnds) {
-    AddressSpace space;
-    auto memory = make_buffer();
-    ASSERT_TRUE(memory);
-    const std::weak_ptr<MockMemory> watch = memory;
-    const uint64_t iova = space.map(memory->device(), memory->size(), memory);
-    memory.reset();
-    space.begin_job();
-    space.begin_job();  // a second core's job in the same space
-    space.unmap(iova);
-    space.end_job();
-    EXPECT_FALSE(watch.expired());
-    space.end_job();
-    EXPECT_TRUE(watch.expired());
+TEST_F(AddressSpaceTest, OverlappingJobsFreeOnlyAfterTheLastEnds) {
+    space_.begin_job();
+    space_.begin_job();  // a second core's job in the same space
+    space_.unmap(iova_);
+    space_.end_job();
+    EXPECT_FALSE(freed());
+    space_.end_job();
+    EXPECT_TRUE(freed());
 }
 
 }  // namespace

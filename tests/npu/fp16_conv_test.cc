@@ -173,95 +173,68 @@ TEST(NpuFp16Conv, PackedImageInputsStayWithinTolerance) {
     EXPECT_LE(worst, 1.0);
 }
 
-// fp16 [M, K] x [N, K]^T + bias as M one-pixel rows: within 2 ulps plus the
-// fp32 summation bound of the reference.
-TEST(NpuFp16Conv, MultiRowGemmStaysWithinTolerance) {
-    std::mt19937 rng(77);
+// An fp16 matrix product on the NPU as M one-pixel rows against the CPU
+// reference: within 2 ulps plus the fp32 summation bound. `batch_of_one`:
+// [1, M, K] x [K, N] as a MatMul, else [M, K] x [N, K]^T + bias as a Gemm.
+void expect_fp16_product_within_tolerance(bool batch_of_one, int m, int k, int n, std::mt19937& rng) {
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    for (int m : {1, 3, 17}) {
-        const int k = 37, n = 21;
-        Graph g;
-        const int32_t a = add_tensor(&g, "a", DType::kFloat16, {m, k});
-        g.inputs = {a};
-        std::vector<uint16_t> w(static_cast<size_t>(n * k));
-        for (uint16_t& v : w) v = rknn::float_to_half(dist(rng));
-        std::vector<float> b(static_cast<size_t>(n));
-        for (float& v : b) v = dist(rng);
-        const int32_t wid = g.add_constant("w", DType::kFloat16, {n, k}, rknn::graph::Buffer::copy_of(w.data(), w.size() * 2));
+    const rknn::graph::Shape a_shape = batch_of_one ? rknn::graph::Shape{1, m, k} : rknn::graph::Shape{m, k};
+    const rknn::graph::Shape y_shape = batch_of_one ? rknn::graph::Shape{1, m, n} : rknn::graph::Shape{m, n};
+    Graph g;
+    const int32_t a = add_tensor(&g, "a", DType::kFloat16, a_shape);
+    g.inputs = {a};
+    std::vector<uint16_t> w(static_cast<size_t>(n * k));
+    for (uint16_t& v : w) v = rknn::float_to_half(dist(rng));
+    std::vector<float> b(batch_of_one ? 0 : static_cast<size_t>(n));
+    for (float& v : b) v = dist(rng);
+    const rknn::graph::Shape w_shape = batch_of_one ? rknn::graph::Shape{k, n} : rknn::graph::Shape{n, k};
+    const int32_t wid = g.add_constant("w", DType::kFloat16, w_shape, rknn::graph::Buffer::copy_of(w.data(), w.size() * 2));
+    const int32_t y = add_tensor(&g, "y", DType::kFloat16, y_shape);
+    if (batch_of_one) {
+        g.add_op(rknn::graph::Op{OpType::kMatMul, "matmul", "", {a, wid}, {y}, {}});
+    } else {
         const int32_t bid = g.add_constant("b", DType::kFloat32, {n}, rknn::graph::Buffer::copy_of(b.data(), b.size() * 4));
-        const int32_t y = add_tensor(&g, "y", DType::kFloat16, {m, n});
         rknn::graph::Op op{OpType::kGemm, "gemm", "", {a, wid, bid}, {y}, {}};
         op.attrs.set_int("transB", 1);
         g.add_op(op);
-        g.outputs = {y};
-        HostTensor x(DType::kFloat16, {m, k});
-        for (int64_t i = 0; i < x.numel(); ++i) x.data<uint16_t>()[i] = rknn::float_to_half(dist(rng));
-        auto exec = rknn::cpu::GraphExecutor::create(g);
-        ASSERT_TRUE(exec.is_ok());
-        std::vector<HostTensor> ref;
-        ASSERT_TRUE(exec.value()->run({x}, &ref).is_ok());
-        const auto placement = npu::place_op(g, g.ops[0], rknn::hw::default_soc());
-        ASSERT_EQ(placement.target, npu::Target::kNpu) << placement.reason;
-        auto run = npu::testing::run_graph_op(g, g.ops[0], [&](int32_t) -> const HostTensor& { return x; });
-        ASSERT_TRUE(run.is_ok()) << run.status().message();
-        const auto* got = reinterpret_cast<const uint16_t*>(run.value().output.data());
-        for (int r = 0; r < m; ++r)
-            for (int o = 0; o < n; ++o) {
-                double magnitude = std::fabs(b[static_cast<size_t>(o)]);
-                for (int j = 0; j < k; ++j)
-                    magnitude += std::fabs(rknn::half_to_float(x.data<uint16_t>()[r * k + j]) *
-                                           rknn::half_to_float(w[static_cast<size_t>(o * k + j)]));
-                const size_t i = static_cast<size_t>(r * n + o);
-                const double rv = rknn::half_to_float(ref[0].data<uint16_t>()[i]);
-                const double v = rknn::half_to_float(got[i]);
-                EXPECT_LE(std::fabs(v - rv), 2.0 * ulp_of(std::max(std::fabs(rv), std::fabs(v))) +
-                                                 (k + 2) * std::ldexp(1.0, -23) * magnitude)
-                    << "M=" << m << " row " << r << " output " << o;
-            }
     }
+    g.outputs = {y};
+    HostTensor x(DType::kFloat16, a_shape);
+    for (int64_t i = 0; i < x.numel(); ++i) x.data<uint16_t>()[i] = rknn::float_to_half(dist(rng));
+    auto exec = rknn::cpu::GraphExecutor::create(g);
+    ASSERT_TRUE(exec.is_ok());
+    std::vector<HostTensor> ref;
+    ASSERT_TRUE(exec.value()->run({x}, &ref).is_ok());
+    const auto placement = npu::place_op(g, g.ops[0], rknn::hw::default_soc());
+    ASSERT_EQ(placement.target, npu::Target::kNpu) << placement.reason;
+    auto run = npu::testing::run_graph_op(g, g.ops[0], [&](int32_t) -> const HostTensor& { return x; });
+    ASSERT_TRUE(run.is_ok()) << run.status().message();
+    const auto* got = reinterpret_cast<const uint16_t*>(run.value().output.data());
+    for (int r = 0; r < m; ++r)
+        for (int o = 0; o < n; ++o) {
+            double magnitude = b.empty() ? 0.0 : std::fabs(b[static_cast<size_t>(o)]);
+            for (int j = 0; j < k; ++j) {
+                const size_t wi = static_cast<size_t>(batch_of_one ? j * n + o : o * k + j);
+                magnitude += std::fabs(rknn::half_to_float(x.data<uint16_t>()[r * k + j]) * rknn::half_to_float(w[wi]));
+            }
+            const size_t i = static_cast<size_t>(r * n + o);
+            const double rv = rknn::half_to_float(ref[0].data<uint16_t>()[i]);
+            const double v = rknn::half_to_float(got[i]);
+            EXPECT_LE(std::fabs(v - rv), 2.0 * ulp_of(std::max(std::fabs(rv), std::fabs(v))) +
+                                             (k + 2) * std::ldexp(1.0, -23) * magnitude)
+                << "M=" << m << " row " << r << " output " << o;
+        }
 }
 
-// fp16 [1, M, K] x [K, N], the batch-of-one MatMul sequence models export:
-// the same M one-pixel rows, within 2 ulps plus the fp32 summation bound.
+TEST(NpuFp16Conv, MultiRowGemmStaysWithinTolerance) {
+    std::mt19937 rng(77);
+    for (int m : {1, 3, 17}) expect_fp16_product_within_tolerance(false, m, 37, 21, rng);
+}
+
+// The batch-of-one MatMul sequence models export (PP-OCR rec's neck).
 TEST(NpuFp16Conv, BatchOfOneMatMulStaysWithinTolerance) {
     std::mt19937 rng(78);
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    for (int m : {3, 40}) {
-        const int k = 24, n = 19;
-        Graph g;
-        const int32_t a = add_tensor(&g, "a", DType::kFloat16, {1, m, k});
-        g.inputs = {a};
-        std::vector<uint16_t> w(static_cast<size_t>(k * n));
-        for (uint16_t& v : w) v = rknn::float_to_half(dist(rng));
-        const int32_t wid = g.add_constant("w", DType::kFloat16, {k, n}, rknn::graph::Buffer::copy_of(w.data(), w.size() * 2));
-        const int32_t y = add_tensor(&g, "y", DType::kFloat16, {1, m, n});
-        g.add_op(rknn::graph::Op{OpType::kMatMul, "matmul", "", {a, wid}, {y}, {}});
-        g.outputs = {y};
-        HostTensor x(DType::kFloat16, {1, m, k});
-        for (int64_t i = 0; i < x.numel(); ++i) x.data<uint16_t>()[i] = rknn::float_to_half(dist(rng));
-        auto exec = rknn::cpu::GraphExecutor::create(g);
-        ASSERT_TRUE(exec.is_ok());
-        std::vector<HostTensor> ref;
-        ASSERT_TRUE(exec.value()->run({x}, &ref).is_ok());
-        const auto placement = npu::place_op(g, g.ops[0], rknn::hw::default_soc());
-        ASSERT_EQ(placement.target, npu::Target::kNpu) << placement.reason;
-        auto run = npu::testing::run_graph_op(g, g.ops[0], [&](int32_t) -> const HostTensor& { return x; });
-        ASSERT_TRUE(run.is_ok()) << run.status().message();
-        const auto* got = reinterpret_cast<const uint16_t*>(run.value().output.data());
-        for (int r = 0; r < m; ++r)
-            for (int o = 0; o < n; ++o) {
-                double magnitude = 0;
-                for (int j = 0; j < k; ++j)
-                    magnitude += std::fabs(rknn::half_to_float(x.data<uint16_t>()[r * k + j]) *
-                                           rknn::half_to_float(w[static_cast<size_t>(j * n + o)]));
-                const size_t i = static_cast<size_t>(r * n + o);
-                const double rv = rknn::half_to_float(ref[0].data<uint16_t>()[i]);
-                const double v = rknn::half_to_float(got[i]);
-                EXPECT_LE(std::fabs(v - rv), 2.0 * ulp_of(std::max(std::fabs(rv), std::fabs(v))) +
-                                                 (k + 2) * std::ldexp(1.0, -23) * magnitude)
-                    << "M=" << m << " row " << r << " output " << o;
-            }
-    }
+    for (int m : {3, 40}) expect_fp16_product_within_tolerance(true, m, 24, 19, rng);
 }
 
 TEST(NpuFp16Conv, WhatTheFloatPipelineCannotRunStaysOnTheCpu) {

@@ -836,6 +836,25 @@ TEST(ApiModels, CpuWrittenConcatPartKeepsItsNeighbour) {
     EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
 }
 
+// Calibrates `g` on its one float input `x` (min-max) and quantises it to int8.
+bool quantize_on(graph::Graph* g, const HostTensor& x) {
+    rknn::convert::CalibrationOptions min_max;
+    min_max.progress = false;
+    auto calibration = rknn::convert::calibrate(*g, {{x}}, min_max);
+    return calibration.is_ok() && rknn::convert::quantize_int8(g, calibration.value().ranges, {}).is_ok();
+}
+
+// The int8 reference's outputs for float input `x` (empty on failure).
+std::vector<HostTensor> int8_reference(const graph::Graph& g, const HostTensor& x) {
+    const graph::Tensor& input = g.tensors[static_cast<size_t>(g.inputs[0])];
+    HostTensor fed = rknn::cpu::make_tensor_like(input, input.shape);
+    auto exec = rknn::cpu::GraphExecutor::create(g);
+    std::vector<HostTensor> outputs;
+    if (!rknn::cpu::from_float32(x, &fed).is_ok() || !exec.is_ok() || !exec.value()->run({fed}, &outputs).is_ok())
+        return {};
+    return outputs;
+}
+
 // A matrix of several rows through the API: an [M, K] input is packed into
 // M one-pixel rows of the NPU's cube and the [M, N] output comes back in
 // row-major order (UNDEFINED layout, FLOAT32 values).
@@ -854,11 +873,7 @@ TEST(ApiModels, MultiRowGemmThroughTheApi) {
     std::mt19937 rng(23);
     HostTensor x(graph::DType::kFloat32, {5, 16});
     for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(rng() % 200) / 50.0f - 2.0f;
-    rknn::convert::CalibrationOptions min_max;
-    min_max.progress = false;
-    auto calibration = rknn::convert::calibrate(g, {{x}}, min_max);
-    ASSERT_TRUE(calibration.is_ok());
-    ASSERT_TRUE(rknn::convert::quantize_int8(&g, calibration.value().ranges, {}).is_ok());
+    ASSERT_TRUE(quantize_on(&g, x));
     rknn_context ctx = 0;
     ASSERT_EQ(init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &ctx), RKNN_SUCC);
     rknn_input in = input_of(x.raw(), static_cast<uint32_t>(x.byte_size()), RKNN_TENSOR_FLOAT32,
@@ -869,12 +884,8 @@ TEST(ApiModels, MultiRowGemmThroughTheApi) {
     ASSERT_EQ(rknn_outputs_get(ctx, 1, &out, nullptr), RKNN_SUCC);
     ASSERT_EQ(out.size, 40u);
 
-    const graph::Tensor& ta = g.tensors[static_cast<size_t>(a)];
-    HostTensor fed = rknn::cpu::make_tensor_like(ta, ta.shape);
-    ASSERT_TRUE(rknn::cpu::from_float32(x, &fed).is_ok());
-    auto exec = rknn::cpu::GraphExecutor::create(g);
-    std::vector<HostTensor> expected;
-    ASSERT_TRUE(exec.value()->run({fed}, &expected).is_ok());
+    const std::vector<HostTensor> expected = int8_reference(g, x);
+    ASSERT_FALSE(expected.empty());
     EXPECT_EQ(std::memcmp(out.buf, expected[0].raw(), 40), 0);
     rknn_tensor_attr attr{};
     ASSERT_EQ(rknn_query(ctx, RKNN_QUERY_NATIVE_OUTPUT_ATTR, &attr, sizeof(attr)), RKNN_SUCC);
@@ -903,11 +914,7 @@ TEST(ApiModels, BatchOfOneMatMulRunsOnTheNpu) {
     std::mt19937 rng(33);
     HostTensor x(graph::DType::kFloat32, {1, 6, 16});
     for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(rng() % 200) / 50.0f - 2.0f;
-    rknn::convert::CalibrationOptions min_max;
-    min_max.progress = false;
-    auto calibration = rknn::convert::calibrate(g, {{x}}, min_max);
-    ASSERT_TRUE(calibration.is_ok());
-    ASSERT_TRUE(rknn::convert::quantize_int8(&g, calibration.value().ranges, {}).is_ok());
+    ASSERT_TRUE(quantize_on(&g, x));
     rknn_context ctx = 0;
     ASSERT_EQ(init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &ctx), RKNN_SUCC);
     auto context = rknn::api::runtime_context(ctx);
@@ -921,12 +928,8 @@ TEST(ApiModels, BatchOfOneMatMulRunsOnTheNpu) {
     ASSERT_EQ(out[0].size, 48u);
     ASSERT_EQ(out[1].size, 48u);
 
-    const graph::Tensor& ta = g.tensors[static_cast<size_t>(a)];
-    HostTensor fed = rknn::cpu::make_tensor_like(ta, ta.shape);
-    ASSERT_TRUE(rknn::cpu::from_float32(x, &fed).is_ok());
-    auto exec = rknn::cpu::GraphExecutor::create(g);
-    std::vector<HostTensor> expected;
-    ASSERT_TRUE(exec.value()->run({fed}, &expected).is_ok());
+    const std::vector<HostTensor> expected = int8_reference(g, x);
+    ASSERT_FALSE(expected.empty());
     EXPECT_EQ(std::memcmp(out[0].buf, expected[0].raw(), 48), 0);
     EXPECT_EQ(std::memcmp(out[1].buf, expected[1].raw(), 48), 0);
     rknn_tensor_attr attr{};
