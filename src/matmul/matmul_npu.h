@@ -16,6 +16,13 @@
 // may be a client's fd that the device has not imported): A is copied into
 // the input cube, B packed into kernels when it is bound, and the output
 // cube copied into C in C's layout.
+//
+// K beyond the CNA's channel fields (8192; an LLM's FFN down-projection has
+// K = 11008) is split into equal parts of whole 32-channel groups: one
+// convolution per part, each reading its slice of A's cube and its own
+// packed kernels, writing int32 (int8) or float32 (float16) partial sums
+// that the host adds in part order. int8 stays exact; float16 sums stay
+// float32 until C.
 #pragma once
 
 #include <array>
@@ -55,8 +62,14 @@ public:
 private:
     // Device memory of at least `bytes`, (re)made when too small.
     Status ensure(std::shared_ptr<runtime::IoMemory>* memory, uint64_t bytes);
-    // The program for a shape and mask, made once.
-    StatusOr<const npu::Program*> program(int64_t m, int64_t k, int64_t n, uint32_t core_mask);
+    // The program for a shape and mask, made once; `float32_out`: a float16
+    // product writes float32.
+    StatusOr<const npu::Program*> program(int64_t m, int64_t k, int64_t n, uint32_t core_mask, bool float32_out);
+    // The parts of K one convolution each takes (one part up to 8192).
+    struct KPart {
+        int64_t start = 0, size = 0;
+    };
+    static std::vector<KPart> k_parts(int64_t k);
 
     std::shared_ptr<driver::OpenedDriver> driver_;
     Plan plan_;
@@ -64,12 +77,19 @@ private:
     std::shared_ptr<runtime::IoMemory> input_, weights_, records_, output_, stream_;
     int64_t b_k_ = 0, b_n_ = 0;         // the shape B was packed for (0: none yet)
     std::vector<int64_t> column_sums_;  // int8: sum over K of each column of B
-    std::map<std::tuple<int64_t, int64_t, int64_t, uint32_t>, npu::Program> programs_;
-    // What the stream and the records hold now, so that a run that changes
-    // nothing writes neither again.
-    const npu::Program* linked_program_ = nullptr;
-    std::array<uint64_t, 5> linked_addresses_{};  // stream, then the four buffers
+    std::vector<uint64_t> weight_offsets_;  // each K part's kernels in weights_
+    std::map<std::tuple<int64_t, int64_t, int64_t, uint32_t, bool>, npu::Program> programs_;
+    // What each part's stream holds now, so that a run that changes nothing
+    // writes it again: the program and its addresses (stream, then the four
+    // buffers).
+    struct Linked {
+        const npu::Program* program = nullptr;
+        std::array<uint64_t, 5> addresses{};
+    };
+    std::vector<Linked> linked_;
+    std::vector<uint16_t> half_cube_;  // float16 C of several K parts: the rounded sums
     bool records_valid_ = false;
+    uint64_t records_stride_ = 0;  // int8 over several K parts: the zero-bias records' offset
     int32_t records_zp_ = 0;
 };
 

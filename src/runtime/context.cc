@@ -127,10 +127,8 @@ StatusOr<std::shared_ptr<Context>> Context::create(const void* model, uint32_t s
 StatusOr<std::shared_ptr<Context>> Context::duplicate() {
     std::lock_guard<std::mutex> lock(mutex_);
     if (batch_) {
-        std::shared_ptr<Context> copy(new Context());
-        copy->flags_ = flags_;
-        copy->driver_ = driver_;
-        RKNN_ASSIGN_OR_RETURN(copy->batch_, batch_->duplicate());
+        RKNN_ASSIGN_OR_RETURN(std::unique_ptr<BatchFanout> fanout, batch_->duplicate());
+        std::shared_ptr<Context> copy = front_of(*this, std::move(fanout));
         copy->batch_mask_ = batch_mask_;
         copy->batch_core_num_ = batch_core_num_;
         return copy;

@@ -170,6 +170,8 @@ private:
     // A multi-batch model's front over `first` (its batch-1 context) and
     // duplicates of it, one per core the batch may use.
     static StatusOr<std::shared_ptr<Context>> make_batched(std::shared_ptr<Context> first, uint32_t batch);
+    // A front running `fanout`, with the flags and driver of `like`.
+    static std::shared_ptr<Context> front_of(const Context& like, std::unique_ptr<BatchFanout> fanout);
     // Set on a multi-batch model's front, which has no plan of its own: the
     // public calls go to it (batch_fanout.h).
     std::unique_ptr<BatchFanout> batch_;

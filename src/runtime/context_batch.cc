@@ -34,11 +34,15 @@ StatusOr<std::shared_ptr<Context>> Context::make_batched(std::shared_ptr<Context
         RKNN_ASSIGN_OR_RETURN(std::shared_ptr<Context> copy, first->duplicate());
         contexts.push_back(std::move(copy));
     }
-    std::shared_ptr<Context> front(new Context());
-    front->flags_ = first->flags_;
-    front->driver_ = first->driver_;
-    front->batch_ = std::make_unique<BatchFanout>(std::move(contexts), batch);
     RKNN_LOG_AT(3, "multi-batch model: %u items per run on %u context(s)", batch, count);
+    return front_of(*first, std::make_unique<BatchFanout>(std::move(contexts), batch));
+}
+
+std::shared_ptr<Context> Context::front_of(const Context& like, std::unique_ptr<BatchFanout> fanout) {
+    std::shared_ptr<Context> front(new Context());
+    front->flags_ = like.flags_;
+    front->driver_ = like.driver_;
+    front->batch_ = std::move(fanout);
     return front;
 }
 

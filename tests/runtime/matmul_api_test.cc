@@ -407,6 +407,33 @@ TEST_F(MatmulApi, NativeBIsSegmentedAlongKAbove8192) {
 
 // The dynamic-shape flow: B (TP_NORM) bound once, M varying, A and C bound
 // again after each rknn_matmul_set_dynamic_shape.
+// K above the CNA's 8192 channels (an LLM FFN's down-projection has
+// K = 11008) runs on the NPU in parts whose partial sums the host adds:
+// integer results exact, float ones within the float32 bound, per-channel B
+// and an asymmetric A included. Nothing falls back to the host reference.
+TEST_F(MatmulApi, KBeyondOneConvolutionRunsOnTheNpuInParts) {
+    std::vector<std::string> lines;
+    rknn::log::set_level(3);
+    rknn::log::set_sink([&lines](const std::string& line) { lines.push_back(line); });
+    uint32_t seed = 90;
+    for (rknn_matmul_type type : {RKNN_INT8_MM_INT8_TO_INT32, RKNN_INT8_MM_INT8_TO_INT8, RKNN_INT8_MM_INT8_TO_FLOAT32,
+                                  RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32, RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT16}) {
+        run_and_check({type, 3, 11008, 32}, seed++);
+        const bool ints = type == RKNN_INT8_MM_INT8_TO_INT32 || type == RKNN_INT8_MM_INT8_TO_INT8 ||
+                          type == RKNN_INT8_MM_INT8_TO_FLOAT32;
+        Case on_three_cores{type, 1, 8192 + 32, 64};
+        on_three_cores.core_mask = RKNN_NPU_CORE_0_1_2;
+        if (ints) {
+            on_three_cores.b_quant = RKNN_QUANT_TYPE_PER_CHANNEL_SYM;
+            on_three_cores.ac_quant = RKNN_QUANT_TYPE_PER_LAYER_ASYM;
+        }
+        run_and_check(on_three_cores, seed++);
+    }
+    rknn::log::set_sink(nullptr);
+    for (const std::string& line : lines)
+        EXPECT_EQ(line.find("runs on the host reference"), std::string::npos) << line;
+}
+
 TEST_F(MatmulApi, DynamicShapesVaryM) {
     rknn_matmul_shape shapes[3] = {{1, 64, 32}, {4, 64, 32}, {17, 64, 32}};
     rknn_matmul_info info = info_of({RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32, 0, 0, 0, RKNN_MM_LAYOUT_TP_NORM});
