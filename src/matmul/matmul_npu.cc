@@ -37,8 +37,10 @@ bool NpuMatmul::applies(const Plan& plan, const hw::SocProfile& soc, int64_t max
     return t.a == Elem::kInt8 && t.b == Elem::kInt8 && !per_group && max_k <= kMaxInt8K;
 }
 
-Status NpuMatmul::ensure(std::shared_ptr<runtime::IoMemory>* memory, uint64_t bytes) {
+Status NpuMatmul::ensure(std::shared_ptr<runtime::IoMemory>* memory, uint64_t bytes, bool* made) {
+    if (made != nullptr) *made = false;
     if (*memory != nullptr && (*memory)->size() >= bytes) return Status::ok();
+    if (made != nullptr) *made = true;
     memory->reset();
     RKNN_ASSIGN_OR_RETURN(*memory, runtime::IoMemory::create(driver_, std::max<uint64_t>(bytes, kAtomBytes), true, iommu_domain_));
     return Status::ok();
@@ -163,7 +165,7 @@ Status NpuMatmul::run(const uint8_t* a, uint8_t* c, int64_t c_sub, int64_t m, in
                   out_lanes = static_cast<int64_t>(kAtomBytes / out_element);
     const uint64_t out_bytes = static_cast<uint64_t>(ceil_div(n, out_lanes) * m) * kAtomBytes;
     RKNN_RETURN_IF_ERROR(ensure(&input_, static_cast<uint64_t>(ceil_div(k, a_lanes) * m) * kAtomBytes));
-    RKNN_RETURN_IF_ERROR(ensure(&output_, out_bytes * parts.size()));
+    RKNN_RETURN_IF_ERROR(ensure(&output_, out_bytes));  // every part writes it in turn
 
     // A into the input cube [K/lanes][M][lanes] (K is a multiple of 32: no
     // padding); a NATIVE A is a tiled layout of its own width. Each K part
@@ -194,15 +196,25 @@ Status NpuMatmul::run(const uint8_t* a, uint8_t* c, int64_t c_sub, int64_t m, in
     }
     const uint64_t zero_bias_records = integer() && split ? records_stride_ : 0;
 
-    RKNN_RETURN_IF_ERROR(ensure(&stream_, stream_stride * parts.size()));
+    bool new_stream = false;
+    RKNN_RETURN_IF_ERROR(ensure(&stream_, stream_stride * parts.size(), &new_stream));
+    if (new_stream) linked_.clear();  // a new buffer may sit at the old address, empty
     linked_.resize(parts.size());
     bool relinked = false;
+    // A stream is counted as linked only once it is synced to the device.
+    struct Unlink {
+        std::vector<Linked>* linked;
+        bool armed = true;
+        ~Unlink() {
+            if (armed) linked->clear();
+        }
+    } unlink{&linked_};
     for (size_t p = 0; p < parts.size(); ++p) {
         const uint64_t input_offset = static_cast<uint64_t>(parts[p].start / a_lanes * m) * kAtomBytes;
         const std::array<uint64_t, 5> addresses = {
             stream_->device_address() + p * stream_stride, input_->device_address() + input_offset,
             weights_->device_address() + weight_offsets_[p], records_->device_address() + (p > 0 ? zero_bias_records : 0),
-            output_->device_address() + p * out_bytes};
+            output_->device_address()};
         Linked& linked = linked_[p];
         if (programs[p] == linked.program && addresses == linked.addresses) continue;
         linked.program = nullptr;
@@ -213,6 +225,12 @@ Status NpuMatmul::run(const uint8_t* a, uint8_t* c, int64_t c_sub, int64_t m, in
         relinked = true;
     }
     if (relinked) RKNN_RETURN_IF_ERROR(stream_->sync(driver::SyncDirection::kToDevice));
+    unlink.armed = false;
+    // Part after part into the one output cube; with several parts, each
+    // part's sums are added on the host in part order.
+    const size_t values = out_bytes / out_element;
+    if (split && integer()) int_sums_.assign(values, 0);
+    if (split && !integer()) float_sums_.assign(values, 0.0f);
     for (size_t p = 0; p < parts.size(); ++p) {
         driver::SubmitRequest submit = runtime::make_submit(*programs[p], linked_[p].addresses[0], kTimeoutMs);
         submit.iommu_domain = iommu_domain_;
@@ -220,24 +238,19 @@ Status NpuMatmul::run(const uint8_t* a, uint8_t* c, int64_t c_sub, int64_t m, in
         if (result.task_counter != programs[p]->tasks.size())
             return Status(StatusCode::kInternal, "the NPU completed " + std::to_string(result.task_counter) + " of " +
                                                      std::to_string(programs[p]->tasks.size()) + " matmul tasks");
-    }
-    RKNN_RETURN_IF_ERROR(output_->sync(driver::SyncDirection::kFromDevice));
-
-    // The parts' partial sums, added in part order into the first part's cube.
-    uint8_t* out = output_->host();
-    const size_t values = out_bytes / out_element;
-    for (size_t p = 1; p < parts.size(); ++p) {
-        const uint8_t* part = output_->host() + p * out_bytes;
+        RKNN_RETURN_IF_ERROR(output_->sync(driver::SyncDirection::kFromDevice));
+        if (!split) break;
         if (integer()) {
-            auto* sums = reinterpret_cast<int32_t*>(out);
-            const auto* more = reinterpret_cast<const int32_t*>(part);
-            for (size_t i = 0; i < values; ++i) sums[i] += more[i];
+            const auto* part = reinterpret_cast<const int32_t*>(output_->host());
+            for (size_t i = 0; i < values; ++i) int_sums_[i] += part[i];
         } else {
-            auto* sums = reinterpret_cast<float*>(out);
-            const auto* more = reinterpret_cast<const float*>(part);
-            for (size_t i = 0; i < values; ++i) sums[i] += more[i];
+            const auto* part = reinterpret_cast<const float*>(output_->host());
+            for (size_t i = 0; i < values; ++i) float_sums_[i] += part[i];
         }
     }
+    uint8_t* out = !split ? output_->host()
+                   : integer() ? reinterpret_cast<uint8_t*>(int_sums_.data())
+                               : reinterpret_cast<uint8_t*>(float_sums_.data());
     int64_t c_lanes = out_lanes;
     size_t c_element = out_element;
     if (float32_out && plan_.type.c == Elem::kFloat16) {

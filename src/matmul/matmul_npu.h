@@ -60,8 +60,8 @@ public:
                int32_t a_zp = 0);
 
 private:
-    // Device memory of at least `bytes`, (re)made when too small.
-    Status ensure(std::shared_ptr<runtime::IoMemory>* memory, uint64_t bytes);
+    // Device memory of at least `bytes`, (re)made when too small (*made says so).
+    Status ensure(std::shared_ptr<runtime::IoMemory>* memory, uint64_t bytes, bool* made = nullptr);
     // The program for a shape and mask, made once; `float32_out`: a float16
     // product writes float32.
     StatusOr<const npu::Program*> program(int64_t m, int64_t k, int64_t n, uint32_t core_mask, bool float32_out);
@@ -87,7 +87,11 @@ private:
         std::array<uint64_t, 5> addresses{};
     };
     std::vector<Linked> linked_;
-    std::vector<uint16_t> half_cube_;  // float16 C of several K parts: the rounded sums
+    // Several K parts: their sums, added on the host (int8: int32, float16:
+    // float32), in the output cube's layout; a float16 C rounds them once.
+    std::vector<int32_t> int_sums_;
+    std::vector<float> float_sums_;
+    std::vector<uint16_t> half_cube_;
     bool records_valid_ = false;
     uint64_t records_stride_ = 0;  // int8 over several K parts: the zero-bias records' offset
     int32_t records_zp_ = 0;

@@ -474,13 +474,23 @@ Status Context::register_custom_ops(const rknn_custom_op* ops, uint32_t count) {
     if (batch_) {
         // One registration for every batch copy: a copy that fails undoes
         // the copies before it, so the client can register again.
+        // An exception from a callback undoes them too.
         const auto& copies = batch_->contexts();
+        struct Undo {
+            const std::vector<std::shared_ptr<Context>>& copies;
+            const rknn_custom_op* ops;
+            uint32_t count;
+            size_t done = 0;
+            ~Undo() {
+                for (size_t j = 0; j < done; ++j) copies[j]->unregister_custom_ops(ops, count);
+            }
+        } undo{copies, ops, count};
         for (size_t i = 0; i < copies.size(); ++i) {
             const Status status = copies[i]->register_custom_ops(ops, count);
-            if (status.is_ok()) continue;
-            for (size_t j = 0; j < i; ++j) copies[j]->unregister_custom_ops(ops, count);
-            return status.with_context("batch copy " + std::to_string(i));
+            if (!status.is_ok()) return status.with_context("batch copy " + std::to_string(i));
+            undo.done = i + 1;
         }
+        undo.done = 0;  // all registered: nothing to undo
         return Status::ok();
     }
     RKNN_RETURN_IF_ERROR(refuse_info_only());

@@ -42,7 +42,10 @@ void FrameRunner::stop() {
 
 FrameRunner::~FrameRunner() {
     // The last reference went on the worker thread, as its loop ended.
-    if (worker_.joinable()) worker_.detach();
+    if (worker_.joinable()) {
+        RKNN_LOG_AT(3, "rknn_destroy: the handle's last reference was its own frame worker's; it ends on that thread");
+        worker_.detach();
+    }
     for (int fd : cancel_)
         if (fd >= 0) ::close(fd);
 }

@@ -110,18 +110,20 @@ StatusOr<SegmentRun> submit_segment(driver::KernelDriver* driver, const SegmentP
                            program.tasks.size());
     SegmentRun run;
     run.npu_ns = result.hw_elapse_ns;
+    // Only the cores the driver reports (rocket reports none: it places jobs
+    // itself); a job split over them runs each core's range of tasks.
+    const uint32_t ran = result.core_mask;
     bool split = false;
     for (int core = 0; core < driver::kMaxCores; ++core) {
-        if (!(submit.core_mask & (1u << core))) continue;
+        if (!(ran & submit.core_mask & (1u << core))) continue;
         run.core_tasks[static_cast<size_t>(core)] = submit.core_tasks[static_cast<size_t>(core)].count;
         split = split || submit.core_tasks[static_cast<size_t>(core)].count > 0;
     }
     if (!split) {
         run.core_tasks = {};
-        const uint32_t mask = result.core_mask != 0 ? result.core_mask : submit.core_mask;
-        const bool one_core = mask != 0 && (mask & (mask - 1)) == 0;
+        const bool one_core = ran != 0 && (ran & (ran - 1)) == 0;
         for (int core = 0; one_core && core < driver::kMaxCores; ++core)
-            if (mask == (1u << core)) run.core_tasks[static_cast<size_t>(core)] = result.task_counter;
+            if (ran == (1u << core)) run.core_tasks[static_cast<size_t>(core)] = result.task_counter;
     }
     return run;
 }

@@ -40,7 +40,7 @@ TEST_F(AddressSpaceTest, UnmapWithoutAJobFreesAtOnce) {
 }
 
 TEST_F(AddressSpaceTest, BufferFreedDuringAJobFaultsButLivesUntilTheJobEnds) {
-    space_.begin_job();
+    const uint64_t job = space_.begin_job();
     uint8_t* bytes = space_.resolve(iova_, 4096, true);
     ASSERT_NE(bytes, nullptr);
     space_.unmap(iova_);  // another client's GEM close
@@ -48,19 +48,39 @@ TEST_F(AddressSpaceTest, BufferFreedDuringAJobFaultsButLivesUntilTheJobEnds) {
     EXPECT_FALSE(freed()) << "freed while a job may still read it";
     EXPECT_EQ(space_.retired_count(), 1u);
     bytes[100] = 0x5a;  // the job goes on writing (ASan: no use-after-free)
-    space_.end_job();
+    space_.end_job(job);
     EXPECT_TRUE(freed());
     EXPECT_EQ(space_.retired_count(), 0u);
 }
 
-TEST_F(AddressSpaceTest, OverlappingJobsFreeOnlyAfterTheLastEnds) {
-    space_.begin_job();
-    space_.begin_job();  // a second core's job in the same space
+// The freed range is not handed out again while the job runs: a new buffer
+// elsewhere, so the job's stale address still faults.
+TEST_F(AddressSpaceTest, AFreedAddressIsNotReusedDuringTheJob) {
+    const uint64_t job = space_.begin_job();
     space_.unmap(iova_);
-    space_.end_job();
-    EXPECT_FALSE(freed());
-    space_.end_job();
-    EXPECT_TRUE(freed());
+    int err = 0;
+    std::shared_ptr<MockMemory> other = MockMemory::create(8192, false, &err);
+    ASSERT_TRUE(other);
+    const uint64_t next = space_.map(other->device(), other->size(), other);
+    EXPECT_NE(next, iova_);
+    EXPECT_EQ(space_.resolve(iova_, 64), nullptr);
+    space_.end_job(job);
+    space_.unmap(next);
+}
+
+// Jobs overlapping without end (several cores, one space): a buffer is freed
+// once the jobs that began before its unmap are over, even while later
+// ones still run.
+TEST_F(AddressSpaceTest, OverlappingJobsFreeOnceTheEarlierOnesEnd) {
+    const uint64_t first = space_.begin_job();
+    const uint64_t second = space_.begin_job();  // a second core's job in the same space
+    space_.unmap(iova_);
+    const uint64_t later = space_.begin_job();  // began after the unmap
+    space_.end_job(first);
+    EXPECT_FALSE(freed()) << "the second job began before the unmap";
+    space_.end_job(second);
+    EXPECT_TRUE(freed()) << "only a job that began after the unmap still runs";
+    space_.end_job(later);
 }
 
 }  // namespace

@@ -20,23 +20,44 @@ void AddressSpace::unmap(uint64_t iova) {
     std::unique_lock<std::shared_mutex> lock(mu_);
     auto it = mappings_.find(iova);
     if (it == mappings_.end()) return;
-    iova_.release(iova, it->second.size);
+    const uint64_t size = it->second.size;
     freed = std::move(it->second.memory);
     mappings_.erase(it);
-    if (jobs_running_ > 0 && freed) retired_.push_back(std::move(freed));
+    if (running_jobs_.empty()) {
+        iova_.release(iova, size);
+    } else {
+        retired_.push_back(Retired{iova, size, std::move(freed), next_job_});
+    }
     lock.unlock();
 }
 
-void AddressSpace::begin_job() {
+uint64_t AddressSpace::begin_job() {
     std::unique_lock<std::shared_mutex> lock(mu_);
-    ++jobs_running_;
+    const uint64_t job = next_job_++;
+    running_jobs_.insert(job);
+    return job;
 }
 
-void AddressSpace::end_job() {
+void AddressSpace::end_job(uint64_t job) {
     std::vector<std::shared_ptr<MockMemory>> freed;  // released after the lock
     std::unique_lock<std::shared_mutex> lock(mu_);
-    if (--jobs_running_ == 0) freed.swap(retired_);
+    auto it = running_jobs_.find(job);
+    if (it != running_jobs_.end()) running_jobs_.erase(it);
+    free_retired(&freed);
     lock.unlock();
+}
+
+void AddressSpace::free_retired(std::vector<std::shared_ptr<MockMemory>>* freed) {
+    const uint64_t oldest = running_jobs_.empty() ? next_job_ : *running_jobs_.begin();
+    for (auto it = retired_.begin(); it != retired_.end();) {
+        if (oldest < it->before) {  // a job that began before the unmap still runs
+            ++it;
+            continue;
+        }
+        iova_.release(it->iova, it->size);
+        if (it->memory) freed->push_back(std::move(it->memory));
+        it = retired_.erase(it);
+    }
 }
 
 size_t AddressSpace::retired_count() const {

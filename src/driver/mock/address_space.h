@@ -10,13 +10,16 @@
 // Thread-safe: jobs on several cores resolve addresses while other clients'
 // ioctls map and unmap buffers. A buffer unmapped while a job runs in the
 // space stops resolving at once (later accesses fault, as behind a real
-// IOMMU), but its host bytes live until no job runs, because the emulator
-// may still hold a pointer resolve() gave it.
+// IOMMU), but its host bytes and its address range stay taken until every
+// job that began before the unmap has ended: the emulator may still hold a
+// pointer resolve() gave it, and a new buffer at the same address would
+// turn that job's faults into silent accesses to someone else's memory.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <shared_mutex>
 #include <vector>
 
@@ -51,9 +54,10 @@ public:
 
     size_t mapping_count() const;
 
-    // Brackets a job running in this space (nesting: several cores' jobs).
-    void begin_job();
-    void end_job();
+    // Brackets a job running in this space (several cores' jobs overlap):
+    // begin_job() returns the job's number for end_job().
+    uint64_t begin_job();
+    void end_job(uint64_t job);
     // Buffers unmapped during a job and not yet freed (tests).
     size_t retired_count() const;
 
@@ -68,9 +72,20 @@ private:
 
     mutable std::shared_mutex mu_;
     IovaAllocator iova_;
+    // Unmapped while jobs ran: freed once no job numbered below `before` runs.
+    struct Retired {
+        uint64_t iova, size;
+        std::shared_ptr<MockMemory> memory;
+        uint64_t before;
+    };
+    // Frees what no running job can reach any more (mu_ held); the memory
+    // goes to `freed`, to be released after the lock.
+    void free_retired(std::vector<std::shared_ptr<MockMemory>>* freed);
+
     std::map<uint64_t, Mapping> mappings_;
-    int jobs_running_ = 0;
-    std::vector<std::shared_ptr<MockMemory>> retired_;  // unmapped while a job ran
+    uint64_t next_job_ = 1;
+    std::multiset<uint64_t> running_jobs_;
+    std::vector<Retired> retired_;
 };
 
 }  // namespace rknn::driver::mock

@@ -258,8 +258,8 @@ JobOutcome JobRunner::run(Protocol protocol, const std::vector<CoreJob>& cores, 
         // Nothing was committed (a core mask the driver does not run): the
         // waiter sleeps until its timeout.
         std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait_until(lock, deadline, [] { return false; });
-        outcome.err = -ETIMEDOUT;
+        const bool reset = cv_.wait_until(lock, deadline, [&] { return resets_ != resets_at_start; });
+        outcome.err = reset ? -EINVAL : -ETIMEDOUT;
         outcome.elapsed_ns = 0;
     }
     return outcome;
@@ -267,6 +267,9 @@ JobOutcome JobRunner::run(Protocol protocol, const std::vector<CoreJob>& cores, 
 
 void JobRunner::reset_all() {
     for (int core = 0; core < npu_.num_cores(); ++core) npu_.reset(core);
+    // Counted after the cores are reset: a job that began while they were
+    // being reset may have lost its kick, so it fails too (-EINVAL) rather
+    // than wait out its timeout.
     std::lock_guard<std::mutex> lock(mu_);
     ++resets_;
     cv_.notify_all();

@@ -71,9 +71,10 @@ JobOutcome MockDevice::run_job(AddressSpace& space, JobRunner::Protocol protocol
         AddressSpace& space;
         uint32_t cores;
         bool blocked;
+        uint64_t job = 0;  // the space's number for this job
         std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
         ~Held() {
-            space.end_job();
+            space.end_job(job);
             if (blocked) space.unblock_all();
             device.scheduler.release(cores, std::chrono::duration_cast<std::chrono::nanoseconds>(
                                                 std::chrono::steady_clock::now() - start)
@@ -82,7 +83,7 @@ JobOutcome MockDevice::run_job(AddressSpace& space, JobRunner::Protocol protocol
     } hold{*this, space, held, !faults_now.unmapped.empty()};
     // Buffers another client frees from here on stay allocated until the job
     // ends: the emulator reads through pointers it resolved.
-    space.begin_job();
+    hold.job = space.begin_job();
     return runner->run(protocol, cores, params, timeout_ms, faults_now);
 }
 
