@@ -4,6 +4,7 @@
 #include "cpu/int8/lut_stage.h"
 #include "graph/spatial.h"
 #include "npu/native_layout.h"
+#include "npu/prepared_op.h"
 
 namespace rknn::npu {
 
@@ -191,8 +192,7 @@ StatusOr<GemmParts> gemm_parts(const graph::Graph& g, const graph::Op& op, DType
     // M rows: the NPU sees M one-pixel rows of K channels (a 1x1 convolution).
     // A batch of one ([1, M, K] x [K, N], as sequence models export it) is
     // the same product in the same cube.
-    const auto matrix = [](const graph::Shape& s) { return s.size() == 2 || (s.size() == 3 && s[0] == 1); };
-    if (!matrix(a.shape) || w.shape.size() != 2 || !matrix(y.shape) || a.shape.size() != y.shape.size() ||
+    if (!is_matrix(a.shape) || w.shape.size() != 2 || !is_matrix(y.shape) || a.shape.size() != y.shape.size() ||
         !static_shape(a.shape) || !static_shape(w.shape))
         return unsupported("only [M, K] x [K, N] (or [1, M, K] x [K, N]) products are lowered");
     if (op.type == OpType::kGemm && (op.attrs.get_int("transA", 0) != 0 || op.attrs.get_float("alpha", 1.0f) != 1.0f ||

@@ -80,7 +80,7 @@ bool cube_of_shape(const graph::Shape& shape, CubeShape* cube) {
         *cube = {static_cast<int>(shape[1]), static_cast<int>(shape[2]), static_cast<int>(shape[3])};
         return true;
     }
-    if (shape.size() == 2 || (shape.size() == 3 && shape[0] == 1)) {
+    if (is_matrix(shape)) {
         const size_t rows = shape.size() - 2;
         *cube = {static_cast<int>(shape[rows + 1]), static_cast<int>(shape[rows]), 1};
         return true;
@@ -88,9 +88,10 @@ bool cube_of_shape(const graph::Shape& shape, CubeShape* cube) {
     return false;
 }
 
+bool is_matrix(const graph::Shape& shape) { return shape.size() == 2 || (shape.size() == 3 && shape[0] == 1); }
+
 int64_t matrix_rows(const graph::Shape& shape) {
-    const bool matrix = shape.size() == 2 || (shape.size() == 3 && shape[0] == 1);
-    const int64_t rows = matrix ? shape[shape.size() - 2] : 0;
+    const int64_t rows = is_matrix(shape) ? shape[shape.size() - 2] : 0;
     return rows > 1 ? rows : 0;
 }
 

@@ -27,6 +27,8 @@ struct CubeShape {
 };
 // false for shapes that are neither [1, C, H, W], [M, K] nor [1, M, K].
 bool cube_of_shape(const graph::Shape& shape, CubeShape* cube);
+// Whether `shape` is a matrix to the NPU: [M, K], or [1, M, K].
+bool is_matrix(const graph::Shape& shape);
 // M for a matrix of M > 1 rows ([M, K] or [1, M, K]), whose cube orders its
 // values unlike the tensor; 0 for every other shape.
 int64_t matrix_rows(const graph::Shape& shape);

@@ -81,8 +81,8 @@ JobOutcome MockDevice::run_job(AddressSpace& space, JobRunner::Protocol protocol
                                                 .count());
         }
     } hold{*this, space, held, !faults_now.unmapped.empty()};
-    // Buffers another client frees from here on stay allocated until the job
-    // ends: the emulator reads through pointers it resolved.
+    // Buffers another client frees from here on keep their memory and address
+    // until this job ends: the emulator reads through pointers it resolved.
     hold.job = space.begin_job();
     return runner->run(protocol, cores, params, timeout_ms, faults_now);
 }
