@@ -32,11 +32,14 @@ set +e
 "$convert" > /dev/null 2>&1; [ $? = 2 ] || { echo "FAIL: no arguments should exit 2"; fail=1; }
 "$convert" x.onnx -o y.rknn --dtype int4 > /dev/null 2>&1; [ $? = 2 ] || { echo "FAIL: bad --dtype should exit 2"; fail=1; }
 for bad in "--hybrid sometimes" "--hybrid on" "--hybrid 0.9" "--hybrid auto:2" "--hybrid auto:0.99:2" "--hybrid auto:0.99:" "--hybrid auto::0.2" \
-           "--calib-percentile 20" "--calib-percentile x"; do
+           "--hybrid output:0" "--hybrid output:2" "--hybrid output:" "--hybrid output:x" "--calib-percentile 20" "--calib-percentile x"; do
   # shellcheck disable=SC2086
   "$convert" x.onnx -o y.rknn $bad > /dev/null 2>&1; [ $? = 2 ] || { echo "FAIL: $bad should exit 2"; fail=1; }
 done
 "$convert" x.onnx -o y.rknn --hybrid auto:0.99:0.2 > /dev/null 2>&1; [ $? = 1 ] || { echo "FAIL: --hybrid auto:0.99:0.2 should parse (then fail on the missing file)"; fail=1; }
+for good_hybrid in output output:0.995 output:1; do
+  "$convert" x.onnx -o y.rknn --hybrid $good_hybrid > /dev/null 2>&1; [ $? = 1 ] || { echo "FAIL: --hybrid $good_hybrid should parse (then fail on the missing file)"; fail=1; }
+done
 set -e
 
 good=$suite/test_conv_with_strides_padding/model.onnx

@@ -312,38 +312,53 @@ Graph outlier_graph() {
     return g;
 }
 
-TEST(Hybrid, TheLayerHurtByItsInputsScaleIsKeptInFloat16WithItsProducer) {
+// The outlier graph calibrated on three samples, quantised to int8, and the
+// single-layer error of each of its two layers.
+class HybridOnOutliers : public ::testing::Test {
+protected:
+    void SetUp() override {
+        for (uint32_t s = 0; s < 3; ++s)
+            samples.push_back({channel_data({1, 4, 8, 8}, {0.0f, 0.0f, 0.0f, 0.0f}, 1.0f, s)});
+        auto calibration = convert::calibrate(float_graph, samples, quiet());
+        ASSERT_TRUE(calibration.is_ok());
+        ranges = calibration.value().ranges;
+        int8 = float_graph;
+        ASSERT_TRUE(convert::quantize_int8(&int8, ranges, {}).is_ok());
+        auto layer_errors = convert::single_layer_errors(float_graph, int8, samples, nullptr);
+        ASSERT_TRUE(layer_errors.is_ok()) << layer_errors.status().message();
+        errors = layer_errors.value();
+    }
+
     const Graph float_graph = outlier_graph();
     std::vector<std::vector<HostTensor>> samples;
-    for (uint32_t s = 0; s < 3; ++s) samples.push_back({channel_data({1, 4, 8, 8}, {0.0f, 0.0f, 0.0f, 0.0f}, 1.0f, s)});
-    auto calibration = convert::calibrate(float_graph, samples, quiet());
-    ASSERT_TRUE(calibration.is_ok());
-    Graph g = float_graph;
-    ASSERT_TRUE(convert::quantize_int8(&g, calibration.value().ranges, {}).is_ok());
-    auto errors = convert::single_layer_errors(float_graph, g, samples, nullptr);
-    ASSERT_TRUE(errors.is_ok()) << errors.status().message();
-    ASSERT_EQ(errors.value().size(), 2u);
-    EXPECT_EQ(errors.value()[1].op, "depthwise");
-    EXPECT_LT(errors.value()[1].cosine, errors.value()[0].cosine);
+    std::vector<convert::TensorRange> ranges;
+    Graph int8;
+    std::vector<convert::LayerError> errors;
+};
+
+TEST_F(HybridOnOutliers, TheLayerHurtByItsInputsScaleIsKeptInFloat16WithItsProducer) {
+    ASSERT_EQ(errors.size(), 2u);
+    EXPECT_EQ(errors[1].op, "depthwise");
+    EXPECT_LT(errors[1].cosine, errors[0].cosine);
     std::vector<convert::LayerError> kept;
     const std::set<std::string> fp16 =
-        convert::choose_fp16_ops(g, errors.value(), errors.value()[1].cosine + 1e-6, 0.5, &kept);
+        convert::choose_fp16_ops(int8, errors, errors[1].cosine + 1e-6, 0.5, &kept);
     ASSERT_EQ(kept.size(), 1u);
     EXPECT_EQ(kept[0].op, "depthwise");
     EXPECT_EQ(fp16, (std::set<std::string>{"depthwise", "pointwise"}));
     // At most the given share of the layers.
-    EXPECT_TRUE(convert::choose_fp16_ops(g, errors.value(), 2.0, 0.0, &kept).empty());
+    EXPECT_TRUE(convert::choose_fp16_ops(int8, errors, 2.0, 0.0, &kept).empty());
     // Requantised with them in float16, the output is closer to the float model.
     Graph hybrid = float_graph;
     convert::QuantizeOptions options;
     options.fp16_ops = fp16;
-    ASSERT_TRUE(convert::quantize_int8(&hybrid, calibration.value().ranges, options).is_ok());
+    ASSERT_TRUE(convert::quantize_int8(&hybrid, ranges, options).is_ok());
     EXPECT_EQ(hybrid.tensors[hybrid.outputs[0]].dtype, DType::kFloat16);
     const HostTensor probe = channel_data({1, 4, 8, 8}, {0.0f, 0.0f, 0.0f, 0.0f}, 1.0f, 77);
     const HostTensor expected = run(float_graph, {probe}, false)[0];
     double error[2] = {0.0, 0.0};
     int which = 0;
-    for (const Graph* q : {&g, &hybrid}) {
+    for (const Graph* q : {&int8, &hybrid}) {
         HostTensor in = rknn::cpu::make_tensor_like(q->tensors[q->inputs[0]], probe.shape());
         ASSERT_TRUE(rknn::cpu::from_float32(probe, &in).is_ok());
         const HostTensor actual = run(*q, {in})[0];
@@ -352,6 +367,98 @@ TEST(Hybrid, TheLayerHurtByItsInputsScaleIsKeptInFloat16WithItsProducer) {
         ++which;
     }
     EXPECT_LT(error[1], 0.2 * error[0]);
+}
+
+convert::LayerError layer_error(const std::string& op, double cosine) {
+    convert::LayerError e;
+    e.op = op;
+    e.op_type = "Conv";
+    e.cosine = cosine;
+    return e;
+}
+
+bool has_op(const std::vector<convert::LayerError>& kept, const std::string& op) {
+    return std::any_of(kept.begin(), kept.end(), [&](const convert::LayerError& e) { return e.op == op; });
+}
+
+// --hybrid output with a made-up score: the outputs fall under the floor
+// whenever "b" or "d" is int8, whatever their single-layer scores say. The
+// search ends with exactly those two, worst single layer first, after one
+// measurement of everything in float16 and one per layer.
+TEST(Hybrid, TheOutputSearchKeepsOnlyTheLayersTheOutputsNeed) {
+    const std::vector<convert::LayerError> errors = {layer_error("a", 0.90), layer_error("b", 0.999),
+                                                     layer_error("c", 0.95), layer_error("d", 0.97),
+                                                     layer_error("e", 0.99)};
+    std::vector<double> stops;
+    const convert::KeptSetScore score = [&](const std::vector<convert::LayerError>& kept,
+                                            double stop_below) -> rknn::StatusOr<double> {
+        stops.push_back(stop_below);
+        double worst = 0.999;
+        if (!has_op(kept, "b")) worst -= 0.01;
+        if (!has_op(kept, "d")) worst -= 0.02;
+        return worst;
+    };
+    auto search = convert::fewest_fp16_layers_for_outputs(errors, 0.995, score, nullptr);
+    ASSERT_TRUE(search.is_ok()) << search.status().message();
+    ASSERT_EQ(search.value().kept.size(), 2u);
+    EXPECT_EQ(search.value().kept[0].op, "d");
+    EXPECT_EQ(search.value().kept[1].op, "b");
+    EXPECT_DOUBLE_EQ(search.value().worst, 0.999);
+    EXPECT_DOUBLE_EQ(search.value().worst_all_fp16, 0.999);
+    EXPECT_EQ(search.value().evaluations, 6u);
+    // Only the first measurement must run to the end; the trials may stop at the floor.
+    ASSERT_EQ(stops.size(), 6u);
+    EXPECT_EQ(stops[0], 0.0);
+    for (size_t i = 1; i < stops.size(); ++i) EXPECT_EQ(stops[i], 0.995);
+}
+
+// When even every layer in float16 misses the floor, every layer is kept and
+// nothing more is measured; a failing measurement is passed on.
+TEST(Hybrid, TheOutputSearchKeepsEveryLayerWhenEvenFloat16MissesTheFloor) {
+    const std::vector<convert::LayerError> errors = {layer_error("a", 0.90), layer_error("b", 0.999)};
+    size_t calls = 0;
+    const convert::KeptSetScore low = [&](const std::vector<convert::LayerError>&, double) -> rknn::StatusOr<double> {
+        ++calls;
+        return 0.98;
+    };
+    auto search = convert::fewest_fp16_layers_for_outputs(errors, 0.99, low, nullptr);
+    ASSERT_TRUE(search.is_ok());
+    EXPECT_EQ(search.value().kept.size(), 2u);
+    EXPECT_EQ(calls, 1u);
+    EXPECT_DOUBLE_EQ(search.value().worst_all_fp16, 0.98);
+    const convert::KeptSetScore broken = [](const std::vector<convert::LayerError>&, double) -> rknn::StatusOr<double> {
+        return rknn::Status(rknn::StatusCode::kInternal, "cannot run");
+    };
+    EXPECT_FALSE(convert::fewest_fp16_layers_for_outputs(errors, 0.99, broken, nullptr).is_ok());
+}
+
+// The same search on a real graph, measured by OutputProbe: on the outlier
+// graph the outputs need the depthwise layer (and so its producer) in float16,
+// and the pointwise layer alone is given back.
+TEST_F(HybridOnOutliers, TheOutputSearchFindsTheLayerTheOutputsNeed) {
+    auto probe = convert::OutputProbe::create(float_graph, samples);
+    ASSERT_TRUE(probe.is_ok()) << probe.status().message();
+    EXPECT_EQ(probe.value().samples(), 3u);
+    const convert::KeptSetScore score = [&](const std::vector<convert::LayerError>& kept,
+                                            double stop_below) -> rknn::StatusOr<double> {
+        convert::QuantizeOptions options;
+        options.fp16_ops = convert::choose_fp16_ops(float_graph, kept, 2.0, 1.0, nullptr);
+        Graph trial = float_graph;
+        RKNN_RETURN_IF_ERROR(convert::quantize_int8(&trial, ranges, options));
+        return probe.value().worst_cosine(trial, stop_below);
+    };
+    auto all_int8 = probe.value().worst_cosine(int8);
+    auto all_fp16 = score(errors, 0.0);
+    ASSERT_TRUE(all_int8.is_ok() && all_fp16.is_ok());
+    ASSERT_LT(all_int8.value(), all_fp16.value());
+    const double floor = 0.5 * (all_int8.value() + all_fp16.value());
+    auto search = convert::fewest_fp16_layers_for_outputs(errors, floor, score, nullptr);
+    ASSERT_TRUE(search.is_ok()) << search.status().message();
+    ASSERT_EQ(search.value().kept.size(), 1u);
+    EXPECT_EQ(search.value().kept[0].op, "depthwise");
+    EXPECT_GE(search.value().worst, floor);
+    // Stopping early still reports a cosine under the floor when there is one.
+    EXPECT_LT(probe.value().worst_cosine(int8, floor).value(), floor);
 }
 
 // A user op (no CPU kernel) in the int8 graph: the pass runs what it can,

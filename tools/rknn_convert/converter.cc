@@ -254,7 +254,67 @@ Status correct_biases(const Calibration& calibration, const std::vector<std::vec
     return Status::ok();
 }
 
-// Calibration, int8 quantisation, and with --hybrid auto the layers kept in float16.
+// --hybrid output (quant/hybrid.h): the float16 layers that keep every
+// output's cosine >= options.hybrid_output on up to kOutputProbeSamples
+// calibration samples. Each candidate set is quantised from `unquantized`
+// and run on the CPU reference.
+StatusOr<std::set<std::string>> fp16_ops_for_outputs(const graph::Graph& float_graph, const graph::Graph& unquantized,
+                                                     const std::vector<TensorRange>& ranges,
+                                                     const QuantizeOptions& quantize,
+                                                     const std::vector<std::vector<cpu::HostTensor>>& samples,
+                                                     const std::vector<LayerError>& errors,
+                                                     const ConvertOptions& options, std::vector<std::string>* log) {
+    constexpr size_t kOutputProbeSamples = 32;
+    const auto start = Clock::now();
+    RKNN_ASSIGN_OR_RETURN(OutputProbe probe,
+                          OutputProbe::create(float_graph, {samples.begin(), samples.begin() + static_cast<long>(std::min(
+                                                                                 samples.size(), kOutputProbeSamples))}));
+    const auto fp16_ops_of = [&](const std::vector<LayerError>& kept) {
+        std::set<std::string> ops = quantize.fp16_ops;  // --fp16-layers
+        const std::set<std::string> chosen = choose_fp16_ops(unquantized, kept, 2.0, 1.0, nullptr);
+        ops.insert(chosen.begin(), chosen.end());
+        return ops;
+    };
+    const KeptSetScore score = [&](const std::vector<LayerError>& kept, double stop_below) -> StatusOr<double> {
+        QuantizeOptions trial_options = quantize;
+        trial_options.fp16_ops = fp16_ops_of(kept);
+        graph::Graph trial = unquantized;
+        RKNN_RETURN_IF_ERROR(quantize_int8(&trial, ranges, trial_options));
+        StatusOr<double> worst = probe.worst_cosine(trial, stop_below);
+        if (!worst.is_ok())
+            return Status(worst.status().code(), "--hybrid output: the CPU reference cannot run the model to measure its "
+                                                 "outputs: " + worst.status().message());
+        return worst;
+    };
+    Progress progress("hybrid output search", errors.size() + 1, "models", options.progress);
+    RKNN_ASSIGN_OR_RETURN(const OutputSearch search,
+                          fewest_fp16_layers_for_outputs(errors, options.hybrid_output, score, &progress));
+    progress.finish();
+    char head[400];
+    std::snprintf(head, sizeof(head),
+                  "hybrid output: %zu of %zu int8 layers kept in float16 (%zu layers with those feeding them) for an "
+                  "output cosine >= %.4f on %zu samples; worst %.6f (every layer float16: %.6f); %zu models measured "
+                  "in %.1f s",
+                  search.kept.size(), errors.size(), fp16_ops_of(search.kept).size() - quantize.fp16_ops.size(),
+                  options.hybrid_output, probe.samples(), search.worst, search.worst_all_fp16, search.evaluations,
+                  seconds_since(start));
+    std::string line = head;
+    if (search.worst_all_fp16 < options.hybrid_output)
+        line += "; even every layer in float16 stays under the floor, so every layer is kept";
+    for (const LayerError& e : search.kept) line += "\n  " + e.op + " (" + e.op_type + ", single layer " + std::to_string(e.cosine) + ")";
+    if (search.kept.empty()) {
+        log->push_back(line);
+        return std::set<std::string>{};
+    }
+    // The same model again, without the search (another shape, --calib-shapes):
+    std::set<std::string> ops = fp16_ops_of(search.kept);
+    line += "\n  to convert the same way without the search: --fp16-layers ";
+    for (const std::string& op : ops) line += op + (op == *ops.rbegin() ? "" : ",");
+    log->push_back(line);
+    return ops;
+}
+
+// Calibration, int8 quantisation, and with --hybrid the layers kept in float16.
 Status to_int8(const graph::Graph& float_graph, const ConvertOptions& options, ConvertResult* result) {
     graph::Graph& g = result->graph;
     CalibrationOptions calib;
@@ -292,28 +352,37 @@ Status to_int8(const graph::Graph& float_graph, const ConvertOptions& options, C
     result->log.push_back("int8: calibrated (" + options.calib_method + ") on " + std::to_string(samples.size()) +
                           " samples in " + std::to_string(result->calibration_seconds) + " s" +
                           (options.bias_correction ? ", biases corrected for weight rounding" : ""));
-    if (options.hybrid_threshold <= 0.0) return correct_biases(calibration, samples, options, result);
+    if (options.hybrid_threshold <= 0.0 && options.hybrid_output <= 0.0)
+        return correct_biases(calibration, samples, options, result);
 
-    // --hybrid auto: measure each int8 layer alone, keep the worst in float16.
+    // --hybrid: measure each int8 layer alone, then keep the worst in float16
+    // (auto), or as few as the outputs need (output).
     const std::vector<std::vector<cpu::HostTensor>> probe(samples.begin(),
                                                           samples.begin() + static_cast<long>(std::min<size_t>(samples.size(), 4)));
     Progress progress("hybrid analysis", probe.size(), "samples", options.progress);
     RKNN_ASSIGN_OR_RETURN(const std::vector<LayerError> errors, single_layer_errors(float_graph, g, probe, &progress));
     progress.finish();
-    std::vector<LayerError> kept;
-    const std::set<std::string> fp16 = choose_fp16_ops(g, errors, options.hybrid_threshold, options.hybrid_max_share, &kept);
-    size_t below = 0;
-    for (const LayerError& e : errors) below += e.cosine < options.hybrid_threshold ? 1 : 0;
-    std::string line = "hybrid: " + std::to_string(below) + " of " + std::to_string(errors.size()) +
-                       " int8 layers below single-layer cosine " + std::to_string(options.hybrid_threshold);
-    if (kept.empty()) {
-        result->log.push_back(line + "; all stay int8");
-        return correct_biases(calibration, samples, options, result);
+    std::set<std::string> fp16;
+    if (options.hybrid_output > 0.0) {
+        RKNN_ASSIGN_OR_RETURN(fp16, fp16_ops_for_outputs(float_graph, unquantized, ranges, quantize, samples, errors,
+                                                         options, &result->log));
+        if (fp16.empty()) return correct_biases(calibration, samples, options, result);
+    } else {
+        std::vector<LayerError> kept;
+        fp16 = choose_fp16_ops(g, errors, options.hybrid_threshold, options.hybrid_max_share, &kept);
+        size_t below = 0;
+        for (const LayerError& e : errors) below += e.cosine < options.hybrid_threshold ? 1 : 0;
+        std::string line = "hybrid: " + std::to_string(below) + " of " + std::to_string(errors.size()) +
+                           " int8 layers below single-layer cosine " + std::to_string(options.hybrid_threshold);
+        if (kept.empty()) {
+            result->log.push_back(line + "; all stay int8");
+            return correct_biases(calibration, samples, options, result);
+        }
+        line += "; kept in float16, worst first (at most " + std::to_string(kept.size()) +
+                "), with the layers feeding them (" + std::to_string(fp16.size()) + " layers):";
+        for (const LayerError& e : kept) line += "\n  " + e.op + " (" + e.op_type + ", " + std::to_string(e.cosine) + ")";
+        result->log.push_back(line);
     }
-    line += "; kept in float16, worst first (at most " + std::to_string(kept.size()) +
-            "), with the layers feeding them (" + std::to_string(fp16.size()) + " layers):";
-    for (const LayerError& e : kept) line += "\n  " + e.op + " (" + e.op_type + ", " + std::to_string(e.cosine) + ")";
-    result->log.push_back(line);
     g = unquantized;
     quantize.fp16_ops.insert(fp16.begin(), fp16.end());
     result->hybrid_fp16_ops.assign(quantize.fp16_ops.begin(), quantize.fp16_ops.end());

@@ -25,6 +25,7 @@ struct ConvertOptions {
     bool empirical_bias_correction = true;        // then for what each layer reads in the int8 model
     double hybrid_threshold = 0.0;                // --hybrid auto: single-layer cosine floor (0: off)
     double hybrid_max_share = 0.1;                // at most this share of the int8 layers kept in float16
+    double hybrid_output = 0.0;                   // --hybrid output: the outputs' cosine floor (0: off)
     bool progress = true;                         // progress bars on stderr
     std::vector<std::vector<float>> mean;         // per image input; empty: no pre-processing
     std::vector<std::vector<float>> std;

@@ -56,6 +56,14 @@ options:
                            0.99), worst first, at most SHARE of the layers
                            (default 0.1; at least one unless SHARE is 0), with
                            the layers that feed them; the kept layers are listed
+  --hybrid output[:COS]    int8: keep in float16 as few layers as the outputs
+                           need: starting from every layer in float16, give
+                           layers back to int8 (the most accurate single
+                           layers first) while every output of every probe
+                           sample (the first 32 calibration samples) keeps a
+                           cosine >= COS (default 0.99) against the float
+                           model on the CPU reference. One CPU run of the
+                           probe per layer: slower than auto on large inputs
   --mean a,b,c             per-channel mean of the image input(s), in pixel
                            units; with --std the model takes raw NHWC uint8
                            pixels and normalises (x - mean) / std itself.
@@ -261,10 +269,16 @@ int main(int argc, char** argv) {
                 return usage_error("--calib-percentile must be a number from 50 to 100");
         } else if (arg == "--hybrid") {
             const std::string h = v;
+            options.hybrid_threshold = 0.0;
+            options.hybrid_output = 0.0;
             if (h == "off") {
-                options.hybrid_threshold = 0.0;
             } else if (h == "auto") {
                 options.hybrid_threshold = 0.99;
+            } else if (h == "output") {
+                options.hybrid_output = 0.99;
+            } else if (h.rfind("output:", 0) == 0) {
+                if (!parse_number(h.substr(7), 0.0, 1.0, &options.hybrid_output) || options.hybrid_output <= 0.0)
+                    return usage_error("--hybrid output:COS needs COS above 0 and at most 1");
             } else {
                 // auto:COS or auto:COS:SHARE
                 const bool prefixed = h.rfind("auto:", 0) == 0;
@@ -274,7 +288,8 @@ int main(int argc, char** argv) {
                                   (second == std::string::npos ||
                                    parse_number(h.substr(second + 1), 0.0, 1.0, &options.hybrid_max_share));
                 if (!good)
-                    return usage_error("--hybrid must be auto, auto:COS, auto:COS:SHARE (COS and SHARE from 0 to 1) or off");
+                    return usage_error("--hybrid must be auto, auto:COS, auto:COS:SHARE (COS and SHARE from 0 to 1), "
+                                       "output, output:COS or off");
             }
         } else if (arg == "--calib-max") {
             options.max_calibration_samples = static_cast<size_t>(std::strtoul(v, nullptr, 10));

@@ -128,4 +128,72 @@ std::set<std::string> choose_fp16_ops(const graph::Graph& quantized, const std::
     return names;
 }
 
+StatusOr<OutputProbe> OutputProbe::create(const graph::Graph& float_graph,
+                                          std::vector<std::vector<cpu::HostTensor>> samples) {
+    OutputProbe probe;
+    cpu::GraphExecutor::Options options;
+    options.use_int8_kernels = false;
+    RKNN_ASSIGN_OR_RETURN(auto exec, cpu::GraphExecutor::create(float_graph, options));
+    for (const auto& sample : samples) {
+        std::vector<cpu::HostTensor> outputs;
+        RKNN_RETURN_IF_ERROR(exec->run(sample, &outputs));
+        for (cpu::HostTensor& t : outputs) t = cpu::to_float32(t);
+        probe.expected_.push_back(std::move(outputs));
+    }
+    probe.samples_ = std::move(samples);
+    for (size_t s = 0; s < probe.samples_.size(); ++s) probe.order_.push_back(s);
+    return probe;
+}
+
+StatusOr<double> OutputProbe::worst_cosine(const graph::Graph& converted, double stop_below) {
+    RKNN_ASSIGN_OR_RETURN(auto exec, cpu::GraphExecutor::create(converted));
+    double worst = 1.0;
+    for (size_t k = 0; k < order_.size(); ++k) {
+        const size_t s = order_[k];
+        std::vector<cpu::HostTensor> inputs;
+        for (size_t i = 0; i < samples_[s].size() && i < converted.inputs.size(); ++i) {
+            cpu::HostTensor in = cpu::make_tensor_like(converted.tensors[converted.inputs[i]], samples_[s][i].shape());
+            RKNN_RETURN_IF_ERROR(cpu::from_float32(cpu::to_float32(samples_[s][i]), &in));
+            inputs.push_back(std::move(in));
+        }
+        std::vector<cpu::HostTensor> outputs;
+        RKNN_RETURN_IF_ERROR(exec->run(inputs, &outputs));
+        for (size_t o = 0; o < outputs.size() && o < expected_[s].size(); ++o) {
+            Sums sums;
+            sums.add(expected_[s][o], cpu::to_float32(outputs[o]));
+            worst = std::min(worst, sums.cosine());
+        }
+        if (worst < stop_below) {
+            std::rotate(order_.begin(), order_.begin() + static_cast<long>(k), order_.begin() + static_cast<long>(k) + 1);
+            break;
+        }
+    }
+    return worst;
+}
+
+StatusOr<OutputSearch> fewest_fp16_layers_for_outputs(std::vector<LayerError> errors, double floor,
+                                                      const KeptSetScore& score, Progress* progress) {
+    std::stable_sort(errors.begin(), errors.end(), [](const LayerError& a, const LayerError& b) { return a.cosine < b.cosine; });
+    OutputSearch search;
+    search.kept = std::move(errors);
+    RKNN_ASSIGN_OR_RETURN(search.worst_all_fp16, score(search.kept, 0.0));
+    search.worst = search.worst_all_fp16;
+    search.evaluations = 1;
+    if (progress != nullptr) progress->update(search.evaluations);
+    if (search.worst_all_fp16 < floor) return search;
+    // The most accurate single layers are the likeliest to go back unnoticed.
+    for (size_t i = search.kept.size(); i-- > 0;) {
+        std::vector<LayerError> trial = search.kept;
+        trial.erase(trial.begin() + static_cast<long>(i));
+        RKNN_ASSIGN_OR_RETURN(const double worst, score(trial, floor));
+        ++search.evaluations;
+        if (progress != nullptr) progress->update(search.evaluations);
+        if (worst >= floor) {
+            search.kept = std::move(trial);
+            search.worst = worst;
+        }
+    }
+    return search;
+}
+
 }  // namespace rknn::convert
