@@ -1,6 +1,7 @@
 #include "npu/placement.h"
 
 #include "base/log.h"
+#include "graph/topology.h"
 #include "npu/concat_plan.h"
 #include "npu/prepared_op.h"
 
@@ -67,6 +68,42 @@ Placement place_op(const graph::Graph& g, const graph::Op& op, const hw::SocProf
     return {Target::kNpu, NpuForm::kTasks, p.describe(soc, core_mask), std::move(prepared).value()};
 }
 
+void keep_lone_aliases_on_cpu(const graph::Graph& g, std::vector<Placement>* placements) {
+    std::vector<Placement>& placed = *placements;
+    const auto is_alias_op = [&](int32_t op) { return placed[static_cast<size_t>(op)].target == Target::kNpu &&
+                                                      placed[static_cast<size_t>(op)].form == NpuForm::kAlias; };
+    std::vector<int32_t> aliases;
+    for (size_t i = 0; i < placed.size() && i < g.ops.size(); ++i)
+        if (is_alias_op(static_cast<int32_t>(i))) aliases.push_back(static_cast<int32_t>(i));
+    if (aliases.empty()) return;
+    const std::vector<int32_t> producer = graph::producers(g);
+    const std::vector<std::vector<int32_t>> readers = graph::consumers(g);
+    // An alias next to a cube-using NPU op keeps its cube, and so does one
+    // next to such an alias: spread that to a fixed point.
+    std::vector<bool> anchored(placed.size(), false);
+    const auto holds_cube = [&](int32_t op) {
+        return op >= 0 && placed[static_cast<size_t>(op)].target == Target::kNpu &&
+               (!is_alias_op(op) || anchored[static_cast<size_t>(op)]);
+    };
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int32_t a : aliases) {
+            if (anchored[static_cast<size_t>(a)]) continue;
+            const graph::Op& op = g.ops[static_cast<size_t>(a)];
+            bool near_npu = holds_cube(producer[static_cast<size_t>(op.inputs[0])]);
+            for (int32_t reader : readers[static_cast<size_t>(op.outputs[0])]) near_npu = near_npu || holds_cube(reader);
+            if (near_npu) anchored[static_cast<size_t>(a)] = changed = true;
+        }
+    }
+    for (int32_t a : aliases) {
+        if (anchored[static_cast<size_t>(a)]) continue;
+        placed[static_cast<size_t>(a)] =
+            on_cpu("an alias with no NPU op on either side: a cube would only add a pack and an unpack");
+        RKNN_LOG_AT(3, "op %d %s (%s): CPU, %s", a, g.ops[static_cast<size_t>(a)].name.c_str(),
+                    graph::op_type_name(g.ops[static_cast<size_t>(a)].type), placed[static_cast<size_t>(a)].reason.c_str());
+    }
+}
+
 std::vector<Placement> place_graph(const graph::Graph& g, const hw::SocProfile& soc, uint32_t core_mask) {
     std::vector<Placement> placements;
     placements.reserve(g.ops.size());
@@ -76,6 +113,7 @@ std::vector<Placement> place_graph(const graph::Graph& g, const hw::SocProfile& 
         RKNN_LOG_AT(3, "op %zu %s (%s): %s, %s", i, g.ops[i].name.c_str(), graph::op_type_name(g.ops[i].type),
                     p.target == Target::kNpu ? "NPU" : "CPU", p.reason.c_str());
     }
+    keep_lone_aliases_on_cpu(g, &placements);
     return placements;
 }
 

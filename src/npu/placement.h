@@ -32,6 +32,13 @@ struct Placement {
 
 Placement place_op(const graph::Graph& g, const graph::Op& op, const hw::SocProfile& soc, uint32_t core_mask = 0);
 // Every op, in graph order; logs each CPU placement's reason at level 3.
+// Ends with keep_lone_aliases_on_cpu.
 std::vector<Placement> place_graph(const graph::Graph& g, const hw::SocProfile& soc, uint32_t core_mask = 0);
+
+// An alias saves a copy between NPU ops. One with no NPU op on either side
+// (only CPU ops, graph inputs and outputs, or other such aliases around it)
+// would only add a pack and an unpack per run: it moves to the CPU. Run it
+// again after any pass that moves ops to the CPU.
+void keep_lone_aliases_on_cpu(const graph::Graph& g, std::vector<Placement>* placements);
 
 }  // namespace rknn::npu

@@ -142,6 +142,7 @@ StatusOr<std::shared_ptr<CompiledPlan>> CompiledPlan::build(graph::Graph graph, 
     plan->producers = graph::producers(g);
     plan->placements = npu::place_graph(g, soc);
     keep_ppu_tasks_off(*driver.driver, g, &plan->placements);
+    npu::keep_lone_aliases_on_cpu(g, &plan->placements);  // the PPU ops' aliases may be alone now
     RKNN_ASSIGN_OR_RETURN(plan->memory, plan_memory(g, plan->order, &plan->placements, native_form(soc),
                                                     options.share_internal));
     for (int32_t op_index : plan->order) {

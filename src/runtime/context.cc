@@ -501,7 +501,7 @@ Status Context::register_custom_ops(const rknn_custom_op* ops, uint32_t count) {
 void Context::unregister_custom_ops(const rknn_custom_op* ops, uint32_t count) {
     std::lock_guard<std::mutex> lock(mutex_);
     InCallbacks scope(this);  // their destroy runs
-    custom_ops_->unregister_ops(ops, count);
+    custom_ops_->unregister_ops(ops, count, set_->plan->graph);
 }
 
 // A custom op's step: a cube that the op alone reads, or that only NPU ops

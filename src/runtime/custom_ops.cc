@@ -285,10 +285,42 @@ void CustomOps::forget_node(Node& node) {
     node.own_dtype.clear();
 }
 
-void CustomOps::unregister_ops(const rknn_custom_op* ops, uint32_t count) {
+void CustomOps::give_back_to_plugins(const std::set<std::string>& types, const graph::Graph& g) noexcept {
+    for (const std::string& type : types) {
+        const auto plugin = plugin_ops_.find(type);
+        if (plugin == plugin_ops_.end()) continue;
+        std::string why;
+        try {
+            // Nodes the failed call had not reached yet still hold the plugin's op.
+            for (auto& node : nodes_)
+                if (node->registered && node->type == type) forget_node(*node);
+            const Status status = register_ops(&plugin->second, 1, g, /*from_plugin=*/true);
+            if (status.is_ok()) {
+                RKNN_LOGW("custom op type \"%s\": the client's registration was undone; the plugin's op is back",
+                          type.c_str());
+                continue;
+            }
+            why = status.message();
+        } catch (const std::exception& e) {
+            why = e.what();
+        } catch (...) {
+            why = "an exception";
+        }
+        RKNN_LOGW("custom op type \"%s\": the client's registration was undone and the plugin's op does not register "
+                  "again (%s); the type is unregistered",
+                  type.c_str(), why.c_str());
+    }
+}
+
+void CustomOps::unregister_ops(const rknn_custom_op* ops, uint32_t count, const graph::Graph& g) {
+    std::set<std::string> replaced;
     for (uint32_t i = 0; i < count; ++i)
         for (auto& node : nodes_)
-            if (node->registered && !node->from_plugin && node->type == ops[i].op_type) forget_node(*node);
+            if (node->registered && !node->from_plugin && node->type == ops[i].op_type) {
+                forget_node(*node);
+                replaced.insert(node->type);
+            }
+    give_back_to_plugins(replaced, g);
 }
 
 Status CustomOps::register_ops(const rknn_custom_op* ops, uint32_t count, const graph::Graph& g, bool from_plugin) {
@@ -339,17 +371,22 @@ Status CustomOps::register_ops(const rknn_custom_op* ops, uint32_t count, const 
         programs[i] = std::move(program).value();
     }
     // Undoes this call's registrations unless it completes (an error, or an
-    // exception from a callback or an allocation).
+    // exception from a callback or an allocation), and gives the plugins'
+    // ops it replaced back to them.
     std::vector<Node*> done;
+    std::set<std::string> replaced;  // the types whose plugin op this call replaced
     struct Rollback {
         CustomOps* self;
         std::vector<Node*>* done;
+        const std::set<std::string>* replaced;
+        const graph::Graph* g;
         bool armed = true;
         ~Rollback() {
             if (!armed) return;
             for (Node* undo : *done) self->forget_node(*undo);
+            self->give_back_to_plugins(*replaced, *g);
         }
-    } rollback{this, &done};
+    } rollback{this, &done, &replaced, &g};
     for (uint32_t i = 0; i < count; ++i) {
         for (auto& node : nodes_) {
             if (node->type != ops[i].op_type) continue;
@@ -358,6 +395,7 @@ Status CustomOps::register_ops(const rknn_custom_op* ops, uint32_t count, const 
                           node->type.c_str());
                 destroy_node(*node);
                 node->registered = false;
+                if (!from_plugin) replaced.insert(node->type);
             }
             node->callbacks = ops[i];
             node->context = rknn_custom_op_context{ops[i].target, static_cast<rknn_custom_op_interal_context>(node->token),
@@ -385,6 +423,8 @@ Status CustomOps::register_ops(const rknn_custom_op* ops, uint32_t count, const 
         }
     }
     rollback.armed = false;
+    if (from_plugin)
+        for (uint32_t i = 0; i < count; ++i) plugin_ops_[ops[i].op_type] = ops[i];
     for (uint32_t i = 0; i < count; ++i)
         if (gpu_on_cpu[i])
             RKNN_LOGW("op[%u] (\"%s\"): OpenCL is not available (%s); the runtime's CPU kernel of %s runs instead", i,

@@ -16,7 +16,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,11 +51,13 @@ public:
     // graph `g` (the plan the context runs now). Nothing stays registered
     // from a call that fails.
     // `from_plugin`: PluginLibraries registers; a client's registration of the
-    // same type later replaces such an op (its destroy runs first).
+    // same type later replaces such an op (its destroy runs first). When the
+    // client's call fails, the plugin's op is registered again.
     Status register_ops(const rknn_custom_op* ops, uint32_t count, const graph::Graph& g, bool from_plugin = false);
     // Undoes a client's register_ops(ops, count) that succeeded (its destroy
     // runs): the batch copies' registration is one, and a later copy failed.
-    void unregister_ops(const rknn_custom_op* ops, uint32_t count);
+    // A plugin's op that the client's replaced is registered again.
+    void unregister_ops(const rknn_custom_op* ops, uint32_t count, const graph::Graph& g);
     // kFailedPrecondition naming the model's custom op types nobody registered.
     Status check_all_registered() const;
     // Where one run of a custom op spent its time (ns): its inputs into the
@@ -105,11 +109,15 @@ private:
     void destroy_node(Node& node);
     // destroy_node, and the node is no longer registered.
     void forget_node(Node& node);
+    // Registers again the plugins' ops of `types` whose nodes a client's
+    // registration replaced and then gave up (a warning when one fails).
+    void give_back_to_plugins(const std::set<std::string>& types, const graph::Graph& g) noexcept;
     static void restore_context(Node& node);
 
     std::shared_ptr<driver::OpenedDriver> driver_;
     std::shared_ptr<GpuDevice> gpu_device_;  // opened at the first GPU op's registration
     std::vector<std::unique_ptr<Node>> nodes_;
+    std::map<std::string, rknn_custom_op> plugin_ops_;  // per type: what its plugin registered
     std::vector<int32_t> node_of_op_;  // per op: index into nodes_, -1 for other ops
     std::vector<std::vector<int32_t>> readers_;  // per tensor: the ops reading it
     std::vector<bool> graph_output_;             // per tensor

@@ -41,6 +41,7 @@ Exit 77 (skipped) when the models or ONNX Runtime cannot be fetched (offline)
 or node is missing.
 """
 import argparse
+import atexit
 import glob
 import os
 import shutil
@@ -177,27 +178,23 @@ def main():
     pages = sorted(glob.glob(os.path.join(work, "test_pages", "*.png")))
     demo_page = os.path.join(ROOT, "examples/data/ocr_page.png")
 
+    # The int8 recogniser's output search is the longest step: it runs while
+    # the other models convert and the detector is measured.
     det, rec = {}, {}
+    rec_pixels = ["--mean", ",".join(map(str, REC_MEAN)), "--std", ",".join(map(str, REC_STD))]
+    rec_calibration = ["--dataset", os.path.join(work, "lines"), "--calib", "mmse"]
+    rec["int8"] = os.path.join(work, "rec_int8.rknn")
+    search_cmd = [convert, rec_onnx, "-o", rec["int8"], "--input-shapes", "1,3,48,320", "--dtype", "int8", "--hybrid",
+                  "output"] + rec_pixels + rec_calibration
+    search = subprocess.Popen(search_cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    atexit.register(lambda: search.poll() is None and search.kill())  # a failed step exits early
     for form, options in DET_FORMS.items():
         det[form] = os.path.join(work, "det_%s.rknn" % form)
         calibration = ["--dataset", os.path.join(work, "calib")] if "int8" in options else []
         run([convert, det_onnx, "-o", det[form], "--input-shapes", "1,3,%d,%d" % (DET_SIZE, DET_SIZE), "-q",
              "--mean", ",".join(map(str, DET_MEAN)), "--std", ",".join(map(str, DET_STD))] + options + calibration)
-    rec_pixels = ["--mean", ",".join(map(str, REC_MEAN)), "--std", ",".join(map(str, REC_STD))]
-    rec_calibration = ["--dataset", os.path.join(work, "lines"), "--calib", "mmse"]
     rec["fp16"] = os.path.join(work, "rec_fp16.rknn")
     run([convert, rec_onnx, "-o", rec["fp16"], "--input-shapes", "1,3,48,320", "--dtype", "fp16", "-q"] + rec_pixels)
-    # int8 with the output search; its log names the float16 layers it chose,
-    # which the other int8 recognisers reuse without searching again.
-    rec["int8"] = os.path.join(work, "rec_int8.rknn")
-    log = run([convert, rec_onnx, "-o", rec["int8"], "--input-shapes", "1,3,48,320", "--dtype", "int8", "--hybrid",
-               "output"] + rec_pixels + rec_calibration)
-    summary = [l.strip() for l in log.splitlines() if l.strip().startswith("hybrid output:")]
-    replay = [l.strip()[len(REPLAY):] for l in log.splitlines() if l.strip().startswith(REPLAY)]
-    if len(summary) != 1:
-        sys.exit("rknn_convert --hybrid output printed no summary line:\n" + log[-4000:])
-    print("rec int8: " + summary[0])
-    rec_fp16_layers = ["--fp16-layers", replay[0]] if replay else []
     # The dynamic-width recogniser, and a static one at each width a crop
     # runs at (converted when first needed).
     rec_norm = ["--mean", ",".join(map(str, REC_MEAN)), "--std", ",".join(map(str, REC_STD)), "--dtype", "fp16", "-q"]
@@ -211,18 +208,6 @@ def main():
         path = os.path.join(work, "rec_fp16_w%d.rknn" % w)
         if not os.path.exists(path):
             run([convert, rec_onnx, "-o", path, "--input-shapes", "1,3,48,%d" % w] + rec_norm)
-        return path
-
-    # int8 the same way, calibrated at 320 as the static int8 recogniser.
-    int8_options = (["--dtype", "int8", "-q", "--calib-shapes", "1,3,48,320"] + rec_calibration + rec_fp16_layers +
-                    rec_pixels)
-    rec["int8-dyn"] = os.path.join(work, "rec_int8_dyn.rknn")
-    run([convert, rec_onnx, "-o", rec["int8-dyn"], "--dynamic-range", REC_RANGE] + int8_options)
-
-    def rec_static_int8(w):
-        path = os.path.join(work, "rec_int8_w%d.rknn" % w)
-        if not os.path.exists(path):
-            run([convert, rec_onnx, "-o", path, "--input-shapes", "1,3,48,%d" % w] + int8_options)
         return path
 
     failures = []
@@ -248,6 +233,29 @@ def main():
             print("%-14s %-9s %.6f  %.3f%%%s" % (os.path.basename(page), form, c, differ, note))
             if not ok:
                 failures.append("det %s %s cosine %.6f, %.3f%% pixels differ" % (form, os.path.basename(page), c, differ))
+
+    # The search's log names the float16 layers it chose, which the other int8
+    # recognisers reuse without searching again.
+    log = search.communicate()[0]
+    if search.returncode != 0:
+        sys.exit("command failed (%d): %s\n%s" % (search.returncode, " ".join(search_cmd), log[-4000:]))
+    summary = [l.strip() for l in log.splitlines() if l.strip().startswith("hybrid output:")]
+    replay = [l.strip()[len(REPLAY):] for l in log.splitlines() if l.strip().startswith(REPLAY)]
+    if len(summary) != 1:
+        sys.exit("rknn_convert --hybrid output printed no summary line:\n" + log[-4000:])
+    print("\nrec int8: " + summary[0])
+    rec_fp16_layers = ["--fp16-layers", replay[0]] if replay else []
+    # int8 the same way, calibrated at 320 as the static int8 recogniser.
+    int8_options = (["--dtype", "int8", "-q", "--calib-shapes", "1,3,48,320"] + rec_calibration + rec_fp16_layers +
+                    rec_pixels)
+    rec["int8-dyn"] = os.path.join(work, "rec_int8_dyn.rknn")
+    run([convert, rec_onnx, "-o", rec["int8-dyn"], "--dynamic-range", REC_RANGE] + int8_options)
+
+    def rec_static_int8(w):
+        path = os.path.join(work, "rec_int8_w%d.rknn" % w)
+        if not os.path.exists(path):
+            run([convert, rec_onnx, "-o", path, "--input-shapes", "1,3,48,%d" % w] + int8_options)
+        return path
 
     print("\nPP-OCRv4 rec 48x320 on every crop the OCR example makes (int8 detector)")
     print("%-14s %-6s %-5s %-9s %-6s %s" % ("page", "dtype", "crop", "cosine", "text", "ours / ONNX Runtime"))

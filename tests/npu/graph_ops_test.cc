@@ -367,4 +367,32 @@ TEST(NpuGraphOps, ShapeOnlyOpsOnTheSameCubeAreAliases) {
     EXPECT_EQ(npu::place_op(wide.g, wide.g.ops[0], rknn::hw::default_soc()).target, npu::Target::kCpu);
 }
 
+// place_graph: an alias with no NPU op around it (graph input to graph output)
+// runs on the CPU; one that reaches an NPU op through another alias keeps its cube.
+TEST(NpuGraphOps, AnAliasWithNoNpuOpAroundItRunsOnTheCpu) {
+    const QuantParams q = per_tensor(0.05f, 2);
+    Graph g;
+    const int32_t x = add_tensor(&g, "x", DType::kInt8, {1, 40, 1, 1}, q);
+    const int32_t f = add_tensor(&g, "f", DType::kInt8, {1, 40}, q);
+    g.add_op({OpType::kFlatten, "flatten", "", {x}, {f}, {}});
+    g.inputs = {x};
+    g.outputs = {f};
+    const auto lone = npu::place_graph(g, rknn::hw::default_soc());
+    EXPECT_EQ(lone[0].target, npu::Target::kCpu) << lone[0].reason;
+    EXPECT_NE(lone[0].reason.find("no NPU op on either side"), std::string::npos) << lone[0].reason;
+
+    const int32_t i = add_tensor(&g, "i", DType::kInt8, {1, 40, 1, 1}, q);
+    const int32_t r = add_tensor(&g, "r", DType::kInt8, {1, 40, 1, 1}, q);
+    g.add_op({OpType::kUnsqueeze, "unsqueeze", "", {f}, {i}, {}});
+    g.ops.back().attrs.set_ints("axes", {2, 3});
+    g.add_op({OpType::kRelu, "relu", "", {i}, {r}, {}});
+    g.outputs = {r};
+    const auto chained = npu::place_graph(g, rknn::hw::default_soc());
+    ASSERT_EQ(chained[2].target, npu::Target::kNpu) << chained[2].reason;
+    for (size_t k = 0; k < 2; ++k) {
+        EXPECT_EQ(chained[k].target, npu::Target::kNpu) << g.ops[k].name << ": " << chained[k].reason;
+        EXPECT_EQ(chained[k].form, npu::NpuForm::kAlias) << g.ops[k].name;
+    }
+}
+
 }  // namespace

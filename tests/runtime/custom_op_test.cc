@@ -805,6 +805,46 @@ TEST_F(CustomOps, BatchRegistrationFailingInOneCopyCanBeRetried) {
     EXPECT_EQ(seen.destroys, 3) << "and each copy's destroy at rknn_destroy";
 }
 
+// A client's registration that replaces a plugin's op and then fails (its
+// init returns an error) gives the type back to the plugin, in a plain
+// context and in every batch copy, so the model still runs.
+TEST_F(CustomOps, AFailedClientRegistrationGivesThePluginItsOpBack) {
+    struct EnvGuard {
+        ~EnvGuard() {
+            ::unsetenv("RKNN_LOAD_CSTOP_PLUGINS");
+            ::unsetenv("RKNN_CSTOP_PLUGIN_DIR");
+        }
+    } env_guard;
+    ::setenv("RKNN_CSTOP_PLUGIN_DIR", RKNN_TEST_PLUGIN_DIR, 1);
+    ::setenv("RKNN_LOAD_CSTOP_PLUGINS", "1", 1);
+    rknn_context ctx = 0, batched = 0;
+    ASSERT_EQ(init_graph(with_custom("cstSigmoid", false), kQuiet, &ctx), RKNN_SUCC);
+    const std::vector<uint8_t> expected = run_pixels(ctx, 8, true);
+    ASSERT_FALSE(expected.empty()) << "the plugin's sigmoid runs";
+    rknn_custom_op op = cpu_op("cstSigmoid", sigmoid_compute);
+    op.init = flaky_init;
+    flaky_inits = 0;
+    flaky_fail_on = 1;
+    seen.log.clear();
+    EXPECT_NE(rknn_register_custom_ops(ctx, &op, 1), RKNN_SUCC);
+    EXPECT_TRUE(logged("the plugin's op is back"));
+    EXPECT_EQ(run_pixels(ctx, 8, true), expected) << "the plugin's op runs again";
+
+    graph::Graph g = with_custom("cstSigmoid", false);
+    g.batch = 2;
+    ASSERT_EQ(init_graph(g, kQuiet, &batched), RKNN_SUCC);
+    flaky_inits = 0;
+    flaky_fail_on = 2;  // copy 0 registers, copy 1 fails: both are given back
+    EXPECT_NE(rknn_register_custom_ops(batched, &op, 1), RKNN_SUCC);
+    std::vector<uint8_t> pixels = rknn::testing::random_pixels({1, 3, 8, 8}, 5);
+    pixels.insert(pixels.end(), pixels.begin(), pixels.end());
+    rknn_input in = rknn::testing::input_of(pixels.data(), static_cast<uint32_t>(pixels.size()), RKNN_TENSOR_UINT8,
+                                            RKNN_TENSOR_NHWC);
+    ASSERT_EQ(rknn_inputs_set(batched, 1, &in), RKNN_SUCC);
+    EXPECT_EQ(rknn_run(batched, nullptr), RKNN_SUCC) << "every batch copy has the plugin's op";
+    for (rknn_context c : {ctx, batched}) EXPECT_EQ(rknn_destroy(c), RKNN_SUCC);
+}
+
 std::atomic<bool> racing_compute_started{false};
 std::atomic<int> racing_destroys{0};
 
