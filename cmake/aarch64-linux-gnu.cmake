@@ -3,7 +3,7 @@
 #   cmake -B build-aarch64 -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake
 # Needs: g++-aarch64-linux-gnu qemu-user-static, and the arm64 -dev packages
 # (dpkg --add-architecture arm64; libc6:arm64 libstdc++6:arm64 libgtest-dev:arm64
-# libdrm-dev:arm64 ...).
+# libdrm-dev:arm64 libhwy-dev:arm64 ...).
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
 set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)

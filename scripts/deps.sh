@@ -7,9 +7,10 @@
 set -euo pipefail
 job=${1:-test}
 
-# Building: the runtime, the converter (libonnx, protobuf) and the model format (flatbuffers);
-# the OpenCL headers for GPU custom ops (the library is loaded at run time).
-native=(cmake g++ make pkg-config file binutils libdrm-dev libbenchmark-dev
+# Building: the runtime (libdrm, Highway for the CPU kernels' SIMD), the converter
+# (libonnx, protobuf) and the model format (flatbuffers); the OpenCL headers for GPU
+# custom ops (the library is loaded at run time).
+native=(cmake g++ make pkg-config file binutils libdrm-dev libhwy-dev libbenchmark-dev
         flatbuffers-compiler libflatbuffers-dev libonnx-dev libprotobuf-dev protobuf-compiler libstb-dev
         python3-onnx python3-numpy opencl-c-headers)
 # The OCR demo renders its calibration pages with PIL and a Debian font, and
@@ -24,7 +25,7 @@ detection=(python3-torch python3-torchvision)
 testing=(libgtest-dev libgmock-dev clang libclang-rt-14-dev libonnx-testdata ocl-icd-opencl-dev pocl-opencl-icd
          python3-torch python3-torchvision python3-pil fonts-dejavu-core libxnnpack-dev libpthreadpool-dev)
 cross_host=(g++-aarch64-linux-gnu qemu-user-static)
-cross_arm64=(libc6:arm64 libstdc++6:arm64 libgtest-dev:arm64 libdrm-dev:arm64)
+cross_arm64=(libc6:arm64 libstdc++6:arm64 libgtest-dev:arm64 libdrm-dev:arm64 libhwy-dev:arm64)
 
 wanted=("${native[@]}" "${demo[@]}")
 if [ "$job" = test ]; then

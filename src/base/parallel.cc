@@ -30,6 +30,12 @@ int configured_threads() {
 // (one per emulated unit, every few microseconds to milliseconds), and a
 // futex wake-up costs tens of microseconds on a loaded VM.
 constexpr int kSpins = 20000;
+// A helper spins at most kSpins after a job, and fewer when jobs come
+// further apart than that: each wait that ends asleep halves its next spin
+// (down to kFewestSpins), each job caught while spinning doubles it. Callers
+// with serial work between their loops (the converter's float reference)
+// then stop burning a core that another process could use.
+constexpr int kFewestSpins = 256;
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -101,9 +107,11 @@ private:
 
     void loop() {
         uint64_t seen = 0;
+        int spins = kSpins;
         for (;;) {
-            for (int i = 0; i < kSpins && generation_.load(std::memory_order_acquire) == seen && !stop_.load(); ++i)
-                cpu_relax();
+            int i = 0;
+            for (; i < spins && generation_.load(std::memory_order_acquire) == seen && !stop_.load(); ++i) cpu_relax();
+            spins = i < spins ? std::min(kSpins, spins * 2) : std::max(kFewestSpins, spins / 2);
             const std::function<void()>* job = nullptr;
             {
                 std::unique_lock<std::mutex> lock(mu_);

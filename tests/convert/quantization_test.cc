@@ -405,11 +405,36 @@ TEST(Hybrid, TheOutputSearchKeepsOnlyTheLayersTheOutputsNeed) {
     EXPECT_EQ(search.value().kept[1].op, "b");
     EXPECT_DOUBLE_EQ(search.value().worst, 0.999);
     EXPECT_DOUBLE_EQ(search.value().worst_all_fp16, 0.999);
-    EXPECT_EQ(search.value().evaluations, 6u);
+    // All five, then blocks: {c,d,e,b} fails, {e,b} fails, {b} fails,
+    // {e} goes back, {c,d} fails, {d} fails, {c} goes back, then {a}.
+    EXPECT_EQ(search.value().evaluations, 9u);
     // Only the first measurement must run to the end; the trials may stop at the floor.
-    ASSERT_EQ(stops.size(), 6u);
+    ASSERT_EQ(stops.size(), 9u);
     EXPECT_EQ(stops[0], 0.0);
     for (size_t i = 1; i < stops.size(); ++i) EXPECT_EQ(stops[i], 0.995);
+}
+
+// Most layers of a real model can go back: they go back in blocks, so the
+// measurements grow with the layers that must stay, not with the model.
+TEST(Hybrid, TheOutputSearchGivesLayersBackInBlocks) {
+    std::vector<convert::LayerError> errors;
+    for (int i = 0; i < 100; ++i) errors.push_back(layer_error("l" + std::to_string(i), 0.9 + i * 0.0009));
+    size_t passing = 0;
+    const convert::KeptSetScore score = [&](const std::vector<convert::LayerError>& kept,
+                                            double) -> rknn::StatusOr<double> {
+        const bool holds = has_op(kept, "l17") && has_op(kept, "l63");
+        passing += holds ? 1 : 0;
+        return holds ? 0.999 : 0.98;
+    };
+    auto search = convert::fewest_fp16_layers_for_outputs(errors, 0.99, score, nullptr);
+    ASSERT_TRUE(search.is_ok()) << search.status().message();
+    ASSERT_EQ(search.value().kept.size(), 2u);
+    EXPECT_EQ(search.value().kept[0].op, "l17");
+    EXPECT_EQ(search.value().kept[1].op, "l63");
+    // One at a time would be 101 measurements, 99 of them passing (every
+    // sample measured); blocks take a handful of each.
+    EXPECT_LE(search.value().evaluations, 30u);
+    EXPECT_LE(passing, 16u);
 }
 
 // When even every layer in float16 misses the floor, every layer is kept and

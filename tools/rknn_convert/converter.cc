@@ -286,7 +286,7 @@ StatusOr<std::set<std::string>> fp16_ops_for_outputs(const graph::Graph& float_g
                                                  "outputs: " + worst.status().message());
         return worst;
     };
-    Progress progress("hybrid output search", errors.size() + 1, "models", options.progress);
+    Progress progress("hybrid output search", errors.size(), "layers", options.progress);
     RKNN_ASSIGN_OR_RETURN(const OutputSearch search,
                           fewest_fp16_layers_for_outputs(errors, options.hybrid_output, score, &progress));
     progress.finish();

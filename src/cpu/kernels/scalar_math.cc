@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "base/parallel.h"
+#include "cpu/kernels/activation_simd.h"
 
 namespace rknn::cpu::kernels {
 
@@ -62,11 +63,10 @@ namespace {
 inline float max_with(float x, float lo) { return x > lo ? x : lo; }
 inline float min_with(float x, float hi) { return x < hi ? x : hi; }
 
-// The clamp-like activations, one definition each for the scalar and the
-// span forms (the span loops vectorise them).
+// The clamp-like activations (activation_simd.cc has their vector forms,
+// which round alike).
 inline float relu_of(float x) { return x > 0.0f ? x : 0.0f; }
 inline float clip_of(const Activation& act, float x) { return std::fmin(std::fmax(x, act.min), act.max); }
-inline float clip_of_bounded(const Activation& act, float x) { return min_with(max_with(x, act.min), act.max); }
 inline float leaky_relu_of(const Activation& act, float x) { return x >= 0.0f ? x : act.alpha * x; }
 inline float hard_sigmoid_of(const Activation& act, float x) {
     return max_with(min_with(act.alpha * x + act.beta, 1.0f), 0.0f);
@@ -98,39 +98,19 @@ float activation_core(const Activation& act, float x) {
 
 float post_affine(const Activation& act, float y) { return act.has_post_affine() ? act.post_scale * y + act.post_bias : y; }
 
-void activation_run(const Activation& act, float* v, int64_t n) {
-    switch (act.type) {
-    case OpType::kRelu:
-        for (int64_t i = 0; i < n; ++i) v[i] = relu_of(v[i]);
-        break;
-    case OpType::kClip:
-        if (std::isnan(act.min) || std::isnan(act.max)) {
-            for (int64_t i = 0; i < n; ++i) v[i] = clip_of(act, v[i]);
-        } else {
-            for (int64_t i = 0; i < n; ++i) v[i] = clip_of_bounded(act, v[i]);
-        }
-        break;
-    case OpType::kHardSwish:
-        for (int64_t i = 0; i < n; ++i) v[i] = hard_swish_of(v[i]);
-        break;
-    case OpType::kHardSigmoid:
-        for (int64_t i = 0; i < n; ++i) v[i] = hard_sigmoid_of(act, v[i]);
-        break;
-    case OpType::kLeakyRelu:
-        for (int64_t i = 0; i < n; ++i) v[i] = leaky_relu_of(act, v[i]);
-        break;
-    default:
-        for (int64_t i = 0; i < n; ++i) v[i] = activation_core(act, v[i]);
-        break;
-    }
-    if (act.has_post_affine()) {
-        for (int64_t i = 0; i < n; ++i) v[i] = post_affine(act, v[i]);
-    }
-}
-
 }  // namespace
 
 float apply_activation(const Activation& act, float x) { return post_affine(act, activation_core(act, x)); }
+
+namespace {
+
+// The vector forms where Highway has one, else the scalar form per value.
+void activation_run(const Activation& act, float* v, int64_t n) {
+    if (activation_span_simd(act, v, n)) return;
+    for (int64_t i = 0; i < n; ++i) v[i] = apply_activation(act, v[i]);
+}
+
+}  // namespace
 
 void apply_activation(const Activation& act, float* values, int64_t n) {
     constexpr int64_t kChunk = 16384;

@@ -43,9 +43,10 @@ bool is_activation(graph::OpType type);
 
 float apply_activation(const Activation& act, float x);
 
-// The same over n values in place, each equal to the scalar form's result:
-// the clamp-like activations in loops the compiler vectorises, the others
-// per value; long spans are shared out over the host threads.
+// The same over n values in place, through the vector forms of
+// activation_simd.h where there is one (the clamp-like activations give the
+// scalar form's floats, the exp/tanh-based ones are within its tolerance),
+// else per value; long spans are shared out over the host threads.
 void apply_activation(const Activation& act, float* values, int64_t n);
 
 }  // namespace rknn::cpu::kernels

@@ -171,28 +171,100 @@ StatusOr<double> OutputProbe::worst_cosine(const graph::Graph& converted, double
     return worst;
 }
 
+namespace {
+
+// --hybrid output's search state: layers in `order` (worst single layer
+// first), each kept in float16 until a measurement shows the outputs hold
+// without it.
+class BlockSearch {
+public:
+    BlockSearch(std::vector<LayerError> order, double floor, const KeptSetScore& score, Progress* progress,
+                OutputSearch* search)
+        : order_(std::move(order)), kept_(order_.size(), true), floor_(floor), score_(score), progress_(progress),
+          search_(search) {}
+
+    // Blocks of layers go back to int8 from the most accurate end. A block
+    // whose measurement keeps the floor goes back whole: one measurement for
+    // many layers (and a passing one runs every sample, so this is where the
+    // time goes). A block that does not is halved until each layer the
+    // outputs need is found alone. The next block is twice as long after a
+    // block that went back whole, half as long otherwise.
+    Status run() {
+        size_t block = kFirstBlock;
+        for (size_t end = order_.size(); end > 0;) {
+            const size_t begin = end - std::min(block, end);
+            RKNN_ASSIGN_OR_RETURN(const bool whole, give_back(begin, end, false));
+            block = whole ? block * 2 : std::max<size_t>(1, block / 2);
+            end = begin;
+        }
+        search_->kept = kept_layers(order_.size(), order_.size());
+        return Status::ok();
+    }
+
+private:
+    static constexpr size_t kFirstBlock = 4;
+
+    // The kept layers, less those in [begin, end) of the order.
+    std::vector<LayerError> kept_layers(size_t begin, size_t end) const {
+        std::vector<LayerError> kept;
+        for (size_t i = 0; i < order_.size(); ++i) {
+            if (kept_[i] && (i < begin || i >= end)) kept.push_back(order_[i]);
+        }
+        return kept;
+    }
+
+    // Tries to give back [begin, end); returns whether all of it went back.
+    // `known_to_fail`: this exact trial was measured under the floor already.
+    StatusOr<bool> give_back(size_t begin, size_t end, bool known_to_fail) {
+        if (!known_to_fail) {
+            RKNN_ASSIGN_OR_RETURN(const double worst, score_(kept_layers(begin, end), floor_));
+            ++search_->evaluations;
+            if (worst >= floor_) {
+                for (size_t i = begin; i < end; ++i) kept_[i] = false;
+                search_->worst = worst;
+                decided(end - begin);
+                return true;
+            }
+        }
+        if (end - begin == 1) {
+            decided(1);
+            return false;
+        }
+        const size_t mid = begin + (end - begin) / 2;
+        RKNN_ASSIGN_OR_RETURN(const bool upper_went_back, give_back(mid, end, false));
+        // With the whole upper half back, giving back the lower half is the
+        // trial that just failed.
+        RKNN_RETURN_IF_ERROR(give_back(begin, mid, upper_went_back).status());
+        return false;
+    }
+
+    void decided(size_t layers) {
+        decided_ += layers;
+        if (progress_ != nullptr) progress_->update(decided_);
+    }
+
+    const std::vector<LayerError> order_;
+    std::vector<bool> kept_;
+    const double floor_;
+    const KeptSetScore& score_;
+    Progress* progress_;
+    OutputSearch* search_;
+    size_t decided_ = 0;
+};
+
+}  // namespace
+
 StatusOr<OutputSearch> fewest_fp16_layers_for_outputs(std::vector<LayerError> errors, double floor,
                                                       const KeptSetScore& score, Progress* progress) {
     std::stable_sort(errors.begin(), errors.end(), [](const LayerError& a, const LayerError& b) { return a.cosine < b.cosine; });
     OutputSearch search;
-    search.kept = std::move(errors);
+    search.kept = errors;
     RKNN_ASSIGN_OR_RETURN(search.worst_all_fp16, score(search.kept, 0.0));
     search.worst = search.worst_all_fp16;
     search.evaluations = 1;
-    if (progress != nullptr) progress->update(search.evaluations);
     if (search.worst_all_fp16 < floor) return search;
-    // The most accurate single layers are the likeliest to go back unnoticed.
-    for (size_t i = search.kept.size(); i-- > 0;) {
-        std::vector<LayerError> trial = search.kept;
-        trial.erase(trial.begin() + static_cast<long>(i));
-        RKNN_ASSIGN_OR_RETURN(const double worst, score(trial, floor));
-        ++search.evaluations;
-        if (progress != nullptr) progress->update(search.evaluations);
-        if (worst >= floor) {
-            search.kept = std::move(trial);
-            search.worst = worst;
-        }
-    }
+    BlockSearch blocks(std::move(errors), floor, score, progress, &search);
+    RKNN_RETURN_IF_ERROR(blocks.run());
     return search;
 }
 

@@ -4,9 +4,10 @@
 //  - --hybrid auto: layers whose single-layer cosine falls below a threshold
 //    are kept in float16, worst first and at most a share of the layers;
 //  - --hybrid output: the whole model is measured at its outputs. Starting
-//    with every layer in float16, layers go back to int8 one at a time, the
-//    most accurate single layers first, as long as every output of every
-//    probe sample keeps its cosine against the float model. A layer's error
+//    with every layer in float16, layers go back to int8 in blocks, the most
+//    accurate single layers first, as long as every output of every probe
+//    sample keeps its cosine against the float model (a block that does not
+//    is halved down to the layers that must stay). A layer's error
 //    can grow or shrink on the way to the outputs (a softmax sharpens it), so
 //    single-layer scores alone pick the wrong layers on some models.
 // Either way a kept layer's producers stay float16 too, so its input is not
@@ -75,12 +76,12 @@ struct OutputSearch {
     std::vector<LayerError> kept;   // worst single layer first
     double worst_all_fp16 = 1.0;    // the outputs' worst cosine with every layer kept
     double worst = 1.0;             // ... with `kept`
-    size_t evaluations = 0;
+    size_t evaluations = 0;         // models measured
 };
 
 // --hybrid output: the layers of `errors` to keep in float16 so that the
 // outputs' worst cosine stays >= `floor`. When even every layer in float16
-// falls below it, every layer is kept. `progress` counts evaluations.
+// falls below it, every layer is kept. `progress` counts the layers decided.
 StatusOr<OutputSearch> fewest_fp16_layers_for_outputs(std::vector<LayerError> errors, double floor,
                                                       const KeptSetScore& score, Progress* progress);
 
