@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <cstdlib>
@@ -31,11 +32,13 @@ int configured_threads() {
 // futex wake-up costs tens of microseconds on a loaded VM.
 constexpr int kSpins = 20000;
 // A helper spins at most kSpins after a job, and fewer when jobs come
-// further apart than that: each wait that ends asleep halves its next spin
-// (down to kFewestSpins), each job caught while spinning doubles it. Callers
-// with serial work between their loops (the converter's float reference)
-// then stop burning a core that another process could use.
+// further apart than a full spin lasts: a job that comes within kSoonAfter of
+// the end of the spin (caught, or just missed) doubles the next spin, a later
+// one halves it (down to kFewestSpins). Callers with serial work between
+// their loops (the converter's float reference) then stop burning a core
+// that another process could use, and back-to-back jobs keep the full spin.
 constexpr int kFewestSpins = 256;
+constexpr std::chrono::microseconds kSoonAfter{1000};  // about a full spin
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -111,7 +114,8 @@ private:
         for (;;) {
             int i = 0;
             for (; i < spins && generation_.load(std::memory_order_acquire) == seen && !stop_.load(); ++i) cpu_relax();
-            spins = i < spins ? std::min(kSpins, spins * 2) : std::max(kFewestSpins, spins / 2);
+            const bool caught = i < spins;
+            const auto spun = caught ? std::chrono::steady_clock::time_point{} : std::chrono::steady_clock::now();
             const std::function<void()>* job = nullptr;
             {
                 std::unique_lock<std::mutex> lock(mu_);
@@ -120,6 +124,8 @@ private:
                 seen = generation_.load();
                 job = job_;
             }
+            const bool soon = caught || std::chrono::steady_clock::now() - spun < kSoonAfter;
+            spins = soon ? std::min(kSpins, spins * 2) : std::max(kFewestSpins, spins / 2);
             std::exception_ptr failure;
             run_job(*job, &failure);
             {

@@ -384,7 +384,7 @@ bool has_op(const std::vector<convert::LayerError>& kept, const std::string& op)
 // --hybrid output with a made-up score: the outputs fall under the floor
 // whenever "b" or "d" is int8, whatever their single-layer scores say. The
 // search ends with exactly those two, worst single layer first, after one
-// measurement of everything in float16 and one per layer.
+// measurement of everything in float16 and one per block tried.
 TEST(Hybrid, TheOutputSearchKeepsOnlyTheLayersTheOutputsNeed) {
     const std::vector<convert::LayerError> errors = {layer_error("a", 0.90), layer_error("b", 0.999),
                                                      layer_error("c", 0.95), layer_error("d", 0.97),

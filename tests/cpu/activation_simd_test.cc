@@ -9,7 +9,10 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <hwy/targets.h>
 
 #include "cpu/kernels/activation_simd.h"
 #include "cpu/kernels/scalar_math.h"
@@ -54,31 +57,65 @@ std::vector<float> vector_form(const Activation& act, const std::vector<float>& 
     return y;
 }
 
+// Runs `check` on every SIMD target the library was built for that this host
+// has (Highway's test mock picks the target), then goes back to the best.
+template <class F>
+void on_every_target(const F& check) {
+    for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+        hwy::SetSupportedTargetsForTest(target);
+        SCOPED_TRACE(hwy::TargetName(target));
+        ASSERT_STREQ(activation_simd_target(), hwy::TargetName(target)) << "the dispatch did not follow the mock";
+        check();
+        if (::testing::Test::HasFatalFailure()) break;
+    }
+    hwy::SetSupportedTargetsForTest(0);
+}
+
 bool same_float(float a, float b) {
     return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof a) == 0;
 }
 
-TEST(ActivationSimd, ClampLikeFormsGiveTheScalarFormsFloats) {
+// The clamp-like forms, and Clip with bounds at the zeros and infinities
+// (where fmax/fmin and comparisons could disagree on the sign of a zero).
+std::vector<Activation> clamp_like_forms() {
+    std::vector<Activation> forms;
     for (OpType type : {OpType::kRelu, OpType::kClip, OpType::kLeakyRelu, OpType::kHardSigmoid, OpType::kHardSwish,
                         OpType::kIdentity}) {
-        for (bool affine : {false, true}) {
-            Activation act = make(type);
-            if (affine) {
-                act.post_scale = 0.37f;
-                act.post_bias = -1.25f;
-            }
-            const std::vector<float> x = inputs(9.0f);
-            const std::vector<float> y = vector_form(act, x);
-            for (size_t i = 0; i < x.size(); ++i) {
-                const float want = apply_activation(act, x[i]);
-                ASSERT_TRUE(same_float(y[i], want))
-                    << "op " << name_of(act) << " affine " << affine << " x=" << x[i] << ": " << y[i] << " vs " << want;
-            }
-        }
+        forms.push_back(make(type));
     }
+    const float inf = std::numeric_limits<float>::infinity();
+    for (auto [lo, hi] : {std::pair<float, float>{0.0f, 6.0f}, {-inf, 0.0f}, {-0.0f, inf}, {-0.0f, 0.0f}}) {
+        Activation clip = make(OpType::kClip);
+        clip.min = lo;
+        clip.max = hi;
+        forms.push_back(clip);
+    }
+    return forms;
 }
 
-TEST(ActivationSimd, ExpAndTanhFormsStayWithinTheTolerance) {
+TEST(ActivationSimd, ClampLikeFormsGiveTheScalarFormsFloats) {
+    on_every_target([] {
+        for (const Activation& form : clamp_like_forms()) {
+            for (bool affine : {false, true}) {
+                Activation act = form;
+                if (affine) {
+                    act.post_scale = 0.37f;
+                    act.post_bias = -1.25f;
+                }
+                const std::vector<float> x = inputs(9.0f);
+                const std::vector<float> y = vector_form(act, x);
+                for (size_t i = 0; i < x.size(); ++i) {
+                    const float want = apply_activation(act, x[i]);
+                    ASSERT_TRUE(same_float(y[i], want)) << "op " << name_of(act) << " [" << act.min << ", " << act.max
+                                                        << "] affine " << affine << " x=" << x[i] << ": " << y[i]
+                                                        << " vs " << want;
+                }
+            }
+        }
+    });
+}
+
+void check_exp_and_tanh_forms() {
     for (OpType type : {OpType::kSigmoid, OpType::kSilu, OpType::kTanh, OpType::kElu, OpType::kSelu,
                         OpType::kSoftplus, OpType::kGelu}) {
         for (bool affine : {false, true}) {
@@ -102,10 +139,15 @@ TEST(ActivationSimd, ExpAndTanhFormsStayWithinTheTolerance) {
                 ASSERT_LE(error, kActivationSimdTolerance)
                     << "op " << name_of(act) << " affine " << affine << " x=" << x[i] << ": " << y[i] << " vs " << want;
             }
-            // The figure docs/architecture.md quotes.
-            std::printf("%s%s: worst scaled error %.3g\n", name_of(act).c_str(), affine ? " (post affine)" : "", worst);
+            // Printed for the notes: how close each form comes.
+            std::printf("%s %s%s: worst scaled error %.3g\n", activation_simd_target(), name_of(act).c_str(),
+                        affine ? " (post affine)" : "", worst);
         }
     }
+}
+
+TEST(ActivationSimd, ExpAndTanhFormsStayWithinTheTolerance) {
+    on_every_target([] { check_exp_and_tanh_forms(); });
 }
 
 TEST(ActivationSimd, FormsWithoutAVectorFormAreLeftToTheScalarLoop) {
@@ -124,8 +166,8 @@ TEST(ActivationSimd, FormsWithoutAVectorFormAreLeftToTheScalarLoop) {
     }
 }
 
-// Long spans are cut into chunks over the host threads; every chunk boundary
-// must land on the same values as one pass.
+// Long spans are cut into chunks over the host threads: each chunk must work
+// on its own part of the span (one pass over the whole gives the answer).
 TEST(ActivationSimd, ThreadedSpansEqualOnePass) {
     const Activation act = make(OpType::kSilu);
     std::vector<float> x(300001);

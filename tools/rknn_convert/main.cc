@@ -62,8 +62,9 @@ options:
                            layers first) while every output of every probe
                            sample (the first 32 calibration samples) keeps a
                            cosine >= COS (default 0.99) against the float
-                           model on the CPU reference. One CPU run of the
-                           probe per layer: slower than auto on large inputs
+                           model on the CPU reference. Layers go back in
+                           blocks, halved when a block misses COS: one CPU
+                           run of the probe per block, slower than auto
   --mean a,b,c             per-channel mean of the image input(s), in pixel
                            units; with --std the model takes raw NHWC uint8
                            pixels and normalises (x - mean) / std itself.

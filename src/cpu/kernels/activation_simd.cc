@@ -95,9 +95,10 @@ HWY_INLINE bool run_activation(const Activation& act, float* v, int64_t n) {
         const bool selu = act.type == OpType::kSelu;
         const V gamma = hn::Set(d, act.gamma);
         map_in_place(v, n, [&](V x) {
-            // Elu keeps x >= 0, Selu x > 0; both give 0 at 0.
+            // As the scalar forms: Elu keeps x >= 0 (so -0 stays -0), Selu x > 0.
             const V negative = hn::Mul(alpha, hn::Sub(exp_any(d, x), one));
-            const V y = hn::IfThenElse(hn::Gt(x, zero), x, negative);
+            const auto keep = selu ? hn::Gt(x, zero) : hn::Ge(x, zero);
+            const V y = hn::IfThenElse(keep, x, negative);
             return keep_nan(x, selu ? hn::Mul(gamma, y) : y);
         });
         return true;
@@ -133,6 +134,8 @@ bool ActivationSpan(const Activation& act, float* values, int64_t n) {
     return true;
 }
 
+const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
+
 }  // namespace HWY_NAMESPACE
 }  // namespace rknn::cpu::kernels
 HWY_AFTER_NAMESPACE();
@@ -141,6 +144,9 @@ HWY_AFTER_NAMESPACE();
 namespace rknn::cpu::kernels {
 
 HWY_EXPORT(ActivationSpan);
+HWY_EXPORT(TargetName);
+
+const char* activation_simd_target() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }
 
 bool activation_span_simd(const Activation& act, float* values, int64_t n) {
     if (n <= 0) return true;

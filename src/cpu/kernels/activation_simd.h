@@ -24,4 +24,8 @@ constexpr float kActivationSimdTolerance = 1.0f / (1 << 20);
 // bound that is NaN, a per-channel slope): the caller uses the scalar form.
 bool activation_span_simd(const Activation& act, float* values, int64_t n);
 
+// The SIMD target the vector forms run on now, as Highway names it ("AVX2",
+// "NEON", ...).
+const char* activation_simd_target();
+
 }  // namespace rknn::cpu::kernels

@@ -66,7 +66,12 @@ inline float min_with(float x, float hi) { return x < hi ? x : hi; }
 // The clamp-like activations (activation_simd.cc has their vector forms,
 // which round alike).
 inline float relu_of(float x) { return x > 0.0f ? x : 0.0f; }
-inline float clip_of(const Activation& act, float x) { return std::fmin(std::fmax(x, act.min), act.max); }
+// fmax/fmin order -0 below +0 on aarch64 (fmaxnm) and not on x86, so bounds
+// that are numbers take the comparisons, which give the same zero everywhere.
+inline float clip_of(const Activation& act, float x) {
+    if (std::isnan(act.min) || std::isnan(act.max)) return std::fmin(std::fmax(x, act.min), act.max);
+    return min_with(max_with(x, act.min), act.max);
+}
 inline float leaky_relu_of(const Activation& act, float x) { return x >= 0.0f ? x : act.alpha * x; }
 inline float hard_sigmoid_of(const Activation& act, float x) {
     return max_with(min_with(act.alpha * x + act.beta, 1.0f), 0.0f);

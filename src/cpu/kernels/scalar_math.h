@@ -1,6 +1,7 @@
-// Scalar definitions of the activation functions (ONNX semantics). The float
-// kernels apply them element by element and the int8 path samples them to
-// build lookup tables, so both use exactly these formulas.
+// Scalar definitions of the activation functions (ONNX semantics). The int8
+// path samples them to build lookup tables; the float kernels run their
+// vector forms (activation_simd.h: the same floats for the clamp-like ones,
+// within a documented tolerance for those built on exp/tanh/log1p).
 #pragma once
 
 #include <vector>
