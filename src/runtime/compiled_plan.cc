@@ -37,9 +37,11 @@ Status check_tensor_sizes(const graph::Graph& g) {
 }
 
 // A driver that ends tasks on the DPU's interrupt only (mainline rocket)
-// would never see a PPU task finish: pools run on the CPU there.
+// would never see a PPU task finish: pools run on the CPU there (and the
+// aliases next to them may be left alone).
 void keep_ppu_tasks_off(const driver::KernelDriver& kd, const graph::Graph& g, std::vector<npu::Placement>* placements) {
     if (kd.completes_ppu_tasks()) return;
+    bool moved = false;
     for (size_t i = 0; i < placements->size(); ++i) {
         npu::Placement& p = (*placements)[i];
         if (p.target != npu::Target::kNpu || p.prepared == nullptr || !p.prepared->uses_ppu()) continue;
@@ -47,7 +49,9 @@ void keep_ppu_tasks_off(const driver::KernelDriver& kd, const graph::Graph& g, s
         p.reason = std::string("a PPU task, and the ") + kd.backend_name() + " driver waits for the DPU's interrupt only";
         RKNN_LOG_AT(3, "op %zu %s (%s): CPU, %s", i, g.ops[i].name.c_str(), graph::op_type_name(g.ops[i].type),
                     p.reason.c_str());
+        moved = true;
     }
+    if (moved) npu::keep_lone_aliases_on_cpu(g, placements);
 }
 
 // The plans of a dynamic model share the device buffers: each I/O buffer id
@@ -142,7 +146,6 @@ StatusOr<std::shared_ptr<CompiledPlan>> CompiledPlan::build(graph::Graph graph, 
     plan->producers = graph::producers(g);
     plan->placements = npu::place_graph(g, soc);
     keep_ppu_tasks_off(*driver.driver, g, &plan->placements);
-    npu::keep_lone_aliases_on_cpu(g, &plan->placements);  // the PPU ops' aliases may be alone now
     RKNN_ASSIGN_OR_RETURN(plan->memory, plan_memory(g, plan->order, &plan->placements, native_form(soc),
                                                     options.share_internal));
     for (int32_t op_index : plan->order) {

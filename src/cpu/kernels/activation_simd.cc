@@ -38,6 +38,16 @@ HWY_INLINE void map_in_place(float* values, int64_t n, const F& f) {
     std::memcpy(values + i, tail, rest * sizeof(float));
 }
 
+// map_in_place with f followed by the activation's post affine
+// (post_scale * y + post_bias, multiply then add), in the same pass.
+template <class F>
+HWY_INLINE void map_activation(const Activation& act, float* values, int64_t n, const F& f) {
+    if (!act.has_post_affine()) return map_in_place(values, n, f);
+    const D d;
+    const V scale = hn::Set(d, act.post_scale), bias = hn::Set(d, act.post_bias);
+    map_in_place(values, n, [&](V x) { return hn::Add(hn::Mul(scale, f(x)), bias); });
+}
+
 // The scalar forms' comparisons, lane by lane: x > bound ? x : bound (a NaN x
 // gives the bound, as in scalar_math.cc), and x < bound ? x : bound.
 HWY_INLINE V max_with(V x, V bound) { return hn::IfThenElse(hn::Gt(x, bound), x, bound); }
@@ -51,50 +61,52 @@ HWY_INLINE V exp_any(D d, V x) { return hn::Exp(d, min_with(x, hn::Set(d, 104.0f
 HWY_INLINE V keep_nan(V x, V y) { return hn::IfThenElse(hn::IsNaN(x), x, y); }
 
 // One activation over a span; false when it has no vector form here.
-HWY_INLINE bool run_activation(const Activation& act, float* v, int64_t n) {
+bool ActivationSpan(const Activation& act, float* v, int64_t n) {
     const D d;
     const V zero = hn::Zero(d);
     const V one = hn::Set(d, 1.0f);
     switch (act.type) {
-    case OpType::kIdentity: return true;
-    case OpType::kRelu: map_in_place(v, n, [&](V x) { return hn::IfThenElseZero(hn::Gt(x, zero), x); }); return true;
+    case OpType::kIdentity:
+        if (act.has_post_affine()) map_activation(act, v, n, [](V x) { return x; });
+        return true;
+    case OpType::kRelu: map_activation(act, v, n, [&](V x) { return hn::IfThenElseZero(hn::Gt(x, zero), x); }); return true;
     case OpType::kClip: {
         if (std::isnan(act.min) || std::isnan(act.max)) return false;  // fmin/fmax semantics: scalar
         const V lo = hn::Set(d, act.min), hi = hn::Set(d, act.max);
-        map_in_place(v, n, [&](V x) { return min_with(max_with(x, lo), hi); });
+        map_activation(act, v, n, [&](V x) { return min_with(max_with(x, lo), hi); });
         return true;
     }
     case OpType::kLeakyRelu: {
         const V alpha = hn::Set(d, act.alpha);
-        map_in_place(v, n, [&](V x) { return hn::IfThenElse(hn::Ge(x, zero), x, hn::Mul(alpha, x)); });
+        map_activation(act, v, n, [&](V x) { return hn::IfThenElse(hn::Ge(x, zero), x, hn::Mul(alpha, x)); });
         return true;
     }
     case OpType::kHardSigmoid: {
         const V alpha = hn::Set(d, act.alpha), beta = hn::Set(d, act.beta);
         // Multiply, then add (no fused multiply-add): the scalar form's rounding.
-        map_in_place(v, n, [&](V x) { return max_with(min_with(hn::Add(hn::Mul(alpha, x), beta), one), zero); });
+        map_activation(act, v, n, [&](V x) { return max_with(min_with(hn::Add(hn::Mul(alpha, x), beta), one), zero); });
         return true;
     }
     case OpType::kHardSwish: {
         const V six = hn::Set(d, 6.0f), half = hn::Set(d, 0.5f);
-        map_in_place(v, n, [&](V x) {
+        map_activation(act, v, n, [&](V x) {
             return hn::Mul(x, max_with(min_with(hn::Add(hn::Div(x, six), half), one), zero));
         });
         return true;
     }
     case OpType::kSigmoid:
-        map_in_place(v, n, [&](V x) { return keep_nan(x, hn::Div(one, hn::Add(one, exp_any(d, hn::Neg(x))))); });
+        map_activation(act, v, n, [&](V x) { return keep_nan(x, hn::Div(one, hn::Add(one, exp_any(d, hn::Neg(x))))); });
         return true;
     case OpType::kSilu:
-        map_in_place(v, n, [&](V x) { return keep_nan(x, hn::Div(x, hn::Add(one, exp_any(d, hn::Neg(x))))); });
+        map_activation(act, v, n, [&](V x) { return keep_nan(x, hn::Div(x, hn::Add(one, exp_any(d, hn::Neg(x))))); });
         return true;
-    case OpType::kTanh: map_in_place(v, n, [&](V x) { return keep_nan(x, hn::Tanh(d, x)); }); return true;
+    case OpType::kTanh: map_activation(act, v, n, [&](V x) { return keep_nan(x, hn::Tanh(d, x)); }); return true;
     case OpType::kElu:
     case OpType::kSelu: {
         const V alpha = hn::Set(d, act.alpha);
         const bool selu = act.type == OpType::kSelu;
         const V gamma = hn::Set(d, act.gamma);
-        map_in_place(v, n, [&](V x) {
+        map_activation(act, v, n, [&](V x) {
             // As the scalar forms: Elu keeps x >= 0 (so -0 stays -0), Selu x > 0.
             const V negative = hn::Mul(alpha, hn::Sub(exp_any(d, x), one));
             const auto keep = selu ? hn::Gt(x, zero) : hn::Ge(x, zero);
@@ -105,7 +117,7 @@ HWY_INLINE bool run_activation(const Activation& act, float* v, int64_t n) {
     }
     case OpType::kSoftplus: {
         const V twenty = hn::Set(d, 20.0f);
-        map_in_place(v, n, [&](V x) {
+        map_activation(act, v, n, [&](V x) {
             const V soft = hn::Log1p(d, exp_any(d, min_with(x, twenty)));
             return keep_nan(x, hn::IfThenElse(hn::Gt(x, twenty), x, soft));
         });
@@ -114,7 +126,7 @@ HWY_INLINE bool run_activation(const Activation& act, float* v, int64_t n) {
     case OpType::kGelu: {
         if (!act.tanh_approximation) return false;  // erf: Highway has no vector form
         const V k0 = hn::Set(d, 0.7978845608028654f), k1 = hn::Set(d, 0.044715f), half = hn::Set(d, 0.5f);
-        map_in_place(v, n, [&](V x) {
+        map_activation(act, v, n, [&](V x) {
             const V inner = hn::Mul(k0, hn::Add(x, hn::Mul(hn::Mul(hn::Mul(k1, x), x), x)));
             return keep_nan(x, hn::Mul(hn::Mul(half, x), hn::Add(one, hn::Tanh(d, inner))));
         });
@@ -122,16 +134,6 @@ HWY_INLINE bool run_activation(const Activation& act, float* v, int64_t n) {
     }
     default: return false;
     }
-}
-
-bool ActivationSpan(const Activation& act, float* values, int64_t n) {
-    if (!run_activation(act, values, n)) return false;
-    if (act.has_post_affine()) {
-        const D d;
-        const V scale = hn::Set(d, act.post_scale), bias = hn::Set(d, act.post_bias);
-        map_in_place(values, n, [&](V y) { return hn::Add(hn::Mul(scale, y), bias); });
-    }
-    return true;
 }
 
 const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
