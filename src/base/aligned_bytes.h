@@ -1,5 +1,6 @@
 // A heap byte buffer with 64-byte alignment (cache line, and the alignment the
-// model format guarantees for weights), zero-initialised.
+// model format guarantees for weights), zero-initialised unless the caller
+// says it writes every byte first.
 #pragma once
 
 #include <cstddef>
@@ -14,6 +15,9 @@ public:
 
     AlignedBytes() = default;
     explicit AlignedBytes(size_t size);
+    struct Uninitialized {};
+    // Contents undefined: for buffers the caller fills completely.
+    AlignedBytes(size_t size, Uninitialized);
 
     uint8_t* data() { return data_.get(); }
     const uint8_t* data() const { return data_.get(); }

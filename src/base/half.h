@@ -52,15 +52,26 @@ inline float half_to_float(uint16_t half) {
     return bits_float(float_bits(value) | sign);
 }
 
-// The same conversions over arrays, with every case computed and one
-// selected (no branches), so that compilers vectorise them. Equal to
-// float_to_half / half_to_float element by element (tests/base/half_test.cc).
 // All ones when `condition` holds, else zero: a select the vectoriser takes.
 inline uint32_t mask_if(bool condition) { return 0u - static_cast<uint32_t>(condition); }
 inline uint32_t select_bits(uint32_t mask, uint32_t a, uint32_t b) { return (a & mask) | (b & ~mask); }
 
-// `out` / `in` hold the halves as bytes (2 per value, any alignment).
-inline void floats_to_halves(const float* in, uint8_t* out, size_t n) {
+// The same conversions over arrays, equal to float_to_half / half_to_float
+// element by element, NaN included (tests/base/half_test.cc, on every SIMD
+// target). `out` / `in` hold the halves as bytes (2 per value, any
+// alignment). Where the CPU converts in hardware (x86 F16C, AArch64) they
+// use it (half_arrays.cc); elsewhere the portable loops below.
+void floats_to_halves(const float* in, uint8_t* out, size_t n);
+void halves_to_floats(const uint8_t* in, float* out, size_t n);
+// The SIMD target the two dispatch to ("AVX2", "NEON", ...; on SSE4 and
+// SCALAR they run the portable loops).
+const char* half_arrays_target();
+
+namespace detail {
+
+// Every case computed and one selected (no branches), so that compilers
+// vectorise them.
+inline void floats_to_halves_portable(const float* in, uint8_t* out, size_t n) {
     for (size_t i = 0; i < n; ++i) {
         const uint32_t bits = float_bits(in[i]);
         const uint32_t sign = (bits >> 16) & 0x8000u;
@@ -74,7 +85,7 @@ inline void floats_to_halves(const float* in, uint8_t* out, size_t n) {
     }
 }
 
-inline void halves_to_floats(const uint8_t* in, float* out, size_t n) {
+inline void halves_to_floats_portable(const uint8_t* in, float* out, size_t n) {
     for (size_t i = 0; i < n; ++i) {
         uint16_t half;
         std::memcpy(&half, in + 2 * i, 2);
@@ -84,6 +95,8 @@ inline void halves_to_floats(const uint8_t* in, float* out, size_t n) {
         out[i] = bits_float(sign | select_bits(mask_if(magnitude >= (0x7c00u << 13)), magnitude | 0x7f800000u, scaled));
     }
 }
+
+}  // namespace detail
 
 inline uint16_t float_to_bfloat16(float value) {
     uint32_t u = float_bits(value);

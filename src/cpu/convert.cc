@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 
 #include "base/half.h"
+#include "base/parallel.h"
 
 namespace rknn::cpu {
 namespace {
@@ -31,6 +33,18 @@ size_t channel_of(const HostTensor& t, int64_t i, int64_t inner) {
     return static_cast<size_t>((i / inner) % t.dim(t.quant.axis));
 }
 
+// Element-wise conversions of large tensors run in chunks over the host's
+// threads (each element is converted on its own, so the split cannot change
+// a result); small ones stay on the caller's thread.
+constexpr int64_t kChunk = int64_t{1} << 15;
+void in_chunks(int64_t n, const std::function<void(int64_t begin, int64_t end)>& body) {
+    if (n < 2 * kChunk) {
+        body(0, n);
+        return;
+    }
+    parallel_for(n, kChunk, body);
+}
+
 // saturate_round(nearbyint(x / scale) + zp) for int8, fast and exact.
 // Loops the compiler vectorises (with -fno-trapping-math, src/CMakeLists.txt)
 // round x * (1 / scale) in float: adding and subtracting 1.5 * 2^23 rounds a
@@ -47,11 +61,12 @@ size_t channel_of(const HostTensor& t, int64_t i, int64_t inner) {
     !defined(__SANITIZE_ADDRESS__)
 __attribute__((target_clones("avx2", "default")))
 #endif
-void quantize_int8_per_tensor(const float* values, int64_t n, double scale, double zp, int8_t* codes) {
+void quantize_int8_per_tensor(const float* values, int64_t n, double scale, double zp, int8_t* codes, int8_t nan_code) {
     constexpr float kRound = 12582912.0f;
     constexpr int64_t kBlock = 256;
     const float inverse = static_cast<float>(1.0 / scale);
     const float zero_point = static_cast<float>(zp);
+    const float nan_value = nan_code;
     float rounded[kBlock];
     int32_t near_half[kBlock];  // per element, so that only those take the double path
     for (int64_t start = 0; start < n; start += kBlock) {
@@ -69,7 +84,7 @@ void quantize_int8_per_tensor(const float* values, int64_t n, double scale, doub
             float c = r + zero_point;
             c = c < -128.0f ? -128.0f : c;
             c = c > 127.0f ? 127.0f : c;
-            rounded[i] = c == c ? c : 0.0f;
+            rounded[i] = c == c ? c : nan_value;
         }
         for (int64_t i = 0; i < count; ++i) codes[start + i] = static_cast<int8_t>(static_cast<int32_t>(rounded[i]));
         if (any_near_half == 0) continue;
@@ -133,7 +148,7 @@ double element_as_double(const HostTensor& t, int64_t i) {
 }
 
 HostTensor to_float32(const HostTensor& src) {
-    HostTensor out(graph::DType::kFloat32, src.shape());
+    HostTensor out = HostTensor::uninitialized(graph::DType::kFloat32, src.shape());  // to_float32_into writes all
     to_float32_into(src, out.data<float>());
     return out;
 }
@@ -146,7 +161,9 @@ void to_float32_into(const HostTensor& src, float* dst) {
         for (int code = -128; code < 128; ++code)
             table[code + 128] = static_cast<float>((static_cast<double>(code) - src.quant.zero_point(0)) * src.quant.scale(0));
         const int8_t* codes = src.data<int8_t>();
-        for (int64_t i = 0; i < n; ++i) dst[i] = table[codes[i] + 128];
+        in_chunks(n, [&](int64_t begin, int64_t end) {
+            for (int64_t i = begin; i < end; ++i) dst[i] = table[codes[i] + 128];
+        });
         return;
     }
     if (src.quant.is_quantized() && graph::is_integer(src.dtype())) {
@@ -162,20 +179,28 @@ void to_float32_into(const HostTensor& src, float* dst) {
         return;
     }
     if (src.dtype() == graph::DType::kFloat16) {
-        halves_to_floats(static_cast<const uint8_t*>(src.raw()), dst, static_cast<size_t>(n));
+        const auto* halves = static_cast<const uint8_t*>(src.raw());
+        in_chunks(n, [&](int64_t begin, int64_t end) {
+            halves_to_floats(halves + 2 * begin, dst + begin, static_cast<size_t>(end - begin));
+        });
         return;
     }
     for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<float>(element_as_double(src, i));
 }
 
-void quantize_int8(const float* values, int64_t n, double scale, double zp, int8_t* codes) {
+void quantize_int8(const float* values, int64_t n, double scale, double zp, int8_t* codes, int8_t nan_code) {
     // The fast path's bounds: 1 / scale a finite float, and a zero point for
     // which the +-1024 clamp still saturates every code. Else the plain loop.
     if (1.0 / scale <= static_cast<double>(std::numeric_limits<float>::max()) && zp >= -896.0 && zp <= 896.0) {
-        quantize_int8_per_tensor(values, n, scale, zp, codes);
+        in_chunks(n, [&](int64_t begin, int64_t end) {
+            quantize_int8_per_tensor(values + begin, end - begin, scale, zp, codes + begin, nan_code);
+        });
         return;
     }
-    for (int64_t i = 0; i < n; ++i) codes[i] = saturate_round<int8_t>(std::nearbyint(static_cast<double>(values[i]) / scale) + zp);
+    for (int64_t i = 0; i < n; ++i) {
+        const double q = std::nearbyint(static_cast<double>(values[i]) / scale) + zp;
+        codes[i] = std::isnan(q) ? nan_code : saturate_round<int8_t>(q);
+    }
 }
 
 Status from_float32(const HostTensor& src, HostTensor* dst) {
@@ -207,7 +232,10 @@ Status from_float32(const HostTensor& src, HostTensor* dst) {
         return Status::ok();
     }
     if (dst->dtype() == graph::DType::kFloat16) {
-        floats_to_halves(values, static_cast<uint8_t*>(dst->raw()), static_cast<size_t>(n));
+        auto* halves = static_cast<uint8_t*>(dst->raw());
+        in_chunks(n, [&](int64_t begin, int64_t end) {
+            floats_to_halves(values + begin, halves + 2 * begin, static_cast<size_t>(end - begin));
+        });
         return Status::ok();
     }
     for (int64_t i = 0; i < n; ++i) store_double(dst, i, values[i]);

@@ -21,8 +21,10 @@ void to_float32_into(const HostTensor& src, float* dst);
 Status from_float32(const HostTensor& src, HostTensor* dst);
 
 // Per-tensor int8 codes of `n` floats: clamp(nearbyint(x / scale) + zp) in
-// [-128, 127], NaN 0, exactly as from_float32 gives them (vectorised). scale > 0.
-void quantize_int8(const float* values, int64_t n, double scale, double zp, int8_t* codes);
+// [-128, 127], exactly as from_float32 gives them (vectorised, and threaded
+// for large n). scale > 0. A NaN gets `nan_code`: 0 as in from_float32
+// (QuantizeLinear's clamp gives -128).
+void quantize_int8(const float* values, int64_t n, double scale, double zp, int8_t* codes, int8_t nan_code = 0);
 
 // Element-wise cast with ONNX Cast semantics between any two dtypes (no quantisation).
 Status cast_tensor(const HostTensor& src, HostTensor* dst);

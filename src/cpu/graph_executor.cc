@@ -198,7 +198,8 @@ Status GraphExecutor::run_kernel(const graph::Op& op, const KernelEntry& entry, 
             continue;
         }
         HostTensor as_float = result.dtype() == DType::kFloat32 ? result : to_float32(result);
-        HostTensor rounded = make_tensor_like(declared, result.shape());
+        HostTensor rounded = HostTensor::uninitialized(declared.dtype, result.shape());  // from_float32 writes all
+        rounded.quant = declared.quant;
         RKNN_RETURN_IF_ERROR(from_float32(as_float, &rounded));
         values[op.outputs[i]] = std::move(rounded);
     }

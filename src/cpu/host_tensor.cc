@@ -12,6 +12,16 @@ HostTensor::HostTensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::mo
     data_ = storage_->data();
 }
 
+HostTensor HostTensor::uninitialized(DType dtype, Shape shape) {
+    HostTensor t;
+    t.dtype_ = dtype;
+    t.shape_ = std::move(shape);
+    t.numel_ = graph::num_elements(t.shape_);
+    t.storage_ = std::make_shared<AlignedBytes>(std::max<size_t>(t.byte_size(), 1), AlignedBytes::Uninitialized{});
+    t.data_ = t.storage_->data();
+    return t;
+}
+
 HostTensor HostTensor::in_storage(DType dtype, Shape shape, std::shared_ptr<AlignedBytes> storage) {
     HostTensor t;
     t.dtype_ = dtype;

@@ -18,6 +18,8 @@ public:
     HostTensor() = default;
     // Allocates zeroed storage for the shape (which must be valid).
     HostTensor(DType dtype, Shape shape);
+    // Storage with undefined contents, for a result the caller writes whole.
+    static HostTensor uninitialized(DType dtype, Shape shape);
     // Wraps memory owned elsewhere; the caller keeps it alive.
     static HostTensor borrow(DType dtype, Shape shape, const void* data);
     // A tensor in `storage` (shared with whoever else holds it), which must

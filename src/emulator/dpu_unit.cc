@@ -480,11 +480,17 @@ const uint8_t* ew_operand(const Ew& e, int c, int y, int x) {
     return e.data + e.cube.offset(c, y, x);
 }
 
+// The EW operand of channel c at (y, x), through the EW converter.
+int64_t ew_operand_int(const Ew& e, int c, int y, int x) {
+    int64_t op = e.from_tensor ? read_int(ew_operand(e, c, y, x), e.esize) : static_cast<int32_t>(e.value_reg);
+    if (!e.cvt_bypass) op = shift_round(mul_wide(op + e.cvt_offset, e.cvt_scale), e.cvt_shift, e.cvt_round);
+    return op;
+}
+
 int64_t run_ew_int(const Ew& e, const TaskContext& ctx, int c, int y, int x, int64_t v) {
     if (e.bypass) return v;
     if (!e.op_bypass) {
-        int64_t op = e.from_tensor ? read_int(ew_operand(e, c, y, x), e.esize) : static_cast<int32_t>(e.value_reg);
-        if (!e.cvt_bypass) op = shift_round(mul_wide(op + e.cvt_offset, e.cvt_scale), e.cvt_shift, e.cvt_round);
+        const int64_t op = ew_operand_int(e, c, y, x);
         v = e.mul ? multiply(v, op, e.truncate, e.truncate_neg) : sat32(alu(e.algo, v, op));
     }
     if (!e.lut_bypass) v = ctx.lut.evaluate(e.lut, v);
@@ -916,10 +922,35 @@ void fold_relu(bool relu, bool relux, int64_t cap, double* lo, double* hi) {
 
 bool shift_in_range(int shift) { return shift >= 0 && shift <= 62; }
 
+// Below this magnitude an EW multiplier keeps x * op (|x| < 2^31) within
+// the 2^47 that the fused pass's doubles take exactly.
+constexpr int64_t kMaxFoldedEwMultiplier = int64_t{1} << 16;
+
+// An EW multiply by one operand per channel (a per-channel tensor, or the
+// register value) right after a BS stage that only adds: the multiply is then
+// the plan's BS multiplier, op / 2^truncate, since nothing clamps between
+// the two. The operands are read now, through the EW converter. False when
+// the task is not of that form or an operand is too large for the pass.
+bool ew_multiplier_as_bs_scale(const Dpu& d, std::vector<double>* scale) {
+    const Stage& bs = d.bs;
+    const Ew& e = d.ew;
+    if (e.bypass || e.op_bypass || !e.mul || (e.from_tensor && !e.per_channel) || !e.lut_bypass) return false;
+    if (!bs.bypass && (!bs.mul_bypass || !bs.relu_bypass || bs.relux)) return false;
+    if (!d.bn.bypass || e.truncate != e.truncate_neg || !shift_in_range(e.truncate)) return false;
+    const double unit = std::ldexp(1.0, -e.truncate);
+    for (size_t c = 0; c < scale->size() && c < static_cast<size_t>(d.channels); ++c) {
+        const int64_t op = ew_operand_int(e, static_cast<int>(c), 0, 0);
+        if (op <= -kMaxFoldedEwMultiplier || op >= kMaxFoldedEwMultiplier) return false;
+        (*scale)[c] = static_cast<double>(op) * unit;
+    }
+    return true;
+}
+
 // The plan of the fused pass (kernels/dpu_requant.h) when the task has its
 // shape: int8 convolution accumulators without the weight-zero-point term, or
 // an int8 cube read in flying mode; BS with an added bias and a plain
-// multiplier, BN that only clamps, EW that clamps or adds an int8 cube, int8
+// multiplier, BN that only clamps, EW that clamps, adds an int8 cube or
+// multiplies by a per-channel operand (ew_multiplier_as_bs_scale), int8
 // output rounded half to even.
 bool plan_fused_requant(const Dpu& d, const Source& src, std::shared_ptr<const DpuRequantPlan>* plan) {
     if (!fused_passes.load(std::memory_order_relaxed)) return false;
@@ -938,11 +969,12 @@ bool plan_fused_requant(const Dpu& d, const Source& src, std::shared_ptr<const D
     if (!bn.bypass && !bn.mul_bypass) return false;
     if (bn_clip && (bn.alu_per_channel || (bn.alu_algo != kAluMax && bn.alu_algo != kAluMin))) return false;
     const Ew& e = d.ew;
-    const bool ew_add = !e.bypass && !e.op_bypass;
+    const bool ew_op = !e.bypass && !e.op_bypass;
+    const bool ew_mul = ew_op && e.mul;
+    const bool ew_add = ew_op && !e.mul;
     const bool ew_lut = !e.bypass && !e.lut_bypass;
-    if (ew_lut && ew_add) return false;
-    if (ew_add && (!e.from_tensor || e.per_channel || e.esize != 1 || e.mul || e.algo != kAluAdd ||
-                   e.cube.elem_bytes != 1))
+    if (ew_lut && ew_op) return false;
+    if (ew_add && (!e.from_tensor || e.per_channel || e.esize != 1 || e.algo != kAluAdd || e.cube.elem_bytes != 1))
         return false;
     if (ew_add && !e.cvt_bypass && (e.cvt_round != Rounding::kHalfEven || !shift_in_range(e.cvt_shift))) return false;
 
@@ -954,9 +986,10 @@ bool plan_fused_requant(const Dpu& d, const Source& src, std::shared_ptr<const D
     p->real_channels = std::max(0, std::min(n, d.real_channels));
     p->acc_stride = conv != nullptr ? conv->channels : n;
     p->bs_alu = bs_alu;
-    p->bs_mul = bs_mul;
+    p->bs_mul = bs_mul || ew_mul;
     p->bias.assign(bs_alu ? padded : 0, 0.0);
-    p->scale.assign(bs_mul ? padded : 0, 0.0);
+    p->scale.assign(p->bs_mul ? padded : 0, 0.0);
+    if (ew_mul && !ew_multiplier_as_bs_scale(d, &p->scale)) return false;
     const double unit = std::ldexp(1.0, -bs.shift);  // exact: scaling by a power of two
     for (size_t c = 0; c < static_cast<size_t>(n); ++c) {
         if (bs_alu) {

@@ -1,8 +1,10 @@
 #include "runtime/native_tensor.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "base/half.h"
+#include "base/parallel.h"
 #include "base/sign_bits.h"
 #include "cpu/graph_executor.h"
 #include "npu/native_layout.h"
@@ -109,22 +111,41 @@ CubeStrides cube_strides(graph::DType dtype, const npu::CubeShape& cube, const N
 
 // Copies between an NCHW host buffer and the cube, one element of type T at
 // a time (typed, so that each is a plain load and store).
+// Large cubes share their surfaces (c2 channels each, disjoint bytes on both
+// sides) out over the host's threads.
 template <bool kToCube, typename T>
 void copy_cube_of(const npu::CubeShape& cube, uint64_t surface, uint64_t atom, const uint8_t* from, uint8_t* to) {
     const size_t plane = static_cast<size_t>(cube.h) * static_cast<size_t>(cube.w);
     const size_t c2 = static_cast<size_t>(atom) / sizeof(T);
-    for (size_t c = 0; c < static_cast<size_t>(cube.c); ++c) {
-        const uint64_t base = (c / c2) * surface + (c % c2) * sizeof(T);
-        if (kToCube) {
-            const T* host = reinterpret_cast<const T*>(from) + c * plane;
-            T* device = reinterpret_cast<T*>(to + base);
-            for (size_t p = 0; p < plane; ++p) device[p * c2] = host[p];
-        } else {
-            const T* device = reinterpret_cast<const T*>(from + base);
-            T* host = reinterpret_cast<T*>(to) + c * plane;
-            for (size_t p = 0; p < plane; ++p) host[p] = device[p * c2];
+    // Blocks of pixels small enough that the strided side stays in L1
+    // while every channel of the surface passes over it.
+    constexpr size_t kBlock = 256;
+    const auto channels = [&](size_t c_begin, size_t c_end) {
+        for (size_t p0 = 0; p0 < plane; p0 += kBlock) {
+            const size_t p1 = std::min(plane, p0 + kBlock);
+            for (size_t c = c_begin; c < c_end; ++c) {
+                const uint64_t base = (c / c2) * surface + (c % c2) * sizeof(T);
+                if (kToCube) {
+                    const T* host = reinterpret_cast<const T*>(from) + c * plane;
+                    T* device = reinterpret_cast<T*>(to + base);
+                    for (size_t p = p0; p < p1; ++p) device[p * c2] = host[p];
+                } else {
+                    const T* device = reinterpret_cast<const T*>(from + base);
+                    T* host = reinterpret_cast<T*>(to) + c * plane;
+                    for (size_t p = p0; p < p1; ++p) host[p] = device[p * c2];
+                }
+            }
         }
+    };
+    const size_t surfaces = (static_cast<size_t>(cube.c) + c2 - 1) / c2;
+    constexpr size_t kParallelElements = size_t{1} << 16;
+    if (surfaces < 2 || plane * static_cast<size_t>(cube.c) < kParallelElements) {
+        channels(0, static_cast<size_t>(cube.c));
+        return;
     }
+    parallel_for(static_cast<int64_t>(surfaces), 1, [&](int64_t s0, int64_t s1) {
+        channels(static_cast<size_t>(s0) * c2, std::min(static_cast<size_t>(s1) * c2, static_cast<size_t>(cube.c)));
+    });
 }
 
 template <bool kToCube>
@@ -143,8 +164,14 @@ Status pack_native(const cpu::HostTensor& value, uint8_t* dst, uint64_t dst_byte
         if (s.bytes > dst_bytes)
             return RKNN_INTERNAL_ERROR("native cube of %llu bytes exceeds its %llu-byte home",
                                        static_cast<unsigned long long>(s.bytes), static_cast<unsigned long long>(dst_bytes));
-        // Padding lanes zero (and on RK356x the spare surfaces of the home).
-        std::memset(dst, 0, static_cast<size_t>(form.rk356x ? dst_bytes : s.bytes));
+        // Padding lanes zero (and on RK356x the spare surfaces and the gaps
+        // between them). Only the last surface has padding lanes on RK3588.
+        if (form.rk356x) {
+            std::memset(dst, 0, static_cast<size_t>(dst_bytes));
+        } else {
+            const uint64_t c2 = s.atom / graph::dtype_size(value.dtype());
+            if (static_cast<uint64_t>(cube.c) % c2 != 0) std::memset(dst + s.bytes - s.surface, 0, static_cast<size_t>(s.surface));
+        }
         copy_cube<true>(cube, graph::dtype_size(value.dtype()), s.surface, s.atom, static_cast<const uint8_t*>(value.raw()), dst);
         return Status::ok();
     }

@@ -8,6 +8,9 @@
 #include <cstring>
 #include <vector>
 
+#include <hwy/highway.h>
+#include <hwy/targets.h>
+
 #include "base/half.h"
 
 namespace {
@@ -89,17 +92,16 @@ TEST(Half, AStrideThroughEveryFloatNarrowsLikeThePlainVersion) {
 // The array forms (branch-free, for vectorising) against the scalar ones:
 // every half, and floats on the same stride plus each rounding boundary
 // (h + 1/2 ulp, either side) of every finite half.
+// The array forms on every SIMD target this host has (Highway's test mock
+// picks the target): every half, floats around each rounding boundary and a
+// stride through all others, NaNs with payloads, at offsets that leave tails
+// for the portable loop, and from an odd address.
 TEST(Half, ArrayConversionsEqualTheScalarOnes) {
-    std::vector<uint8_t> halves(0x10000 * 2);
+    std::vector<uint8_t> halves(0x10000 * 2 + 1);
     for (uint32_t h = 0; h < 0x10000u; ++h) {
         const auto half = static_cast<uint16_t>(h);
         std::memcpy(halves.data() + 2 * h, &half, 2);
     }
-    std::vector<float> widened(0x10000);
-    rknn::halves_to_floats(halves.data(), widened.data(), widened.size());
-    for (uint32_t h = 0; h < 0x10000u; ++h)
-        ASSERT_EQ(float_bits(widened[h]), float_bits(rknn::half_to_float(static_cast<uint16_t>(h)))) << std::hex << h;
-
     std::vector<float> floats;
     for (uint64_t bits = 0; bits <= 0xffffffffu; bits += 997) floats.push_back(bits_float(static_cast<uint32_t>(bits)));
     for (uint32_t h = 0; h < 0x7c00u; ++h) {
@@ -109,13 +111,42 @@ TEST(Half, ArrayConversionsEqualTheScalarOnes) {
             floats.push_back(-f);
         }
     }
-    std::vector<uint8_t> narrowed(floats.size() * 2);
-    rknn::floats_to_halves(floats.data(), narrowed.data(), floats.size());
-    for (size_t i = 0; i < floats.size(); ++i) {
-        uint16_t got;
-        std::memcpy(&got, narrowed.data() + 2 * i, 2);
-        ASSERT_EQ(got, rknn::float_to_half(floats[i])) << std::hex << float_bits(floats[i]);
+    for (uint32_t nan : {0x7f800001u, 0x7fbfffffu, 0x7fc00000u, 0x7fc01234u, 0x7fffffffu, 0xff800001u, 0xffc00000u})
+        floats.push_back(bits_float(nan));
+    int targets = 0;
+    for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+        hwy::SetSupportedTargetsForTest(target);
+        SCOPED_TRACE(hwy::TargetName(target));
+        ASSERT_STREQ(rknn::half_arrays_target(), hwy::TargetName(target)) << "the dispatch did not follow the mock";
+        ++targets;
+        for (size_t skip : {0, 3}) {  // 3: the vector loop ends short of the end
+            const size_t count = 0x10000 - skip;
+            std::vector<float> widened(count);
+            rknn::halves_to_floats(halves.data() + 2 * skip, widened.data(), count);
+            for (uint32_t h = static_cast<uint32_t>(skip); h < 0x10000u; ++h)
+                ASSERT_EQ(float_bits(widened[h - skip]), float_bits(rknn::half_to_float(static_cast<uint16_t>(h))))
+                    << std::hex << h;
+        }
+        // An odd address: the halves of 0x0100, 0x0200, ... read one byte on.
+        std::vector<uint8_t> shifted(halves.size());
+        std::memcpy(shifted.data() + 1, halves.data(), halves.size() - 1);
+        std::vector<float> odd(0x10000);
+        rknn::halves_to_floats(shifted.data() + 1, odd.data(), odd.size());
+        for (uint32_t h = 0; h < 0x10000u; ++h)
+            ASSERT_EQ(float_bits(odd[h]), float_bits(rknn::half_to_float(static_cast<uint16_t>(h)))) << std::hex << h;
+
+        std::vector<uint8_t> narrowed(floats.size() * 2 + 1);
+        for (size_t at : {0, 1}) {  // 1: halves written to an odd address
+            rknn::floats_to_halves(floats.data(), narrowed.data() + at, floats.size());
+            for (size_t i = 0; i < floats.size(); ++i) {
+                uint16_t got;
+                std::memcpy(&got, narrowed.data() + at + 2 * i, 2);
+                ASSERT_EQ(got, rknn::float_to_half(floats[i])) << std::hex << float_bits(floats[i]);
+            }
+        }
     }
+    hwy::SetSupportedTargetsForTest(0);
+    EXPECT_GT(targets, 0);
 }
 
 }  // namespace

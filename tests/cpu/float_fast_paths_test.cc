@@ -4,12 +4,16 @@
 // - depthwise and 1x1 convolutions, read straight from the input, and the
 //   im2col + GEMM path equal a plain loop summing each output's taps in
 //   order from zero (this file is built with -ffp-contract=off, as the
-//   GEMM is), the bias added after.
+//   GEMM is), the bias added after;
+// - transposed convolutions, whose kernel-equals-stride form scatters the
+//   GEMM's columns with the bias in one pass, equal a loop adding each
+//   output's column sums in tap order to zero, then the bias.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/test_graphs.h"
@@ -82,6 +86,18 @@ TEST(FloatFastPaths, PlaneResizeEqualsTheGeneralLoop) {
     }
 }
 
+// Adds `op` (x -> y) to g, makes x and y the graph's input and output, and
+// runs it on random input values; returns the input and the output.
+std::pair<HostTensor, HostTensor> run_layer(Graph* g, const rknn::graph::Op& op, int32_t x, int32_t y,
+                                            const rknn::graph::Shape& in_shape, uint32_t seed) {
+    g->add_op(op);
+    g->inputs = {x};
+    g->outputs = {y};
+    HostTensor input = rknn::testing::random_floats(in_shape, seed, -1.0f, 1.0f);
+    HostTensor got = run_one(*g, input);
+    return {input, got};
+}
+
 struct ConvCase {
     int c_in, c_out, group, h, w, k, stride, pad, dilation;
 };
@@ -109,11 +125,7 @@ TEST(FloatFastPaths, ConvolutionsEqualTheOrderedLoop) {
         op.attrs.set_ints("pads", {c.pad, c.pad, c.pad, c.pad});
         op.attrs.set_ints("dilations", {c.dilation, c.dilation});
         op.attrs.set_int("group", c.group);
-        g.add_op(op);
-        g.inputs = {x};
-        g.outputs = {y};
-        const HostTensor input = rknn::testing::random_floats({1, c.c_in, c.h, c.w}, seed++, -1.0f, 1.0f);
-        const HostTensor got = run_one(g, input);
+        const auto [input, got] = run_layer(&g, op, x, y, {1, c.c_in, c.h, c.w}, seed++);
         ASSERT_EQ(got.numel(), int64_t{c.c_out} * oh * ow);
         const float* wv = reinterpret_cast<const float*>(g.constant_buffer(w)->data);
         const float* bv = reinterpret_cast<const float*>(g.constant_buffer(b)->data);
@@ -138,6 +150,65 @@ TEST(FloatFastPaths, ConvolutionsEqualTheOrderedLoop) {
                     mismatches += got.data<float>()[(o * oh + oy) * ow + ox] != want;
                 }
         EXPECT_EQ(mismatches, 0) << c.c_in << "->" << c.c_out << " group " << c.group << " k" << c.k;
+    }
+}
+
+struct ConvTransposeCase {
+    int c_in, c_out, group, h, w, k, stride, pad, output_padding;
+};
+
+TEST(FloatFastPaths, TransposedConvolutionsEqualTheOrderedLoop) {
+    const ConvTransposeCase cases[] = {
+        {24, 24, 1, 30, 31, 2, 2, 0, 0},  // kernel == stride: one tap per output (PP-OCR's upsampling)
+        {6, 1, 1, 9, 7, 2, 2, 0, 0},      // one output channel
+        {8, 6, 2, 5, 6, 3, 3, 0, 0},      // grouped, 3x3 tiles
+        {6, 4, 1, 7, 5, 3, 2, 1, 0},      // overlapping taps with padding: col2im
+        {4, 5, 1, 6, 6, 2, 2, 0, 1},      // an extra output row and column stay bias only
+    };
+    uint32_t seed = 70;
+    for (const ConvTransposeCase& c : cases) {
+        Graph g;
+        const int32_t x = add_tensor(&g, "x", DType::kFloat32, {1, c.c_in, c.h, c.w});
+        const int in_per_group = c.c_in / c.group, out_per_group = c.c_out / c.group;
+        const int32_t w = rknn::testing::random_constant(&g, "w", {c.c_in, out_per_group, c.k, c.k}, seed++);
+        const int32_t b = rknn::testing::random_constant(&g, "b", {c.c_out}, seed++);
+        const int oh = (c.h - 1) * c.stride - 2 * c.pad + c.k + c.output_padding;
+        const int ow = (c.w - 1) * c.stride - 2 * c.pad + c.k + c.output_padding;
+        const int32_t y = add_tensor(&g, "y", DType::kFloat32, {1, c.c_out, oh, ow});
+        rknn::graph::Op op{OpType::kConvTranspose, "deconv", "", {x, w, b}, {y}, {}};
+        op.attrs.set_ints("kernel_shape", {c.k, c.k});
+        op.attrs.set_ints("strides", {c.stride, c.stride});
+        op.attrs.set_ints("pads", {c.pad, c.pad, c.pad, c.pad});
+        op.attrs.set_ints("output_padding", {c.output_padding, c.output_padding});
+        op.attrs.set_int("group", c.group);
+        const auto [input, got] = run_layer(&g, op, x, y, {1, c.c_in, c.h, c.w}, seed++);
+        ASSERT_EQ(got.numel(), int64_t{c.c_out} * oh * ow);
+        const float* wv = reinterpret_cast<const float*>(g.constant_buffer(w)->data);
+        const float* bv = reinterpret_cast<const float*>(g.constant_buffer(b)->data);
+        const float* xv = input.data<float>();
+        int mismatches = 0;
+        for (int o = 0; o < c.c_out; ++o)
+            for (int oy = 0; oy < oh; ++oy)
+                for (int ox = 0; ox < ow; ++ox) {
+                    const int grp = o / out_per_group, og = o % out_per_group;
+                    float value = 0.0f;
+                    for (int ky = 0; ky < c.k; ++ky)
+                        for (int kx = 0; kx < c.k; ++kx) {
+                            const int ty = oy + c.pad - ky, tx = ox + c.pad - kx;
+                            if (ty < 0 || tx < 0 || ty % c.stride != 0 || tx % c.stride != 0) continue;
+                            const int iy = ty / c.stride, ix = tx / c.stride;
+                            if (iy >= c.h || ix >= c.w) continue;
+                            float sum = 0.0f;
+                            for (int ci = 0; ci < in_per_group; ++ci) {
+                                const int cin = grp * in_per_group + ci;
+                                sum += wv[((cin * out_per_group + og) * c.k + ky) * c.k + kx] * xv[(cin * c.h + iy) * c.w + ix];
+                            }
+                            value += sum;
+                        }
+                    const float want = value + bv[o];
+                    mismatches += std::memcmp(&got.data<float>()[(o * oh + oy) * ow + ox], &want, sizeof want) != 0;
+                }
+        EXPECT_EQ(mismatches, 0) << c.c_in << "->" << c.c_out << " group " << c.group << " k" << c.k << " s" << c.stride;
     }
 }
 

@@ -233,6 +233,8 @@ TEST(Int8Kernels, NearestResizeEqualsTheFloatPath) {
     };
     const Case cases[] = {
         {{1, 8, 10, 10}, 2.0f, 2.0f, "asymmetric", "floor", true},  // YOLO's upsample
+        {{1, 96, 60, 60}, 2.0f, 2.0f, "asymmetric", "floor", false},  // PP-OCR's: rows over threads
+        {{2, 7, 33, 45}, 1.75f, 3.0f, "half_pixel", "round_prefer_floor", true},
         {{1, 8, 10, 10}, 2.0f, 2.0f, "asymmetric", "floor", false},
         {{1, 3, 9, 7}, 1.5f, 0.5f, "half_pixel", "round_prefer_floor", false},
         {{1, 5, 6, 11}, 3.0f, 0.75f, "align_corners", "round_prefer_ceil", false},
@@ -254,6 +256,54 @@ TEST(Int8Kernels, NearestResizeEqualsTheFloatPath) {
     const int8_t* x = up.inputs[0].data<int8_t>();
     for (int64_t i = 0; i < 6; ++i)
         for (int64_t j = 0; j < 6; ++j) EXPECT_EQ(y.data<int8_t>()[i * 6 + j], x[(i / 2) * 3 + j / 2]);
+}
+
+// A pool whose one window is the whole plane (GlobalAveragePool, and
+// GlobalMaxPool) sums or compares it in a vectorised loop, over threads;
+// the general windowed loop gives the same window's code when one more
+// output column is padded on (its first output covers the same plane).
+TEST(Int8Kernels, WholePlanePoolsEqualTheWindowedLoop) {
+    const QuantParams qx = per_tensor(0.05f, -9), qy = per_tensor(0.02f, 13);
+    for (bool average : {true, false}) {
+        for (const Shape& shape : {Shape{1, 96, 120, 120}, Shape{2, 5, 7, 3}}) {
+            SCOPED_TRACE(std::string(average ? "average " : "max ") + rknn::graph::shape_to_string(shape));
+            HostTensor x = rknn::testing::random_int8(shape, qx, 21);
+            if (!average) {  // a cap per plane, so that the maxima differ
+                const int64_t plane = shape[2] * shape[3];
+                for (int64_t i = 0; i < x.numel(); ++i) {
+                    const auto cap = static_cast<int8_t>((i / plane) * 37 % 200 - 100);
+                    x.data<int8_t>()[i] = std::min(x.data<int8_t>()[i], cap);
+                }
+            }
+            const auto pool = [&](bool global) {
+                Graph g;
+                const int32_t in = rknn::testing::add_tensor(&g, "x", DType::kInt8, shape, qx);
+                Shape out_shape{shape[0], shape[1], 1, global ? 1 : 2};
+                const int32_t out = rknn::testing::add_tensor(&g, "y", DType::kInt8, out_shape, qy);
+                Op op{global ? (average ? OpType::kGlobalAveragePool : OpType::kGlobalMaxPool)
+                             : (average ? OpType::kAveragePool : OpType::kMaxPool),
+                      "pool", "", {in}, {out}, {}};
+                if (!global) {
+                    op.attrs.set_ints("kernel_shape", {shape[2], shape[3]});
+                    op.attrs.set_ints("pads", {0, 0, 0, 1});
+                }
+                g.add_op(op);
+                g.inputs = {in};
+                g.outputs = {out};
+                return run(g, {x}, true)[0];
+            };
+            const HostTensor whole = pool(true), windowed = pool(false);
+            const int64_t planes = shape[0] * shape[1];
+            ASSERT_EQ(whole.numel(), planes);
+            int differ = 0;
+            for (int64_t p = 0; p < planes; ++p) differ += whole.data<int8_t>()[p] != windowed.data<int8_t>()[2 * p];
+            EXPECT_EQ(differ, 0);
+            // The codes vary from plane to plane (the test is not vacuous).
+            int distinct = 0;
+            for (int64_t p = 1; p < planes; ++p) distinct += whole.data<int8_t>()[p] != whole.data<int8_t>()[0];
+            EXPECT_GT(distinct, 0);
+        }
+    }
 }
 
 TEST(Int8Kernels, LinearResizeIsLeftToTheFloatKernel) {

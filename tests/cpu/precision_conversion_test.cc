@@ -67,6 +67,44 @@ TEST(PrecisionConversion, QuantizeRoundsFloat16ToTheDeclaredCodes) {
     }
 }
 
+// QuantizeLinear of float32 with one scale takes the vectorised, threaded
+// codes (a tensor large enough to be split over threads): the reference's
+// clamp(nearbyint(x / scale) + zp) everywhere, ties and the values one ulp
+// around them included, and a NaN the low bound (fmax's), not 0.
+TEST(PrecisionConversion, QuantizeLinearOfFloat32GivesTheReferenceCodes) {
+    const rknn::graph::Shape shape{1, 3, 200, 200};
+    const Graph g = rknn::testing::conversion_graph(OpType::kQuantizeLinear, DType::kFloat32, DType::kInt8, shape, kScale,
+                                                    kZeroPoint);
+    HostTensor x(DType::kFloat32, shape);
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> wide(-1.6f, 1.6f);
+    float* v = x.data<float>();
+    for (int64_t i = 0; i < x.numel(); ++i) {
+        const int k = static_cast<int>(rng() % 301) - 150;
+        const float tie = static_cast<float>((k + 0.5) * static_cast<double>(kScale));
+        switch (i % 5) {
+        case 0: v[i] = tie; break;
+        case 1: v[i] = std::nextafter(tie, 1e30f); break;
+        case 2: v[i] = std::nextafter(tie, -1e30f); break;
+        default: v[i] = wide(rng);
+        }
+    }
+    v[7] = std::numeric_limits<float>::quiet_NaN();
+    v[x.numel() - 3] = -std::numeric_limits<float>::quiet_NaN();
+    v[100] = std::numeric_limits<float>::infinity();
+    v[101] = -std::numeric_limits<float>::infinity();
+    const HostTensor y = run(g, x);
+    ASSERT_EQ(y.dtype(), DType::kInt8);
+    int ties = 0;
+    for (int64_t i = 0; i < x.numel(); ++i) {
+        const double code = std::fmin(std::fmax(std::nearbyint(v[i] / static_cast<double>(kScale)) + kZeroPoint, -128.0), 127.0);
+        ASSERT_EQ(y.data<int8_t>()[i], static_cast<int8_t>(code)) << "value " << v[i] << " at " << i;
+        ties += i % 5 == 0;
+    }
+    EXPECT_EQ(y.data<int8_t>()[7], -128);
+    EXPECT_GT(ties, 20000);
+}
+
 // from_float32's per-tensor int8 codes (its vectorised form, and the plain
 // loop it falls back to) equal clamp(nearbyint(x / scale) + zp): ties of
 // every code and values one ulp around them, random and huge values,

@@ -159,6 +159,19 @@ struct FusedPassGuard {
     ~FusedPassGuard() { em::set_dpu_fused_passes(true); }
 };
 
+// Bytes that differ between the two runs' outputs; counts the general
+// pipeline's saturated and mid-range codes on the way.
+size_t count_differences(const TaskBytes& fused, const TaskBytes& general, int* saturated, int* middling) {
+    size_t differ = 0;
+    for (size_t i = 0; i < fused.out.size() && i < general.out.size(); ++i) {
+        differ += fused.out[i] != general.out[i];
+        const auto v = static_cast<int8_t>(general.out[i]);
+        *saturated += v == -128 || v == 127;
+        *middling += v > -100 && v < 100 && v != 0;
+    }
+    return differ;
+}
+
 TEST(EmulatorDpuFused, ExtremeEpiloguesGiveTheGeneralPipelinesBytes) {
     FusedPassGuard guard;
     int compared = 0, saturated = 0, middling = 0;
@@ -177,18 +190,156 @@ TEST(EmulatorDpuFused, ExtremeEpiloguesGiveTheGeneralPipelinesBytes) {
         ASSERT_TRUE(fused.completed) << fused.message;
         ASSERT_TRUE(general.completed) << general.message;
         ASSERT_EQ(fused.out.size(), general.out.size());
-        size_t differ = 0;
-        for (size_t i = 0; i < fused.out.size(); ++i) {
-            differ += fused.out[i] != general.out[i];
-            const auto v = static_cast<int8_t>(general.out[i]);
-            saturated += v == -128 || v == 127;
-            middling += v > -100 && v < 100 && v != 0;
-        }
+        const size_t differ = count_differences(fused, general, &saturated, &middling);
         EXPECT_EQ(differ, 0u) << differ << " of " << fused.out.size() << " bytes differ";
         ++compared;
     }
     EXPECT_EQ(compared, 160);
     // The draws must reach both the saturated and the in-range outputs.
+    EXPECT_GT(saturated, 1000);
+    EXPECT_GT(middling, 1000);
+}
+
+// A DPU-only task that multiplies an int8 cube by one operand per channel
+// (a per-channel tensor through ERDMA, or the EW_OP_VALUE register), as the
+// SE gates' channel-wise Mul does: the fused pass takes the multiply as its
+// BS multiplier when nothing clamps between the BS add and the EW multiply.
+// Registers are drawn far beyond the code generator's (converter offsets and
+// scales, truncate shifts, huge register operands, OUT_CVT), and some draws
+// put a clamp or multiplier in BS, a LUT-free but BN-active stage, or unequal
+// truncate shifts, which the fused pass must leave to the general pipeline.
+struct EwMulCase {
+    int c = 0, h = 0, w = 0;
+    std::vector<int8_t> input, operand;
+    et::DpuTask task;
+    int truncate = 0, truncate_neg = 0;
+    bool fusable = true;  // the draw has the form the fused pass takes (operands aside)
+
+    explicit EwMulCase(std::mt19937& rng) {
+        c = 1 + static_cast<int>(rng() % 70);
+        h = 1 + static_cast<int>(rng() % 9);
+        w = 1 + static_cast<int>(rng() % 12);
+        input.resize(static_cast<size_t>(c) * h * w);
+        for (int8_t& v : input) v = static_cast<int8_t>(rng());
+        operand.resize(static_cast<size_t>(et::align_up(c, 16)));
+        for (int8_t& v : operand) v = static_cast<int8_t>(rng());
+        et::DpuTask& t = task;
+        t.c = c;
+        t.h = h;
+        t.w = w;
+        t.src = kInput;
+        t.dst = kOutput;
+        switch (rng() % 4) {
+        case 0: break;  // BS bypassed
+        default:
+            t.bs.enabled = t.bs.alu = true;
+            t.bs.alu_algo = rng() % 2 ? 2u : 4u;
+            t.bs.alu_value = rng() % 2 ? draw_int32(rng) : static_cast<int32_t>(rng() % 256) - 128;
+        }
+        t.ew.enabled = t.ew.op = t.ew.op_mul = true;
+        t.ew.tensor = rng() % 4 != 0;
+        t.ew.per_channel = true;
+        t.ew.operand_addr = kResidual;
+        t.ew.value = rng() % 2 ? draw_int32(rng) : static_cast<int32_t>(rng() % 511) - 255;
+        t.ew.cvt = rng() % 3 != 0;
+        t.ew.cvt_offset = rng() % 2 ? static_cast<int32_t>(rng() % 256) - 128 : draw_int32(rng) / 2;
+        t.ew.cvt_scale = rng() % 2 ? int16_t{1} : draw_int16(rng);
+        t.ew.cvt_shift = rng() % 2 ? 0 : static_cast<int>(rng() % 32);
+        t.ew.relu = rng() % 3 == 0;
+        truncate = rng() % 2 ? 0 : static_cast<int>(rng() % 40);
+        truncate_neg = truncate;
+        t.out.offset = rng() % 3 == 0 ? draw_int32(rng) : static_cast<int32_t>(rng() % 301) - 150;
+        t.out.scale = draw_int16(rng);
+        t.out.shift = static_cast<int>(rng() % 50);
+        // Forms the fused pass must refuse.
+        switch (rng() % 10) {
+        case 0:
+            t.bs.enabled = t.bs.relu = true;
+            fusable = false;
+            break;
+        case 1:
+            t.bs.enabled = t.bs.mul = true;
+            t.bs.mul_value = draw_int16(rng);
+            t.bs.shift = static_cast<int>(rng() % 20);
+            fusable = false;
+            break;
+        case 2:
+            t.bn.enabled = t.bn.alu = true;
+            t.bn.alu_algo = 0;  // a max: a clamp before the multiply
+            t.bn.alu_value = static_cast<int32_t>(rng() % 200) - 100;
+            fusable = false;
+            break;
+        case 3:
+            truncate_neg = (truncate + 1) % 40;
+            fusable = false;
+            break;
+        default: break;
+        }
+    }
+
+    TaskBytes run() const {
+        et::TaskEmitter b;
+        et::emit_dpu_task(&b, task);
+        // The EW truncate shifts (the code generator leaves them at 0).
+        b.write_fields(r::DPU_EW_CVT_SCALE_VALUE,
+                       {{f::DPU_EW_CVT_SCALE_VALUE_EW_OP_CVT_SCALE, static_cast<uint16_t>(task.ew.cvt_scale)},
+                        {f::DPU_EW_CVT_SCALE_VALUE_EW_OP_CVT_SHIFT, static_cast<uint32_t>(task.ew.cvt_shift)},
+                        {f::DPU_EW_CVT_SCALE_VALUE_EW_TRUNCATE, static_cast<uint32_t>(truncate)}});
+        b.write_fields(r::DPU_DATA_FORMAT,
+                       {{f::DPU_DATA_FORMAT_BS_MUL_SHIFT_VALUE_NEG, static_cast<uint32_t>(task.bs.shift)},
+                        {f::DPU_DATA_FORMAT_BN_MUL_SHIFT_VALUE_NEG, static_cast<uint32_t>(task.bn.shift)},
+                        {f::DPU_DATA_FORMAT_EW_TRUNCATE_NEG, static_cast<uint32_t>(truncate_neg)}});
+        b.tail(0, 0, 0x18);
+        TaskBytes result;
+        if (!b.finish().is_ok()) {
+            result.message = b.finish().message();
+            return result;
+        }
+        et::Device dev;
+        const int ca = et::align_up(c, 16);
+        const auto in = et::pack_int8_cube(input.data(), c, h, w, ca, 0);
+        dev.put(kInput, in.data(), in.size());
+        dev.put(kResidual, operand.data(), operand.size());
+        uint8_t* out = dev.zeros(kOutput, in.size());
+        dev.words(kStream, b.words());
+        const auto ran = dev.run(kStream, static_cast<uint32_t>(b.body_words()));
+        result.completed = ran.completed;
+        result.message = ran.message;
+        result.out.assign(out, out + in.size());
+        return result;
+    }
+};
+
+TEST(EmulatorDpuFused, ChannelMultipliesGiveTheGeneralPipelinesBytes) {
+    FusedPassGuard guard;
+    std::mt19937 rng(4711);
+    int fused_tasks = 0, refused_forms = 0, refused_operands = 0, saturated = 0, middling = 0;
+    for (int round = 0; round < 400; ++round) {
+        const EwMulCase mc(rng);
+        SCOPED_TRACE("round " + std::to_string(round));
+        em::set_dpu_fused_passes(true);
+        const uint64_t before = em::dpu_fused_pass_tasks();
+        const TaskBytes fused = mc.run();
+        const bool took = em::dpu_fused_pass_tasks() == before + 1;
+        em::set_dpu_fused_passes(false);
+        const TaskBytes general = mc.run();
+        ASSERT_TRUE(fused.completed) << fused.message;
+        ASSERT_TRUE(general.completed) << general.message;
+        ASSERT_EQ(fused.out.size(), general.out.size());
+        const size_t differ = count_differences(fused, general, &saturated, &middling);
+        EXPECT_EQ(differ, 0u) << differ << " of " << fused.out.size() << " bytes differ";
+        if (!mc.fusable) {
+            EXPECT_FALSE(took) << "the fused pass took a form it cannot run";
+            ++refused_forms;
+        } else {
+            fused_tasks += took;
+            refused_operands += !took;
+        }
+    }
+    // Most draws of the right form take the pass; huge operands do not.
+    EXPECT_GT(fused_tasks, 130);
+    EXPECT_GT(refused_operands, 20);
+    EXPECT_GT(refused_forms, 120);
     EXPECT_GT(saturated, 1000);
     EXPECT_GT(middling, 1000);
 }

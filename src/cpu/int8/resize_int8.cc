@@ -4,7 +4,11 @@
 // the same dequantise / quantise functions the float path uses, so the result
 // equals what the float reference kernel gives. Linear and cubic modes, and
 // crops that reach outside the input, are left to that kernel.
+#include <algorithm>
+#include <cstring>
 #include <vector>
+
+#include "base/parallel.h"
 
 #include "cpu/convert.h"
 #include "cpu/int8/epilogue.h"
@@ -60,21 +64,35 @@ Status resize(const KernelArgs& args) {
     const std::vector<int64_t>& inner = offsets[rank - 1];
     const int64_t width = y->dim(rank - 1);
     const int64_t rows = width > 0 ? y->numel() / width : 0;
-    std::vector<int64_t> index(static_cast<size_t>(rank - 1), 0);  // position in the outer dims
-    for (int64_t row = 0; row < rows; ++row) {
-        int64_t base = 0;
-        for (int64_t d = 0; d + 1 < rank; ++d) base += offsets[d][index[d]];
-        int8_t* out = dst + row * width;
-        if (same) {
-            for (int64_t i = 0; i < width; ++i) out[i] = src[base + inner[i]];
-        } else {
-            for (int64_t i = 0; i < width; ++i) out[i] = table[static_cast<uint8_t>(src[base + inner[i]] + 128)];
+    // Rows are independent: large resizes share them out over the host's
+    // threads. A row that reads the same input row as the one before it (an
+    // upsample's repeated rows) is a copy of it.
+    const int64_t grain = y->numel() >= (int64_t{1} << 16) ? std::max<int64_t>(1, (int64_t{1} << 12) / std::max<int64_t>(width, 1)) : rows;
+    parallel_for(rows, grain, [&](int64_t r0, int64_t r1) {
+        std::vector<int64_t> index(static_cast<size_t>(rank - 1), 0);  // position in the outer dims
+        for (int64_t d = rank - 2, rest = r0; d >= 0; --d) {
+            index[static_cast<size_t>(d)] = rest % y->dim(d);
+            rest /= y->dim(d);
         }
-        for (int64_t d = rank - 2; d >= 0; --d) {
-            if (++index[d] < y->dim(d)) break;
-            index[d] = 0;
+        int64_t previous = -1;
+        for (int64_t row = r0; row < r1; ++row) {
+            int64_t base = 0;
+            for (int64_t d = 0; d + 1 < rank; ++d) base += offsets[d][index[d]];
+            int8_t* out = dst + row * width;
+            if (base == previous) {
+                std::memcpy(out, out - width, static_cast<size_t>(width));
+            } else if (same) {
+                for (int64_t i = 0; i < width; ++i) out[i] = src[base + inner[i]];
+            } else {
+                for (int64_t i = 0; i < width; ++i) out[i] = table[static_cast<uint8_t>(src[base + inner[i]] + 128)];
+            }
+            previous = base;
+            for (int64_t d = rank - 2; d >= 0; --d) {
+                if (++index[d] < y->dim(d)) break;
+                index[d] = 0;
+            }
         }
-    }
+    });
     return Status::ok();
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/gemm_f32.h"
+#include "base/uninit_vector.h"
 #include "base/parallel.h"
 #include "cpu/fused_ops.h"
 #include "cpu/kernels/kernel_util.h"
@@ -65,6 +66,41 @@ void col2im(const float* col, int64_t channels, const Window3& g, float* y) {
                         }
                     }
                 }
+    }
+}
+
+// A transposed window whose kernel equals its stride, with no padding,
+// dilation or extra output: every output takes exactly one column value, so
+// col2im is a scatter that also adds the bias (0 + v, then + bias, as the
+// general path's zeroed output, col2im and bias loop give it).
+bool tiles_exactly(const Window3& g) {
+    for (int i = 0; i < 3; ++i) {
+        if (g.kernel[i] != g.stride[i] || g.dilation[i] != 1 || g.pad[i] != 0 || g.out[i] != g.in[i] * g.stride[i])
+            return false;
+    }
+    return true;
+}
+
+// tiles_exactly's scatter for output channels [c0, c1).
+void scatter_tiles(const float* col, const Window3& g, const float* bias, int64_t c0, int64_t c1, float* y) {
+    const int64_t small = g.in_size();
+    for (int64_t c = c0; c < c1; ++c) {
+        float* yc = y + c * g.out_size();
+        const float b = bias != nullptr ? bias[c] : 0.0f;
+        const float* src = col + c * g.kernel_size() * small;
+        for (int64_t kz = 0; kz < g.kernel[0]; ++kz)
+            for (int64_t ky = 0; ky < g.kernel[1]; ++ky)
+                for (int64_t kx = 0; kx < g.kernel[2]; ++kx)
+                    for (int64_t iz = 0; iz < g.in[0]; ++iz)
+                        for (int64_t iy = 0; iy < g.in[1]; ++iy) {
+                            float* dst = yc + ((iz * g.stride[0] + kz) * g.out[1] + iy * g.stride[1] + ky) * g.out[2] + kx;
+                            const int64_t step = g.stride[2];
+                            if (bias != nullptr) {
+                                for (int64_t ix = 0; ix < g.in[2]; ++ix, ++src) dst[ix * step] = (0.0f + *src) + b;
+                            } else {
+                                for (int64_t ix = 0; ix < g.in[2]; ++ix, ++src) dst[ix * step] = 0.0f + *src;
+                            }
+                        }
     }
 }
 
@@ -192,10 +228,11 @@ Status conv_transpose(const KernelArgs& args) {
     const int64_t out_per_group = w.dim(1);
     const int64_t out_channels = out_per_group * groups;
     const int64_t rows = out_per_group * g.kernel_size();
-    std::vector<float> col(static_cast<size_t>(rows * g.in_size()));
+    UninitVector<float> col(static_cast<size_t>(rows * g.in_size()));  // the GEMM writes all of it
     // W viewed per group as [in_per_group, rows]; col = W^T x needs W transposed.
     std::vector<float> wt(static_cast<size_t>(rows * in_per_group));
-    std::memset(y->raw(), 0, y->byte_size());
+    const bool tiles = tiles_exactly(g);
+    if (!tiles) std::memset(y->raw(), 0, y->byte_size());
     for (int64_t grp = 0; grp < groups; ++grp) {
         const float* wg = w.data<float>() + grp * in_per_group * rows;
         for (int64_t c = 0; c < in_per_group; ++c)
@@ -205,10 +242,16 @@ Status conv_transpose(const KernelArgs& args) {
             float* yg = y->data<float>() + (n * out_channels + grp * out_per_group) * g.out_size();
             gemm_f32(rows, g.in_size(), in_per_group, wt.data(), in_per_group, xg, g.in_size(), col.data(), g.in_size(),
                   false);
-            col2im(col.data(), out_per_group, g, yg);
+            if (tiles) {
+                const float* bg = bias != nullptr ? bias->data<float>() + grp * out_per_group : nullptr;
+                const int64_t grain = out_per_group * g.out_size() >= (int64_t{1} << 16) ? 1 : out_per_group;
+                parallel_for(out_per_group, grain, [&](int64_t c0, int64_t c1) { scatter_tiles(col.data(), g, bg, c0, c1, yg); });
+            } else {
+                col2im(col.data(), out_per_group, g, yg);
+            }
         }
     }
-    if (bias != nullptr) {
+    if (bias != nullptr && !tiles) {
         for (int64_t n = 0; n < batch; ++n)
             for (int64_t oc = 0; oc < out_channels; ++oc) {
                 float* row = y->data<float>() + (n * out_channels + oc) * g.out_size();
