@@ -182,8 +182,13 @@ Status GraphExecutor::run_kernel(const graph::Op& op, const KernelEntry& entry, 
     std::vector<HostTensor*> args_out(op.outputs.size());
     for (size_t i = 0; i < op.outputs.size(); ++i) {
         const graph::Tensor& declared = graph_.tensors[op.outputs[i]];
-        produced[i] = int8 ? make_tensor_like(declared, out_infos[i].shape)
-                           : HostTensor(out_infos[i].dtype, out_infos[i].shape);
+        if (int8) {
+            produced[i] = make_tensor_like(declared, out_infos[i].shape);
+        } else if (entry.writes_whole_output && out_infos[i].dtype == DType::kFloat32) {
+            produced[i] = HostTensor::uninitialized(out_infos[i].dtype, out_infos[i].shape);
+        } else {
+            produced[i] = HostTensor(out_infos[i].dtype, out_infos[i].shape);
+        }
         args_out[i] = &produced[i];
     }
     KernelArgs args{op, args_in, args_out};

@@ -17,9 +17,9 @@ constexpr uint32_t kDequantizeIn = dtype_bit(DType::kInt8) | dtype_bit(DType::kU
 
 // clang-format off
 const KernelEntry kKernels[] = {
-    // type                          reference kernel        native dtypes    int8 kernel          moves data
-    {OpType::kConv,                  k::conv,                kFloat32Only,    q::conv,             false},
-    {OpType::kConvTranspose,         k::conv_transpose,      kFloat32Only,    nullptr,             false},
+    // type                          reference kernel        native dtypes    int8 kernel          moves data, writes all
+    {OpType::kConv,                  k::conv,                kFloat32Only,    q::conv,             false, true},
+    {OpType::kConvTranspose,         k::conv_transpose,      kFloat32Only,    nullptr,             false, true},
     {OpType::kGemm,                  k::gemm,                kFloat32Only,    q::gemm,             false},
     {OpType::kMatMul,                k::matmul,              kFloat32Only,    q::matmul,           false},
     {OpType::kBatchNormalization,    k::batch_normalization, kFloat32Only,    nullptr,             false},

@@ -40,6 +40,9 @@ struct KernelEntry {
     // Moves or selects elements without computing on them: quantised tensors
     // pass through unchanged when inputs and outputs share their quantisation.
     bool moves_data;
+    // `run` writes every element of its float32 outputs, so the executor
+    // hands it storage that is not zeroed first.
+    bool writes_whole_output = false;
 };
 
 // nullptr when no kernel exists for the type.

@@ -12,6 +12,7 @@
 #include "emulator/fixed_point.h"
 #include "emulator/plan_memo.h"
 #include "emulator/kernels/dpu_requant.h"
+#include "emulator/kernels/dpu_int8_lanes.h"
 #include "emulator/lut_memo.h"
 #include "base/hot_loops.h"
 #include "base/parallel.h"
@@ -30,6 +31,7 @@ constexpr int64_t kParallelElements = int64_t{1} << 14;  // smaller cubes run on
 
 std::atomic<bool> fused_passes{true};
 std::atomic<uint64_t> fused_pass_tasks{0};
+std::atomic<uint64_t> int8_lane_bands{0};
 
 bool is_float(Precision p) { return p == Precision::kFp16 || p == Precision::kFp32 || p == Precision::kBf16; }
 
@@ -983,6 +985,7 @@ bool plan_fused_requant(const Dpu& d, const Source& src, std::shared_ptr<const D
     thread_local DpuRequantPlan candidate;  // keeps its vectors' storage from task to task
     DpuRequantPlan* p = &candidate;
     p->channels = n;
+    p->int8_source = conv == nullptr;
     p->real_channels = std::max(0, std::min(n, d.real_channels));
     p->acc_stride = conv != nullptr ? conv->channels : n;
     p->bs_alu = bs_alu;
@@ -1117,9 +1120,28 @@ const int32_t* accumulator_row(const Dpu& d, const Source& src, int y, UninitVec
     return widen_source_row(src, d, y, widened->data());
 }
 
+// Whether the plan's int32 form runs the task: an int8 source cube, and
+// 16-byte atoms in the source, the operand and the output (which the plan's
+// layout fields checked for the latter two).
+bool int8_lanes_apply(const Dpu& d, const Source& src, const DpuRequantPlan& plan) {
+    return plan.int8_lanes != nullptr && src.conv == nullptr && src.cube.elem_bytes == 1 && src.cube.atom_bytes == 16 &&
+           d.dst.atom_bytes == 16 && plan.channels == d.channels;
+}
+
 // Rows [y0, y1) of a fused or LUT task.
 void planned_rows(const TaskContext& ctx, const Dpu& d, const Source& src, const RowPlan& rp, int y0, int y1) {
     thread_local UninitVector<int32_t> widened;
+    if (rp.kind == RowPlan::Kind::kFused && int8_lanes_apply(d, src, *rp.plan)) {
+        const bool add = rp.plan->ew == DpuRequantPlan::Ew::kAddInt8;
+        int8_lane_bands.fetch_add(1, std::memory_order_relaxed);
+        for (int y = y0; y < y1; ++y) {
+            dpu_int8_lanes_row(*rp.plan->int8_lanes, reinterpret_cast<const int8_t*>(src.data + src.cube.offset(0, y, 0)),
+                               src.cube.surf_stride, d.width,
+                               add ? reinterpret_cast<const int8_t*>(d.ew.data + d.ew.cube.offset(0, y, 0)) : nullptr,
+                               add ? d.ew.cube.surf_stride : 0, d.dst_bytes + d.dst.offset(0, y, 0), d.dst.surf_stride);
+        }
+        return;
+    }
     if (rp.kind == RowPlan::Kind::kFused) {
         for (int y = y0; y < y1; ++y) {
             const int8_t* ew = rp.plan->ew == DpuRequantPlan::Ew::kAddInt8
@@ -1181,6 +1203,8 @@ bool overlap(uint64_t a, uint64_t a_bytes, uint64_t b, uint64_t b_bytes) { retur
 void set_dpu_fused_passes(bool enabled) { fused_passes.store(enabled, std::memory_order_relaxed); }
 
 uint64_t dpu_fused_pass_tasks() { return fused_pass_tasks.load(std::memory_order_relaxed); }
+
+uint64_t dpu_int8_lane_bands() { return int8_lane_bands.load(std::memory_order_relaxed); }
 
 Status run_dpu_unit(TaskContext& ctx, const ConvOutput* conv) {
     Dpu d;

@@ -59,6 +59,9 @@ private:
 void set_dpu_fused_passes(bool enabled);
 // Tasks that took the fused pass so far in this process (for tests).
 uint64_t dpu_fused_pass_tasks();
+// How many task row bands ran in the int32 lanes of an int8 source
+// (kernels/dpu_int8_lanes.h), for tests.
+uint64_t dpu_int8_lane_bands();
 
 // Per-channel operand records read by BRDMA/NRDMA (our reading of
 // BRDMA_DATA_USE; see docs/emulator.md): DATA_USE 1 reads 4 bytes per

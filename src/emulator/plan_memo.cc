@@ -15,7 +15,7 @@ constexpr size_t kMemoBytes = size_t{16} << 20;
 // Every field of DpuRequantPlan that fold_code_bounds and the kernels read
 // as given, and set_float_windows, which the fold also follows.
 bool same_inputs(const DpuRequantPlan& a, const DpuRequantPlan& b, bool windows_then) {
-    return windows_then == float_windows_enabled() && a.channels == b.channels &&
+    return windows_then == float_windows_enabled() && a.channels == b.channels && a.int8_source == b.int8_source &&
            a.real_channels == b.real_channels && a.acc_stride == b.acc_stride && a.bs_alu == b.bs_alu &&
            a.bs_mul == b.bs_mul && a.bs_lo == b.bs_lo && a.bs_hi == b.bs_hi && a.ew == b.ew && a.ew_cvt == b.ew_cvt &&
            a.ew_offset == b.ew_offset && a.ew_scale == b.ew_scale && a.ew_lo == b.ew_lo && a.ew_hi == b.ew_hi &&

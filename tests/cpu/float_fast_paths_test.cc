@@ -17,7 +17,9 @@
 #include <vector>
 
 #include "common/test_graphs.h"
+#include "cpu/fused_ops.h"
 #include "cpu/graph_executor.h"
+#include "cpu/kernels/scalar_math.h"
 
 namespace {
 
@@ -100,6 +102,7 @@ std::pair<HostTensor, HostTensor> run_layer(Graph* g, const rknn::graph::Op& op,
 
 struct ConvCase {
     int c_in, c_out, group, h, w, k, stride, pad, dilation;
+    OpType activation = OpType::kIdentity;  // fused into the op
 };
 
 TEST(FloatFastPaths, ConvolutionsEqualTheOrderedLoop) {
@@ -109,6 +112,11 @@ TEST(FloatFastPaths, ConvolutionsEqualTheOrderedLoop) {
         {16, 24, 1, 6, 7, 1, 1, 0, 1},     // 1x1: the input is its own im2col
         {6, 10, 2, 8, 8, 3, 1, 1, 1},      // grouped: im2col + GEMM, groups over threads
         {5, 300, 1, 4, 3, 3, 1, 1, 1},     // more kernels than one GEMM panel
+        // Fused activations: one job's rows take the bias and the activation
+        // together (HardSwish with its post affine, as the converter folds it).
+        {16, 32, 1, 60, 61, 1, 1, 0, 1, OpType::kHardSwish},
+        {8, 8, 8, 30, 30, 3, 1, 1, 1, OpType::kHardSwish},
+        {6, 10, 2, 8, 8, 3, 1, 1, 1, OpType::kRelu},
     };
     uint32_t seed = 40;
     for (const ConvCase& c : cases) {
@@ -125,6 +133,15 @@ TEST(FloatFastPaths, ConvolutionsEqualTheOrderedLoop) {
         op.attrs.set_ints("pads", {c.pad, c.pad, c.pad, c.pad});
         op.attrs.set_ints("dilations", {c.dilation, c.dilation});
         op.attrs.set_int("group", c.group);
+        rknn::cpu::kernels::Activation act;
+        act.type = c.activation;
+        if (c.activation == OpType::kHardSwish) {
+            act.alpha = 1.0f / 6.0f;
+            act.beta = 0.5f;
+            act.post_scale = 0.75f;
+            act.post_bias = -0.125f;
+        }
+        if (c.activation != OpType::kIdentity) rknn::cpu::set_fused_activation(&op, act);
         const auto [input, got] = run_layer(&g, op, x, y, {1, c.c_in, c.h, c.w}, seed++);
         ASSERT_EQ(got.numel(), int64_t{c.c_out} * oh * ow);
         const float* wv = reinterpret_cast<const float*>(g.constant_buffer(w)->data);
@@ -146,8 +163,9 @@ TEST(FloatFastPaths, ConvolutionsEqualTheOrderedLoop) {
                                 sum += xv[((first + ci) * c.h + iy) * c.w + ix] *
                                        wv[((o * per_group + ci) * c.k + ky) * c.k + kx];
                             }
-                    const float want = sum + bv[o];
-                    mismatches += got.data<float>()[(o * oh + oy) * ow + ox] != want;
+                    float want = sum + bv[o];
+                    if (c.activation != OpType::kIdentity) want = rknn::cpu::kernels::apply_activation(act, want);
+                    mismatches += std::memcmp(&got.data<float>()[(o * oh + oy) * ow + ox], &want, sizeof want) != 0;
                 }
         EXPECT_EQ(mismatches, 0) << c.c_in << "->" << c.c_out << " group " << c.group << " k" << c.k;
     }

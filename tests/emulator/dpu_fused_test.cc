@@ -215,13 +215,16 @@ struct EwMulCase {
     int truncate = 0, truncate_neg = 0;
     bool fusable = true;  // the draw has the form the fused pass takes (operands aside)
 
-    explicit EwMulCase(std::mt19937& rng) {
+    // `add`: an EW add of a whole int8 cube instead (prepare_binary's Add,
+    // with its BS multiplier and converter drawn widely); every such draw
+    // takes the fused pass, small ones its int32 lanes.
+    EwMulCase(std::mt19937& rng, bool add = false) {
         c = 1 + static_cast<int>(rng() % 70);
         h = 1 + static_cast<int>(rng() % 9);
         w = 1 + static_cast<int>(rng() % 12);
         input.resize(static_cast<size_t>(c) * h * w);
         for (int8_t& v : input) v = static_cast<int8_t>(rng());
-        operand.resize(static_cast<size_t>(et::align_up(c, 16)));
+        operand.resize(static_cast<size_t>(et::align_up(c, 16)) * (add ? static_cast<size_t>(h * w) : 1));
         for (int8_t& v : operand) v = static_cast<int8_t>(rng());
         et::DpuTask& t = task;
         t.c = c;
@@ -229,6 +232,10 @@ struct EwMulCase {
         t.w = w;
         t.src = kInput;
         t.dst = kOutput;
+        if (add) {
+            draw_add(rng);
+            return;
+        }
         switch (rng() % 4) {
         case 0: break;  // BS bypassed
         default:
@@ -277,6 +284,26 @@ struct EwMulCase {
         }
     }
 
+    void draw_add(std::mt19937& rng) {
+        et::DpuTask& t = task;
+        t.bs.enabled = t.bs.alu = true;
+        t.bs.alu_algo = rng() % 2 ? 2u : 4u;
+        t.bs.alu_value = rng() % 4 == 0 ? draw_int32(rng) : static_cast<int32_t>(rng() % 256) - 128;
+        t.bs.mul = rng() % 4 != 0;
+        t.bs.mul_value = draw_int16(rng);
+        t.bs.shift = rng() % 2 ? 0 : static_cast<int>(rng() % 24);
+        t.ew.enabled = t.ew.op = t.ew.tensor = true;
+        t.ew.operand_addr = kResidual;
+        t.ew.cvt = rng() % 4 != 0;
+        t.ew.cvt_offset = rng() % 4 == 0 ? draw_int32(rng) / 2 : static_cast<int32_t>(rng() % 256) - 128;
+        t.ew.cvt_scale = draw_int16(rng);
+        t.ew.cvt_shift = rng() % 2 ? 0 : static_cast<int>(rng() % 20);
+        t.ew.relu = rng() % 3 == 0;
+        t.out.offset = rng() % 4 == 0 ? draw_int32(rng) : static_cast<int32_t>(rng() % 301) - 150;
+        t.out.scale = rng() % 2 ? int16_t{1} : draw_int16(rng);
+        t.out.shift = static_cast<int>(rng() % 40);
+    }
+
     TaskBytes run() const {
         et::TaskEmitter b;
         et::emit_dpu_task(&b, task);
@@ -299,7 +326,12 @@ struct EwMulCase {
         const int ca = et::align_up(c, 16);
         const auto in = et::pack_int8_cube(input.data(), c, h, w, ca, 0);
         dev.put(kInput, in.data(), in.size());
-        dev.put(kResidual, operand.data(), operand.size());
+        if (operand.size() == in.size()) {  // a whole cube: in the NPU's layout
+            const auto cube = et::pack_int8_cube(operand.data(), c, h, w, ca, 0);
+            dev.put(kResidual, cube.data(), cube.size());
+        } else {
+            dev.put(kResidual, operand.data(), operand.size());
+        }
         uint8_t* out = dev.zeros(kOutput, in.size());
         dev.words(kStream, b.words());
         const auto ran = dev.run(kStream, static_cast<uint32_t>(b.body_words()));
@@ -310,6 +342,23 @@ struct EwMulCase {
     }
 };
 
+// Runs the task with the fused pass on, then off, and checks that both write
+// the same bytes; true when the fused pass took it.
+bool run_both_ways(const EwMulCase& task, int* saturated, int* middling) {
+    em::set_dpu_fused_passes(true);
+    const uint64_t before = em::dpu_fused_pass_tasks();
+    const TaskBytes fused = task.run();
+    const bool took = em::dpu_fused_pass_tasks() == before + 1;
+    em::set_dpu_fused_passes(false);
+    const TaskBytes general = task.run();
+    EXPECT_TRUE(fused.completed) << fused.message;
+    EXPECT_TRUE(general.completed) << general.message;
+    EXPECT_EQ(fused.out.size(), general.out.size());
+    const size_t differ = count_differences(fused, general, saturated, middling);
+    EXPECT_EQ(differ, 0u) << differ << " of " << fused.out.size() << " bytes differ";
+    return took;
+}
+
 TEST(EmulatorDpuFused, ChannelMultipliesGiveTheGeneralPipelinesBytes) {
     FusedPassGuard guard;
     std::mt19937 rng(4711);
@@ -317,17 +366,7 @@ TEST(EmulatorDpuFused, ChannelMultipliesGiveTheGeneralPipelinesBytes) {
     for (int round = 0; round < 400; ++round) {
         const EwMulCase mc(rng);
         SCOPED_TRACE("round " + std::to_string(round));
-        em::set_dpu_fused_passes(true);
-        const uint64_t before = em::dpu_fused_pass_tasks();
-        const TaskBytes fused = mc.run();
-        const bool took = em::dpu_fused_pass_tasks() == before + 1;
-        em::set_dpu_fused_passes(false);
-        const TaskBytes general = mc.run();
-        ASSERT_TRUE(fused.completed) << fused.message;
-        ASSERT_TRUE(general.completed) << general.message;
-        ASSERT_EQ(fused.out.size(), general.out.size());
-        const size_t differ = count_differences(fused, general, &saturated, &middling);
-        EXPECT_EQ(differ, 0u) << differ << " of " << fused.out.size() << " bytes differ";
+        const bool took = run_both_ways(mc, &saturated, &middling);
         if (!mc.fusable) {
             EXPECT_FALSE(took) << "the fused pass took a form it cannot run";
             ++refused_forms;
@@ -342,6 +381,23 @@ TEST(EmulatorDpuFused, ChannelMultipliesGiveTheGeneralPipelinesBytes) {
     EXPECT_GT(refused_forms, 120);
     EXPECT_GT(saturated, 1000);
     EXPECT_GT(middling, 1000);
+}
+
+// Standalone int8 Adds through the fused pass (int32 lanes when the draw's
+// values allow, else double lanes) give the general pipeline's bytes.
+TEST(EmulatorDpuFused, StandaloneAddsGiveTheGeneralPipelinesBytes) {
+    FusedPassGuard guard;
+    std::mt19937 rng(8086);
+    int saturated = 0, middling = 0;
+    const uint64_t lane_bands = em::dpu_int8_lane_bands();
+    for (int round = 0; round < 300; ++round) {
+        const EwMulCase ac(rng, true);
+        SCOPED_TRACE("round " + std::to_string(round));
+        EXPECT_TRUE(run_both_ways(ac, &saturated, &middling)) << "the fused pass ran the task";
+    }
+    EXPECT_GT(saturated, 1000);
+    EXPECT_GT(middling, 1000);
+    EXPECT_GT(em::dpu_int8_lane_bands(), lane_bands + 60) << "the int32 lanes ran a third of them, the double lanes the rest";
 }
 
 // ---- the kernels against an int64 model of the plan

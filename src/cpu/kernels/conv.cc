@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/gemm_f32.h"
+#include "base/hot_loops.h"
 #include "base/uninit_vector.h"
 #include "base/parallel.h"
 #include "cpu/fused_ops.h"
@@ -82,7 +83,7 @@ bool tiles_exactly(const Window3& g) {
 }
 
 // tiles_exactly's scatter for output channels [c0, c1).
-void scatter_tiles(const float* col, const Window3& g, const float* bias, int64_t c0, int64_t c1, float* y) {
+RKNN_HOT_LOOP void scatter_tiles(const float* col, const Window3& g, const float* bias, int64_t c0, int64_t c1, float* y) {
     const int64_t small = g.in_size();
     for (int64_t c = c0; c < c1; ++c) {
         float* yc = y + c * g.out_size();
@@ -112,10 +113,14 @@ bool is_pointwise(const Window3& g) {
     return true;
 }
 
+RKNN_HOT_LOOP void add_to_row(float* row, int64_t n, float b) {
+    for (int64_t i = 0; i < n; ++i) row[i] += b;
+}
+
 // One channel of a depthwise convolution, straight from the input: every
 // output sums its window's taps in im2col order (taps in the padding add
 // nothing), as the GEMM over im2col rows would.
-void depthwise_channel(const float* x, const float* w, const Window3& g, float* y) {
+RKNN_HOT_LOOP void depthwise_channel(const float* x, const float* w, const Window3& g, float* y) {
     std::vector<float> row(static_cast<size_t>(g.out[2]));
     for (int64_t oz = 0; oz < g.out[0]; ++oz)
         for (int64_t oy = 0; oy < g.out[1]; ++oy) {
@@ -198,16 +203,29 @@ Status conv(const KernelArgs& args) {
                 }
                 gemm_f32(out_per_group, g.out_size(), patch, wg, patch, cols, g.out_size(), yg, g.out_size(), false);
             }
-            if (bias != nullptr) {
-                for (int64_t oc = 0; oc < out_per_group; ++oc) {
-                    const float b = bias->data<float>()[grp * out_per_group + oc];
-                    float* row = yg + oc * g.out_size();
-                    for (int64_t i = 0; i < g.out_size(); ++i) row[i] += b;
-                }
+            if (bias != nullptr && groups > 1) {
+                for (int64_t oc = 0; oc < out_per_group; ++oc)
+                    add_to_row(yg + oc * g.out_size(), g.out_size(), bias->data<float>()[grp * out_per_group + oc]);
             }
         }
     });
+    // One job: the bias, and a fused activation that needs nothing but the
+    // value, go over the rows on the threads, each row once while in cache.
     const Fusion fusion = fusion_of(args.op);
+    const bool activation_in_rows = groups == 1 && fusion.residual_input < 0 &&
+                                    fusion.activation.type != graph::OpType::kIdentity &&
+                                    fusion.activation.type != graph::OpType::kPRelu;
+    if ((bias != nullptr && groups == 1) || activation_in_rows) {
+        const int64_t rows = batch * out_channels;
+        parallel_for(rows, rows * g.out_size() >= (int64_t{1} << 16) ? 1 : rows, [&](int64_t r0, int64_t r1) {
+            for (int64_t r = r0; r < r1; ++r) {
+                float* row = y->data<float>() + r * g.out_size();
+                if (bias != nullptr && groups == 1) add_to_row(row, g.out_size(), bias->data<float>()[r % out_channels]);
+                if (activation_in_rows) apply_activation(fusion.activation, row, g.out_size());
+            }
+        });
+    }
+    if (activation_in_rows) return Status::ok();
     return apply_fusion_float(fusion, fusion.residual_input >= 0 ? args.inputs[fusion.residual_input] : nullptr, y);
 }
 

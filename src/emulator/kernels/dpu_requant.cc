@@ -1,5 +1,7 @@
 #include "emulator/kernels/dpu_requant.h"
 
+#include "emulator/kernels/dpu_int8_lanes.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -130,6 +132,8 @@ bool float_windows_enabled() { return float_windows_on.load(std::memory_order_re
 // maps stay monotone (rounding is monotone), so they land past the image of
 // the bound and the final clamp gives the bound's code, as the hardware does.
 void fold_code_bounds(DpuRequantPlan* p) {
+    auto lanes = std::make_shared<DpuInt8Lanes>();
+    p->int8_lanes = plan_int8_lanes(*p, lanes.get()) ? std::move(lanes) : nullptr;
     p->folded = p->ew == DpuRequantPlan::Ew::kNone || p->ew == DpuRequantPlan::Ew::kClamp;
     p->code_lo.clear();
     p->code_hi.clear();

@@ -18,15 +18,19 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace rknn::emulator {
+
+struct DpuInt8Lanes;  // kernels/dpu_int8_lanes.h
 
 // Most lanes per pixel the kernels take (the DPU's channel field is 13 bits).
 constexpr int kMaxDpuRequantChannels = 8192;
 
 struct DpuRequantPlan {
     int channels = 0;       // lanes per pixel that the DPU processes
+    bool int8_source = false;  // the inputs are int8 codes (a flying-mode cube), not accumulators
     int real_channels = 0;  // lanes from here on are written as 0
     int acc_stride = 0;     // int32 accumulators per pixel (>= channels)
 
@@ -75,6 +79,10 @@ struct DpuRequantPlan {
     // sum lies within 2^-14 of a half is computed again in doubles.
     bool float_windows = false;
     std::vector<float> fscale, fbase;
+
+    // Filled by fold_code_bounds() for int8 sources whose whole chain stays
+    // within int32 (plan_int8_lanes): the int32 form of the plan, else null.
+    std::shared_ptr<const DpuInt8Lanes> int8_lanes;
 };
 
 // Sets `folded` and the per-channel code bounds from the other fields (and
