@@ -53,6 +53,22 @@ TEST(PrecisionConversion, DequantizeGivesEveryCodesValueInFloat16) {
     }
 }
 
+// A large int8 tensor (split over threads) dequantises code by code.
+TEST(PrecisionConversion, DequantizeLinearOfALargeTensorGivesEveryCodesValue) {
+    const rknn::graph::Shape shape{1, 3, 200, 200};
+    const Graph g = rknn::testing::conversion_graph(OpType::kDequantizeLinear, DType::kInt8, DType::kFloat32, shape, kScale,
+                                                    kZeroPoint);
+    HostTensor x(DType::kInt8, shape);
+    x.quant = per_tensor(kScale, kZeroPoint);
+    for (int64_t i = 0; i < x.numel(); ++i) x.data<int8_t>()[i] = static_cast<int8_t>((i * 131 + i / 7) % 256 - 128);
+    const HostTensor y = run(g, x);
+    ASSERT_EQ(y.dtype(), DType::kFloat32);
+    for (int64_t i = 0; i < x.numel(); ++i) {
+        const auto expected = static_cast<float>((static_cast<double>(x.data<int8_t>()[i]) - kZeroPoint) * static_cast<double>(kScale));
+        ASSERT_EQ(y.data<float>()[i], expected) << "at " << i;
+    }
+}
+
 TEST(PrecisionConversion, QuantizeRoundsFloat16ToTheDeclaredCodes) {
     const Graph g = conversion_graph(OpType::kQuantizeLinear, DType::kFloat16, DType::kInt8);
     HostTensor x(DType::kFloat16, {1, 4, 8, 8});

@@ -1,7 +1,9 @@
 // Cast, Shape, ConstantOfShape, QuantizeLinear, DequantizeLinear.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
+#include "base/parallel.h"
 #include "cpu/convert.h"
 #include "cpu/kernels/kernel_util.h"
 #include "cpu/kernels/kernels.h"
@@ -111,7 +113,11 @@ Status dequantize_linear(const KernelArgs& args) {
         float table[256];
         for (int code = -128; code < 128; ++code) table[code + 128] = dequantize_value(code, s, z);
         const int8_t* in = x.data<int8_t>();
-        for (int64_t i = 0; i < x.numel(); ++i) y[i] = table[in[i] + 128];
+        // Large tensors (a model's input image) over the host's threads.
+        const int64_t n = x.numel();
+        parallel_for(n, n >= (int64_t{1} << 16) ? (int64_t{1} << 15) : std::max<int64_t>(n, 1), [&](int64_t i0, int64_t i1) {
+            for (int64_t i = i0; i < i1; ++i) y[i] = table[in[i] + 128];
+        });
         return Status::ok();
     }
     for (int64_t i = 0; i < x.numel(); ++i) {
