@@ -74,22 +74,34 @@ void few_rows(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, cons
     }
 }
 
+// Sizes the panels without clearing them (the packing writes every used
+// column); only the last panel's padding columns are zeroed.
 void resize_packed(int64_t k, int64_t n, PackedGemmB* out) {
     out->k = k;
     out->n = n;
-    out->data.assign(static_cast<size_t>(out->panels() * k * kW), 0.0f);
+    out->data.resize(static_cast<size_t>(out->panels() * k * kW));
+    const int64_t cols = n - (out->panels() - 1) * kW;
+    if (cols == kW || k == 0) return;
+    float* last = out->data.data() + (out->panels() - 1) * k * kW;
+    for (int64_t r = 0; r < k; ++r) std::fill(last + r * kW + cols, last + (r + 1) * kW, 0.0f);
 }
+
+// Panels are packed over the host's threads when B is large.
+constexpr int64_t kParallelPackFloats = int64_t{1} << 16;
 
 }  // namespace
 
 void pack_gemm_b(const float* b, int64_t ldb, int64_t k, int64_t n, PackedGemmB* out) {
     resize_packed(k, n, out);
-    for (int64_t p = 0; p < out->panels(); ++p) {
-        const int64_t cols = std::min<int64_t>(kW, n - p * kW);
-        float* panel = out->data.data() + p * k * kW;
-        for (int64_t r = 0; r < k; ++r)
-            std::memcpy(panel + r * kW, b + r * ldb + p * kW, sizeof(float) * static_cast<size_t>(cols));
-    }
+    const int64_t panels = out->panels();
+    parallel_for(panels, k * n >= kParallelPackFloats ? 1 : std::max<int64_t>(panels, 1), [&](int64_t p0, int64_t p1) {
+        for (int64_t p = p0; p < p1; ++p) {
+            const int64_t cols = std::min<int64_t>(kW, n - p * kW);
+            float* panel = out->data.data() + p * k * kW;
+            for (int64_t r = 0; r < k; ++r)
+                std::memcpy(panel + r * kW, b + r * ldb + p * kW, sizeof(float) * static_cast<size_t>(cols));
+        }
+    });
 }
 
 void pack_gemm_b_transposed(const float* bt, int64_t ldb, int64_t k, int64_t n, PackedGemmB* out) {

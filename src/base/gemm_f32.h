@@ -14,13 +14,15 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/uninit_vector.h"
+
 namespace rknn {
 
 struct PackedGemmB {
     static constexpr int kPanel = 16;  // columns per panel
     int64_t k = 0;
     int64_t n = 0;
-    std::vector<float> data;  // [n / 16 panels][k][16], the last panel zero padded
+    UninitVector<float> data;  // [n / 16 panels][k][16], the last panel zero padded
 
     int64_t panels() const { return (n + kPanel - 1) / kPanel; }
 };

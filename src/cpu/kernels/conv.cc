@@ -120,11 +120,12 @@ RKNN_HOT_LOOP void add_to_row(float* row, int64_t n, float b) {
 // One channel of a depthwise convolution, straight from the input: every
 // output sums its window's taps in im2col order (taps in the padding add
 // nothing), as the GEMM over im2col rows would.
-RKNN_HOT_LOOP void depthwise_channel(const float* x, const float* w, const Window3& g, float* y) {
-    std::vector<float> row(static_cast<size_t>(g.out[2]));
+RKNN_HOT_LOOP void depthwise_channel(const float* __restrict x, const float* w, const Window3& g, float* __restrict y) {
     for (int64_t oz = 0; oz < g.out[0]; ++oz)
         for (int64_t oy = 0; oy < g.out[1]; ++oy) {
-            std::fill(row.begin(), row.end(), 0.0f);
+            // The sums build up in the output row itself.
+            float* row = y + (oz * g.out[1] + oy) * g.out[2];
+            std::fill(row, row + g.out[2], 0.0f);
             int64_t tap = 0;
             for (int64_t kz = 0; kz < g.kernel[0]; ++kz) {
                 const int64_t iz = oz * g.stride[0] - g.pad[0] + kz * g.dilation[0];
@@ -142,14 +143,13 @@ RKNN_HOT_LOOP void depthwise_channel(const float* x, const float* w, const Windo
                         const int64_t hi = std::min(g.out[2], g.in[2] - shift <= 0 ? 0 : (g.in[2] - shift + s - 1) / s);
                         const float wt = w[tap];
                         if (s == 1) {
-                            for (int64_t ox = lo; ox < hi; ++ox) row[static_cast<size_t>(ox)] += wt * src[ox + shift];
+                            for (int64_t ox = lo; ox < hi; ++ox) row[ox] += wt * src[ox + shift];
                         } else {
-                            for (int64_t ox = lo; ox < hi; ++ox) row[static_cast<size_t>(ox)] += wt * src[ox * s + shift];
+                            for (int64_t ox = lo; ox < hi; ++ox) row[ox] += wt * src[ox * s + shift];
                         }
                     }
                 }
             }
-            std::copy(row.begin(), row.end(), y + (oz * g.out[1] + oy) * g.out[2]);
         }
 }
 
