@@ -336,9 +336,15 @@ void image_rows_f32(const ConvDesc& d, const uint8_t* in, const PaddedImage& img
                 const uint8_t* src = in + input_offset(d, c0, iy, 0);
                 const int n = std::min(c2, d.in_c - c0);
                 halves_to_floats(src, atoms.data(), atoms.size());
-                for (int ix = 0; ix < d.in_w; ++ix)
-                    std::copy_n(atoms.data() + static_cast<size_t>(ix) * c2, n,
-                                row + static_cast<size_t>(ix + d.pad_left) * img.channels + c0);
+                float* dst = row + static_cast<size_t>(d.pad_left) * img.channels + c0;
+                if (n == 8 && c2 == 8) {  // whole atoms: a fixed-size copy the compiler inlines
+                    for (int ix = 0; ix < d.in_w; ++ix)
+                        std::memcpy(dst + static_cast<size_t>(ix) * img.channels, atoms.data() + static_cast<size_t>(ix) * 8,
+                                    8 * sizeof(float));
+                } else {
+                    for (int ix = 0; ix < d.in_w; ++ix)
+                        std::copy_n(atoms.data() + static_cast<size_t>(ix) * c2, n, dst + static_cast<size_t>(ix) * img.channels);
+                }
             }
             continue;
         }
@@ -361,7 +367,7 @@ void image_rows_f32(const ConvDesc& d, const uint8_t* in, const PaddedImage& img
     }
 }
 
-void build_image_f32(const ConvDesc& d, const uint8_t* in, PaddedImage* img, std::vector<float>* out) {
+void build_image_f32(const ConvDesc& d, const uint8_t* in, PaddedImage* img, UninitVector<float>* out) {
     img->width = d.in_w + d.pad_left + d.pad_right;
     img->height = d.in_h + d.pad_top + d.pad_bottom;
     img->channels = d.in_c;
@@ -750,16 +756,24 @@ Status direct_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, ConvS
     const PackedGemmB& weights = packed_fp16_weights(d, wp, ctx.dma.content_version(d.weight_base), s);
     const int k = d.kh * d.kw * d.in_c;
     PaddedImage img;
-    std::vector<float> image;
+    UninitVector<float> image;  // every element written
     build_image_f32(d, in, &img, &image);
     const size_t row_len = static_cast<size_t>(d.kw) * d.in_c;
     const int64_t pixels = static_cast<int64_t>(d.out_w) * d.out_h;
     const uint64_t macs = static_cast<uint64_t>(pixels) * k * weights.n;
     const int64_t band = std::max<int64_t>(1, std::min<int64_t>(kFp16PixelsPerBand, kRowBatchBytes / (sizeof(float) * k)));
+    // A 1x1 window that steps one pixel over an unpadded image: its im2col
+    // rows are the image's own pixels.
+    const bool pointwise = d.kh == 1 && d.kw == 1 && d.stride_x == 1 && d.stride_y == 1 && img.width == d.out_w;
     parallel_for(pixels, macs >= kParallelMacs / 8 ? band : pixels, [&](int64_t p0, int64_t p1) {
         std::vector<float> rows;
         for (int64_t b0 = p0; b0 < p1; b0 += band) {
             const int64_t n = std::min(band, p1 - b0);
+            if (pointwise) {
+                gemm_f32_packed(n, image.data() + static_cast<size_t>(b0) * k, k, weights,
+                                out->facc.data() + static_cast<size_t>(b0) * out->channels, out->channels, false);
+                continue;
+            }
             rows.resize(static_cast<size_t>(n) * k);
             for (int64_t i = 0; i < n; ++i) {
                 const int oy = static_cast<int>((b0 + i) / d.out_w), ox = static_cast<int>((b0 + i) % d.out_w);
@@ -776,6 +790,40 @@ Status direct_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, ConvS
     return Status::ok();
 }
 
+// Rows [y0, y1) of an fp16 depthwise task from the padded fp32 image, a
+// window tap at a time over a whole output row (contiguous channels, so the
+// products run in vector lanes), in blocks of 64 channels so the row's sums
+// stay in cache across the taps; each output still sums its taps in window
+// order, and every accumulator is written.
+RKNN_HOT_LOOP void depthwise_rows_f32(const ConvDesc& d, const PaddedImage& img, const float* __restrict image,
+                                      const float* __restrict weights, int channels, float* __restrict facc, int y0,
+                                      int y1) {
+    constexpr size_t kBlock = 64;
+    const size_t pixel_step = static_cast<size_t>(d.stride_x) * img.channels;
+    const size_t ch = static_cast<size_t>(channels);
+    for (int oy = y0; oy < y1; ++oy) {
+        float* __restrict row = facc + static_cast<size_t>(oy) * d.out_w * ch;
+        for (size_t c0 = 0; c0 < ch; c0 += kBlock) {
+            const size_t cn = std::min(kBlock, ch - c0);
+            for (int ky = 0; ky < d.kh; ++ky) {
+                const float* line = image + (static_cast<size_t>(oy) * d.stride_y + ky) * img.width * img.channels + c0;
+                for (int kx = 0; kx < d.kw; ++kx) {
+                    const float* __restrict w = weights + (static_cast<size_t>(ky) * d.kw + kx) * d.in_c + c0;
+                    const float* __restrict px = line + static_cast<size_t>(kx) * img.channels;
+                    float* __restrict out = row + c0;
+                    if (ky == 0 && kx == 0) {
+                        for (int ox = 0; ox < d.out_w; ++ox, px += pixel_step, out += ch)
+                            for (size_t c = 0; c < cn; ++c) out[c] = px[c] * w[c];
+                    } else {
+                        for (int ox = 0; ox < d.out_w; ++ox, px += pixel_step, out += ch)
+                            for (size_t c = 0; c < cn; ++c) out[c] += px[c] * w[c];
+                    }
+                }
+            }
+        }
+    }
+}
+
 Status depthwise_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, ConvScratch* s, ConvOutput* out) {
     const uint64_t bytes = expected_weight_bytes(d);
     RKNN_ASSIGN_OR_RETURN(uint8_t * wp, ctx.map(d.weight_base, bytes, false, "CNA weights"));
@@ -783,23 +831,14 @@ Status depthwise_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, Co
     halves_to_floats(wp, raw.data(), raw.size());
     unpack_depthwise_weights(d, raw.data(), &s->fweights);
     PaddedImage img;
-    std::vector<float> image;
+    UninitVector<float> image;  // every element written
     build_image_f32(d, in, &img, &image);
     const int ch = out->channels;
+    if (ch > d.in_c) return ctx.unsupported("an fp16 depthwise task of %d outputs over %d input channels", ch, d.in_c);
     const uint64_t macs = static_cast<uint64_t>(d.out_w) * d.out_h * d.kh * d.kw * static_cast<uint64_t>(ch);
     parallel_for(d.out_h, macs >= kParallelMacs / 8 ? 1 : d.out_h, [&](int64_t y0, int64_t y1) {
-        for (int64_t oy = y0; oy < y1; ++oy) {
-            for (int ox = 0; ox < d.out_w; ++ox) {
-                float* dst = out->facc.data() + (static_cast<size_t>(oy) * d.out_w + ox) * ch;
-                for (int ky = 0; ky < d.kh; ++ky)
-                    for (int kx = 0; kx < d.kw; ++kx) {
-                        const float* px = image.data() + ((static_cast<size_t>(oy) * d.stride_y + ky) * img.width +
-                                                          static_cast<size_t>(ox) * d.stride_x + kx) * img.channels;
-                        const float* w = s->fweights.data() + (static_cast<size_t>(ky) * d.kw + kx) * d.in_c;
-                        for (int c = 0; c < ch; ++c) dst[c] += px[c] * w[c];
-                    }
-            }
-        }
+        depthwise_rows_f32(d, img, image.data(), s->fweights.data(), ch, out->facc.data(), static_cast<int>(y0),
+                           static_cast<int>(y1));
     });
     return Status::ok();
 }
@@ -837,7 +876,13 @@ Status run_conv_unit(TaskContext& ctx, bool want_window_sum, ConvScratch* scratc
     out->window_sum.resize(want_sum ? (d.depthwise ? elems : static_cast<size_t>(d.out_w) * d.out_h) : 0);
     if (d.fp16) {
         out->acc.clear();
-        out->facc.assign(elems, 0.0f);
+        // Both fp16 loops write every accumulator, except direct tasks with
+        // fewer kernels than output channels (the lanes beyond stay zero).
+        if (!d.depthwise && d.kernels < d.out_c) {
+            out->facc.assign(elems, 0.0f);
+        } else {
+            out->facc.resize(elems);
+        }
         return d.depthwise ? depthwise_fp16(ctx, d, in, scratch, out) : direct_fp16(ctx, d, in, scratch, out);
     }
     out->facc.clear();

@@ -748,11 +748,17 @@ __attribute__((always_inline)) inline void run_float_blocks(const Dpu& d, const 
         for (int c0 = 0; c0 < d.channels; c0 += kLanes) {
             const int lanes = std::min(kLanes, d.channels - c0);
             if (conv != nullptr) {
-                const float* acc = conv->facc.data() + static_cast<size_t>(y) * n * conv->channels;
-                for (int x = 0; x < n; ++x)
-                    for (int l = 0; l < kLanes; ++l)
-                        b.v[static_cast<size_t>(x) * kLanes + l] =
-                            l < lanes ? acc[static_cast<size_t>(x) * conv->channels + static_cast<size_t>(c0 + l)] : 0.0f;
+                const float* acc = conv->facc.data() + static_cast<size_t>(y) * n * conv->channels + c0;
+                if (lanes == kLanes) {  // a fixed-size copy per pixel
+                    for (int x = 0; x < n; ++x)
+                        std::memcpy(b.v + static_cast<size_t>(x) * kLanes, acc + static_cast<size_t>(x) * conv->channels,
+                                    kLanes * sizeof(float));
+                } else {
+                    for (int x = 0; x < n; ++x)
+                        for (int l = 0; l < kLanes; ++l)
+                            b.v[static_cast<size_t>(x) * kLanes + l] =
+                                l < lanes ? acc[static_cast<size_t>(x) * conv->channels + static_cast<size_t>(l)] : 0.0f;
+                }
             } else {
                 load_block_float<kLanes>(src.data, src.cube, src_c, c0, lanes, src_at, &b);
             }
@@ -778,10 +784,10 @@ __attribute__((always_inline)) inline void run_float_blocks(const Dpu& d, const 
             const auto scale = static_cast<float>(d.out_scale);
             const auto offset = static_cast<float>(d.out_offset);
             const size_t count = static_cast<size_t>(n) * kLanes;
-            for (size_t i = 0; i < count; ++i) {
-                float value = b.v[i] * scale;
-                if (d.out_shift != 0) value = std::ldexp(value, -d.out_shift);  // a library call: skipped when it is x1
-                b.v[i] = value + offset;
+            if (d.out_shift == 0) {  // one vector pass (fp16 outputs: x 1 + 0, which also turns -0 into +0)
+                for (size_t i = 0; i < count; ++i) b.v[i] = b.v[i] * scale + offset;
+            } else {
+                for (size_t i = 0; i < count; ++i) b.v[i] = std::ldexp(b.v[i] * scale, -d.out_shift) + offset;
             }
             for (int l = 0; l < kLanes; ++l) {
                 if (c0 + l < d.real_channels) continue;

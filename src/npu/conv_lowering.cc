@@ -154,6 +154,53 @@ bool can_read_packed_input(const ConvGeometry& g, hw::NpuArch arch) {
            static_cast<int64_t>(g.in_w) * std::min(g.kh, g.in_h) <= kMaxDataEntries;
 }
 
+// A depthwise layer whose kernel rows (or weights) do not fit the CBUF with
+// all its channels: its channels are independent, so it runs as chunks of
+// whole weight groups (32 fp16 / 64 int8 channels), each a layer of its own
+// tiled in row bands, as the vendor splits wide depthwise layers. The
+// largest chunk that plans is taken; every core runs each chunk's bands of
+// its rows (emit_conv_* turn a tile's channel range into the chunk's layer).
+namespace {
+
+StatusOr<ConvPlan> plan_depthwise_chunks(const ConvGeometry& g, const hw::SocProfile& soc, uint32_t core_mask) {
+    const int group = g.fp16 ? 32 : 64;
+    Status last = make_status(StatusCode::kUnimplemented,
+                              "%d depthwise channels: not one %d-channel chunk of the %d input rows one output row needs "
+                              "fits the CBUF", g.in_c, group, g.kh);
+    for (int chunk = (g.in_c - 1) / group * group; chunk >= group; chunk -= group) {
+        ConvGeometry part = g;
+        part.in_c = part.out_c = chunk;
+        auto sub = plan_conv(part, soc, core_mask);
+        if (!sub.is_ok()) {
+            last = sub.status();
+            continue;
+        }
+        bool whole_chunk = true;  // a chunk split again is left to a smaller chunk
+        for (const auto& bands : sub.value().per_core)
+            for (const ConvTile& t : bands) whole_chunk = whole_chunk && t.kernel == 0 && (t.kernels == 0 || t.kernels == chunk);
+        if (!whole_chunk) continue;
+        ConvPlan plan = sub.value();
+        plan.kernels_per_task = chunk;
+        for (size_t core = 0; core < plan.per_core.size(); ++core) {
+            const std::vector<ConvTile>& bands = sub.value().per_core[core];
+            std::vector<ConvTile>& tiles = plan.per_core[core];
+            tiles.clear();
+            for (int first = 0; first < g.in_c; first += chunk) {
+                for (ConvTile t : bands) {
+                    t.kernel = first;
+                    t.kernels = std::min(chunk, g.in_c - first);
+                    t.load_lut = tiles.empty();
+                    tiles.push_back(t);
+                }
+            }
+        }
+        return plan;
+    }
+    return last;
+}
+
+}  // namespace
+
 StatusOr<ConvPlan> plan_conv(const ConvGeometry& g, const hw::SocProfile& soc, uint32_t core_mask) {
     const Status valid = check_geometry(g, soc.arch);
     if (!valid.is_ok()) return valid;
@@ -171,6 +218,7 @@ StatusOr<ConvPlan> plan_conv(const ConvGeometry& g, const hw::SocProfile& soc, u
     // npu-notes/encodings/cbuf-bank-slack.md); fp16 fits exactly (vendor).
     const int slack = g.fp16 ? 0 : 1;
     const int min_data_banks = banks_for(row_bytes * g.kh, bank) + slack;
+    if (min_data_banks >= banks && g.depthwise) return plan_depthwise_chunks(g, soc, core_mask);
     if (min_data_banks >= banks)
         return make_status(StatusCode::kUnimplemented,
                            "the %d input rows one output row needs (%llu bytes) do not fit the %d x %u byte CBUF", g.kh,
@@ -203,7 +251,8 @@ StatusOr<ConvPlan> plan_conv(const ConvGeometry& g, const hw::SocProfile& soc, u
             const int block = g.fp16 ? 16 : 32;  // the weight block's kernel count
             const uint64_t budget = static_cast<uint64_t>(banks - min_data_banks) * bank;
             const int group = static_cast<int>(budget / per_kernel) / block * block;
-            if (g.depthwise || group < block)
+            if (g.depthwise) return plan_depthwise_chunks(g, soc, core_mask);
+            if (group < block)
                 return make_status(StatusCode::kUnimplemented,
                                    "%llu weight bytes per kernel leave no room for a %d-kernel group next to %d input rows",
                                    static_cast<unsigned long long>(per_kernel), block, g.kh);

@@ -34,6 +34,38 @@ ResolvedTile resolve(const ConvGeometry& g, const ConvTile& t) {
     return rt;
 }
 
+// A depthwise tile over channels [kernel, kernel + kernels) of a wider
+// layer (plan_conv's channel chunks): the same task as a layer of just those
+// channels, whose input, weights, output, records and residual start that
+// many channels in. Chunks start on a weight group (32 fp16 / 64 int8
+// channels), so every cube and stream offset is whole atoms and groups.
+struct DepthwiseChunk {
+    ConvGeometry g;
+    ConvTile tile;
+    uint64_t input_offset = 0, weight_offset = 0, output_offset = 0, record_offset = 0;
+};
+
+bool depthwise_chunk(const ConvGeometry& g, const ConvTile& t, int out_c2, DepthwiseChunk* chunk) {
+    if (!g.depthwise || t.kernels <= 0 || (t.kernel == 0 && t.kernels == g.out_c)) return false;
+    chunk->g = g;
+    chunk->g.in_c = chunk->g.out_c = t.kernels;
+    chunk->tile = t;
+    chunk->tile.kernel = 0;
+    const uint64_t in_surface = static_cast<uint64_t>(g.in_w) * g.in_h * kAtomBytes;
+    const uint64_t out_surface = static_cast<uint64_t>(g.out_w()) * g.out_h() * kAtomBytes;
+    const auto kernel = static_cast<uint64_t>(t.kernel);
+    chunk->input_offset = kernel / static_cast<uint64_t>(input_c2(g)) * in_surface;
+    chunk->output_offset = kernel / static_cast<uint64_t>(out_c2) * out_surface;
+    chunk->weight_offset = kernel * static_cast<uint64_t>(g.kh) * g.kw * static_cast<uint64_t>(element_bytes(g));
+    chunk->record_offset = kernel * kBsRecordBytes;
+    return true;
+}
+
+ConvAddresses chunk_addresses(const ConvAddresses& a, const DepthwiseChunk& c) {
+    return ConvAddresses{a.input.plus(c.input_offset), a.weights.plus(c.weight_offset), a.records.plus(c.record_offset),
+                         a.output.plus(c.output_offset)};
+}
+
 void emit_input_side(TaskEmitter* b, const ConvGeometry& g, const ConvAddresses& a, const ConvTile& t,
                      const ResolvedTile& rt, uint32_t pad_value) {
     const int c_aligned = align_up(g.in_c, input_c2(g));
@@ -163,6 +195,14 @@ uint32_t weight_bytes_per_kernel(const ConvGeometry& g) {
 
 void emit_conv_int8(TaskEmitter* b, const ConvGeometry& g, const ConvAddresses& a, const EpilogueRegs& e,
                     int8_t input_zp, const ConvTile& tile) {
+    DepthwiseChunk chunk;
+    if (depthwise_chunk(g, tile, e.out_int32 ? 4 : 16, &chunk)) {
+        EpilogueRegs ce = e;
+        ce.prelu_records = e.prelu_records.plus(chunk.record_offset);
+        ce.residual_addr = e.residual_addr.plus(chunk.output_offset);
+        emit_conv_int8(b, chunk.g, chunk_addresses(a, chunk), ce, input_zp, chunk.tile);
+        return;
+    }
     const ResolvedTile rt = resolve(g, tile);
     const uint32_t zx = static_cast<uint8_t>(input_zp);
     emit_input_side(b, g, a, tile, rt, zx | (zx << 8));
@@ -194,18 +234,29 @@ uint32_t float_bits(float v) {
     return bits;
 }
 
-// BS: bias (ALU add, per channel) and ReLU; BN: clip (max lo, ReLU-X hi) or
-// leaky (PReLU multiplier); EW: the residual add, then the ReLU after it.
+// BS: bias (ALU add, per channel) and ReLU, or the whole hard sigmoid; BN:
+// clip (max lo, ReLU-X hi), leaky (PReLU multiplier) or the post affine; EW:
+// the residual add, then the ReLU after it.
 void emit_float_epilogue(TaskEmitter* b, const FloatEpilogue& e, const BufferRef& records, uint64_t residual_offset,
                          uint32_t surf_bytes) {
     const bool relu = e.act == FloatEpilogue::Act::kRelu;
+    const bool hard_sigmoid = e.act == FloatEpilogue::Act::kHardSigmoid;
     StageRegs bs;
-    bs.enabled = e.bias || (relu && !e.residual);
+    bs.enabled = e.bias || (relu && !e.residual) || hard_sigmoid;
     bs.alu = bs.alu_per_channel = e.bias;
     if (e.bias) bs.records = records;
-    bs.relu = relu && !e.residual;
+    bs.relu = (relu && !e.residual) || hard_sigmoid;
+    if (hard_sigmoid) {
+        bs.mul = bs.relux = true;
+        bs.mul_value = static_cast<int16_t>(float_to_half(e.alpha));
+        bs.relux_value = static_cast<int32_t>(float_bits(1.0f));
+    }
     StageRegs bn;
-    if (e.act == FloatEpilogue::Act::kClip) {
+    if (e.post_affine) {
+        bn.enabled = bn.mul = bn.alu = true;
+        bn.mul_value = static_cast<int16_t>(float_to_half(e.post_scale));
+        bn.alu_value = static_cast<int32_t>(float_bits(e.post_bias));
+    } else if (e.act == FloatEpilogue::Act::kClip) {
         bn.enabled = bn.alu = bn.relux = true;
         bn.alu_algo = 0;  // max
         bn.alu_value = static_cast<int32_t>(float_bits(e.lo));
@@ -231,6 +282,13 @@ void emit_float_epilogue(TaskEmitter* b, const FloatEpilogue& e, const BufferRef
 
 void emit_conv_fp16(TaskEmitter* b, const ConvGeometry& g, const ConvAddresses& a, bool fp32_out, const ConvTile& tile,
                     const FloatEpilogue& epilogue) {
+    DepthwiseChunk chunk;
+    if (depthwise_chunk(g, tile, fp32_out ? 4 : 8, &chunk)) {
+        FloatEpilogue ce = epilogue;
+        ce.residual_addr = epilogue.residual_addr.plus(chunk.output_offset);
+        emit_conv_fp16(b, chunk.g, chunk_addresses(a, chunk), fp32_out, chunk.tile, ce);
+        return;
+    }
     const ResolvedTile rt = resolve(g, tile);
     emit_input_side(b, g, a, tile, rt, 0);
     b->write_fields(r::DPU_FEATURE_MODE_CFG, {{f::DPU_FEATURE_MODE_CFG_BURST_LEN, 15},

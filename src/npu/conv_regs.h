@@ -87,9 +87,16 @@ uint32_t rk356x_data_entries(const ConvGeometry& g, int declared_channels);
 // rounding to fp16.
 struct FloatEpilogue {
     bool bias = false;
-    enum class Act { kNone, kRelu, kClip, kLeaky } act = Act::kNone;
+    // kHardSigmoid: clip(alpha * y + beta, 0, 1) in BS, as (y + beta / alpha)
+    // * alpha with the shift folded into the bias records and alpha rounded
+    // to fp16 by the multiplier.
+    enum class Act { kNone, kRelu, kClip, kLeaky, kHardSigmoid } act = Act::kNone;
     float lo = 0.0f, hi = 0.0f;  // kClip
-    float alpha = 0.0f;          // kLeaky (rounded to fp16 by the multiplier)
+    float alpha = 0.0f;          // kLeaky, kHardSigmoid (rounded to fp16 by the multiplier)
+    // post_scale * act(y) + post_bias in BN (MUL, an fp16 operand, then ALU),
+    // after kNone, kRelu or kHardSigmoid.
+    bool post_affine = false;
+    float post_scale = 1.0f, post_bias = 0.0f;
     // An fp16 tensor added in the EW stage (before a ReLU, the only
     // activation allowed after it); the address of the whole output-shaped cube.
     bool residual = false;

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "base/version.h"
+#include "graph/op_cost.h"
 #include "runtime/context.h"
 #include "runtime/batch_fanout.h"
 #include "runtime/tensor_attrs.h"
@@ -239,6 +240,8 @@ std::string Context::perf_table() const {
     text += line;
     int64_t total = 0;
     int id = 1;
+    uint64_t all_macs = 0, npu_macs = 0;
+    std::string cpu_macs;  // a line per op that multiplies off the NPU
     // A custom op's conversions, as the vendor's exDataConvert rows: `us`
     // of the step's time, for the op's inputs or outputs.
     const auto convert_row = [&](const graph::Op& op, const std::vector<int32_t>& tensors, const char* side, int64_t us) {
@@ -273,6 +276,16 @@ std::string Context::perf_table() const {
         }
         const int64_t npu_ns = op_npu_ns[static_cast<size_t>(op_index)];
         if (npu_ns >= 0) std::snprintf(npu, sizeof(npu), "%" PRId64, npu_ns / 1000);
+        const uint64_t macs = graph::multiply_accumulates(set_->plan->graph, op);
+        all_macs += macs;
+        if (p.target != npu::Target::kCpu) {
+            npu_macs += macs;
+        } else if (macs > 0) {
+            std::snprintf(line, sizeof(line), "  %-18s %12.3f MMACs  %s: %s\n",
+                          op.type == graph::OpType::kCustom ? op.custom_type.c_str() : graph::op_type_name(op.type),
+                          static_cast<double>(macs) / 1e6, op.name.c_str(), p.reason.c_str());
+            cpu_macs += line;
+        }
         const graph::DType dtype = op.outputs.empty() ? graph::DType::kUndefined
                                                       : set_->plan->graph.tensors[static_cast<size_t>(op.outputs[0])].dtype;
         const std::string workload =
@@ -294,6 +307,13 @@ std::string Context::perf_table() const {
     text += line;
     std::snprintf(line, sizeof(line), "Total NPU Time(us), driver-reported: %" PRId64 "\n", last_run_npu_ns_ / 1000);
     text += line;
+    // The share of the network's multiply-accumulates the NPU does (Conv,
+    // ConvTranspose, Gemm, MatMul), and each op that does them elsewhere.
+    std::snprintf(line, sizeof(line), "Total MACs: %.3f M, on the NPU: %.3f M (%.2f%%)\n", static_cast<double>(all_macs) / 1e6,
+                  static_cast<double>(npu_macs) / 1e6,
+                  all_macs > 0 ? 100.0 * static_cast<double>(npu_macs) / static_cast<double>(all_macs) : 100.0);
+    text += line;
+    if (!cpu_macs.empty()) text += "MACs off the NPU:\n" + cpu_macs;
     return text;
 }
 

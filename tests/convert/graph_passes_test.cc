@@ -254,6 +254,61 @@ TEST(ActivationPatterns, ActivationsFuseIntoAConvTranspose) {
     EXPECT_EQ(b.g.ops[1].attrs.get_string("activation", ""), "Sigmoid");
 }
 
+// PP-OCR det's head: two 2x2 / stride 2 transposed convolutions (the second
+// 3x3 / stride 3 here too) become 1x1 convolutions and DepthToSpace, the Relu
+// and Sigmoid reading them moved before the DepthToSpace; the float result
+// stays (the products sum in another order). Then the activations fuse into
+// the convolutions, which the NPU runs.
+TEST(Deconvolutions, KernelEqualToStrideBecomesAConvolutionAndDepthToSpace) {
+    Builder b;
+    const int32_t x = b.input({1, 6, 5, 7});
+    rknn::graph::Attributes up2, up3;
+    up2.set_ints("strides", {2, 2});
+    up3.set_ints("strides", {3, 3});
+    up3.set_ints("kernel_shape", {3, 3});
+    const int32_t t = b.op(OpType::kConvTranspose, {x, b.constant({6, 4, 2, 2}, 41), b.constant({4}, 42)}, {1, 4, 10, 14}, up2);
+    const int32_t r = b.op(OpType::kRelu, {t}, {1, 4, 10, 14});
+    const int32_t t2 = b.op(OpType::kConvTranspose, {r, b.constant({4, 2, 3, 3}, 43)}, {1, 2, 30, 42}, up3);
+    b.g.outputs = {b.op(OpType::kSigmoid, {t2}, {1, 2, 30, 42})};
+    expect_same_result(&b, [](Graph* g) { EXPECT_EQ(rknn::convert::deconvolutions_to_depth_to_space(g), 2); }, 1e-5f);
+    EXPECT_EQ(count(b.g, OpType::kConvTranspose), 0);
+    EXPECT_EQ(count(b.g, OpType::kDepthToSpace), 2);
+    ASSERT_EQ(b.g.ops.size(), 6u);
+    EXPECT_EQ(b.g.ops[0].type, OpType::kConv);
+    EXPECT_EQ(b.g.ops[1].type, OpType::kRelu);
+    EXPECT_EQ(b.g.ops[2].type, OpType::kDepthToSpace);
+    EXPECT_EQ(b.g.ops[5].type, OpType::kDepthToSpace);
+    EXPECT_EQ(b.g.tensors[b.g.ops[0].outputs[0]].shape, (Shape{1, 16, 5, 7}));
+    EXPECT_EQ(b.g.tensors[b.g.ops[3].outputs[0]].shape, (Shape{1, 18, 10, 14}));
+    expect_same_result(&b, [](Graph* g) {
+        EXPECT_EQ(rknn::convert::fuse_activations(g), 1);
+        EXPECT_EQ(rknn::convert::fuse_lut_activations(g, nullptr), 1);
+    }, 1e-5f);
+    EXPECT_EQ(b.g.ops.size(), 4u);
+}
+
+// Overlapping windows, padding, groups, a kernel unlike the stride, or a
+// result read twice (the activation then stays after the DepthToSpace).
+TEST(Deconvolutions, OtherTransposedConvolutionsStay) {
+    Builder b;
+    const int32_t x = b.input({1, 4, 5, 5});
+    rknn::graph::Attributes overlap, padded, grouped;
+    overlap.set_ints("strides", {2, 2});
+    padded.set_ints("strides", {2, 2});
+    padded.set_ints("pads", {1, 1, 1, 1});
+    grouped.set_ints("strides", {2, 2});
+    grouped.set_int("group", 2);
+    const int32_t a = b.op(OpType::kConvTranspose, {x, b.constant({4, 2, 3, 3}, 51)}, {1, 2, 11, 11}, overlap);
+    const int32_t p = b.op(OpType::kConvTranspose, {x, b.constant({4, 2, 2, 2}, 52)}, {1, 2, 8, 8}, padded);
+    const int32_t gr = b.op(OpType::kConvTranspose, {x, b.constant({4, 1, 2, 2}, 53)}, {1, 2, 10, 10}, grouped);
+    const int32_t twice = b.op(OpType::kConvTranspose, {x, b.constant({4, 2, 2, 2}, 54)}, {1, 2, 10, 10}, overlap);
+    b.g.outputs = {a, p, gr, b.op(OpType::kRelu, {twice}, {1, 2, 10, 10}), twice};
+    expect_same_result(&b, [](Graph* g) { EXPECT_EQ(rknn::convert::deconvolutions_to_depth_to_space(g), 1); }, 1e-5f);
+    EXPECT_EQ(count(b.g, OpType::kConvTranspose), 3);
+    EXPECT_EQ(count(b.g, OpType::kDepthToSpace), 1);
+    EXPECT_EQ(b.g.ops.back().type, OpType::kRelu) << "the Relu stays after the DepthToSpace";
+}
+
 // Each reason a producer keeps the Mul after it: its output has a second
 // reader, it already applies an activation, or the constant varies along H.
 TEST(AffineFolding, AConvolutionWithTwoReadersOrAnActivationKeepsTheAffine) {

@@ -388,6 +388,33 @@ TEST(NpuConvLowering, MultiCoreSplitsGiveTheSingleCoreResult) {
     EXPECT_TRUE(std::equal(single.output.begin(), single.output.end(), ref));
 }
 
+// A depthwise layer whose five kernel rows of all 200 channels (700 KiB) do
+// not fit the CBUF runs as chunks of 64 channels (the last one 8), each in
+// row bands, bit for bit, on one core and split over three.
+TEST(NpuConvLowering, WideDepthwiseLayersRunInChannelChunks) {
+    QuantConvSpec s;
+    s.depthwise = true;
+    s.c_in = s.c_out = 200;
+    s.h = 9;
+    s.w = 700;
+    s.kh = s.kw = 5;
+    s.pad_top = s.pad_left = s.pad_bottom = s.pad_right = 2;
+    s.input_zp = 5;
+    s.activation = OpType::kRelu;
+    auto plan = npu::plan_conv(rknn::testing::conv_geometry(s), rknn::hw::default_soc(), 0);
+    ASSERT_TRUE(plan.is_ok()) << plan.status().message();
+    EXPECT_EQ(plan.value().kernels_per_task, 64);
+    std::vector<int> chunk_starts;
+    for (const npu::ConvTile& t : plan.value().per_core[0])
+        if (chunk_starts.empty() || chunk_starts.back() != t.kernel) chunk_starts.push_back(t.kernel);
+    EXPECT_EQ(chunk_starts, (std::vector<int>{0, 64, 128, 192}));
+    for (uint32_t mask : {0x1u, 0x7u}) {
+        size_t tasks = 0;
+        EXPECT_TRUE(matches_reference(s, 4242, mask, &tasks)) << "core mask 0x" << std::hex << mask;
+        EXPECT_GE(tasks, 4u);
+    }
+}
+
 TEST(NpuConvLowering, LayersThatCannotBeTiledAreRefusedWithAReason) {
     npu::ConvGeometry g;
     g.in_c = 512;

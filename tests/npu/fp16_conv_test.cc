@@ -34,7 +34,20 @@ struct Fp16Case {
     bool depthwise;
     bool residual;  // a fused fp16 add before the activation (none or ReLU)
     bool packed = false;  // the input as a channel-packed NHWC image
+    // post_scale * act(y) + post_bias after ReLU, HardSigmoid or HardSwish.
+    float post_scale = 1.0f, post_bias = 0.0f;
+    uint32_t core_mask = 0;
 };
+
+// The activation's largest slope near y, and its value there: how far an
+// error in y (the sums, an fp16 intermediate) moves the result.
+double slope_near(OpType type, double y, double alpha) {
+    switch (type) {
+    case OpType::kHardSwish: return std::fabs(y) < 3.0 ? (2.0 * std::fabs(y) + 3.0) / 6.0 : 1.0;
+    case OpType::kHardSigmoid: return alpha;
+    default: return 1.0;
+    }
+}
 
 // Checks every output against the tolerance; `worst` receives the largest
 // difference as a fraction of its tolerance.
@@ -62,7 +75,10 @@ struct Fp16Case {
     act.type = c.activation;
     act.min = -0.5f;
     act.max = 1.5f;
-    act.alpha = 0.1f;
+    act.alpha = c.activation == OpType::kHardSigmoid ? 0.2f : 0.1f;
+    act.beta = 0.5f;
+    act.post_scale = c.post_scale;
+    act.post_bias = c.post_bias;
     if (c.activation != OpType::kIdentity) rknn::cpu::set_fused_activation(&op, act);
     HostTensor input(DType::kFloat16, {1, c.c_in, c.h, c.w});
     for (int64_t i = 0; i < input.numel(); ++i) input.data<uint16_t>()[i] = rknn::float_to_half(dist(rng));
@@ -87,7 +103,7 @@ struct Fp16Case {
     const auto placement = npu::place_op(g, g.ops[0], rknn::hw::default_soc());
     if (placement.target != npu::Target::kNpu) return ::testing::AssertionFailure() << "CPU: " << placement.reason;
     auto run = npu::testing::run_graph_op(
-        g, g.ops[0], [&](int32_t id) -> const HostTensor& { return id == r ? residual : input; }, 0, c.packed);
+        g, g.ops[0], [&](int32_t id) -> const HostTensor& { return id == r ? residual : input; }, c.core_mask, c.packed);
     if (!run.is_ok()) return ::testing::AssertionFailure() << run.status().message();
     const auto* got = reinterpret_cast<const uint16_t*>(run.value().output.data());
     const int taps = per_group * c.k * c.k;
@@ -95,43 +111,70 @@ struct Fp16Case {
         for (int yy = 0; yy < oh; ++yy)
             for (int xx = 0; xx < ow; ++xx) {
                 const size_t i = (static_cast<size_t>(o) * oh + yy) * ow + xx;
-                double magnitude = std::fabs(b[static_cast<size_t>(o)]) +
-                                   (c.residual ? std::fabs(rknn::half_to_float(residual.data<uint16_t>()[i])) : 0.0);
+                const double r_value = c.residual ? rknn::half_to_float(residual.data<uint16_t>()[i]) : 0.0;
+                double magnitude = std::fabs(b[static_cast<size_t>(o)]) + std::fabs(r_value);
+                double y_exact = b[static_cast<size_t>(o)] + r_value;
                 for (int j = 0; j < per_group; ++j)
                     for (int ky = 0; ky < c.k; ++ky)
                         for (int kx = 0; kx < c.k; ++kx) {
                             const int ci = c.depthwise ? o : j;
                             const int iy = yy * c.stride + ky - c.pad, ix = xx * c.stride + kx - c.pad;
                             if (iy < 0 || iy >= c.h || ix < 0 || ix >= c.w) continue;
-                            magnitude += std::fabs(rknn::half_to_float(input.data<uint16_t>()[(ci * c.h + iy) * c.w + ix]) *
-                                                   rknn::half_to_float(w[((static_cast<size_t>(o) * per_group + j) * c.k + ky) * c.k + kx]));
+                            const double product =
+                                static_cast<double>(rknn::half_to_float(input.data<uint16_t>()[(ci * c.h + iy) * c.w + ix])) *
+                                rknn::half_to_float(w[((static_cast<size_t>(o) * per_group + j) * c.k + ky) * c.k + kx]);
+                            magnitude += std::fabs(product);
+                            y_exact += product;
                         }
                 const double rv = rknn::half_to_float(ref[0].data<uint16_t>()[i]);
                 const double v = rknn::half_to_float(got[i]);
+                // The result's 2 ulps, plus the sums' bound carried through the
+                // activation and the affine; activations the NPU runs in
+                // passes add y's and the product's fp16 roundings, and every
+                // multiplier its fp16 rounding (2 ulps of the activation's value).
+                const double sums = (taps + 2) * std::ldexp(1.0, -23) * magnitude;
+                const double slope = slope_near(c.activation, y_exact, act.alpha);
+                const double activated = std::fabs(rknn::cpu::kernels::apply_activation(
+                    [&] { auto a = act; a.post_scale = 1.0f; a.post_bias = 0.0f; return a; }(), static_cast<float>(y_exact)));
+                const bool passes = c.activation == OpType::kHardSwish;
+                const bool rounded_multiplier = passes || c.activation == OpType::kHardSigmoid || c.post_scale != 1.0f;
+                // HardSigmoid's fp16 alpha multiplies y: its rounding scales with alpha * y.
+                const double alpha_rounding =
+                    c.activation == OpType::kHardSigmoid ? 2.0 * ulp_of(act.alpha * y_exact) : 0.0;
                 const double tolerance =
-                    2.0 * ulp_of(std::max(std::fabs(rv), std::fabs(v))) + (taps + 2) * std::ldexp(1.0, -23) * magnitude;
+                    2.0 * ulp_of(std::max(std::fabs(rv), std::fabs(v))) +
+                    std::fabs(c.post_scale) * (slope * (sums + (passes ? ulp_of(y_exact) : 0.0)) + alpha_rounding +
+                                               (rounded_multiplier ? 2.0 * ulp_of(activated) : 0.0));
                 *worst = std::max(*worst, std::fabs(v - rv) / tolerance);
             }
     return ::testing::AssertionSuccess();
 }
 
+// A seeded random shape: 1-40 channels, a 1-5 kernel, strides up to
+// `max_stride`, sides up to `max_side`, one in three depthwise.
+Fp16Case random_case(std::mt19937& rng, int max_stride, int max_side, OpType activation) {
+    auto pick = [&rng](int lo, int hi) { return lo + static_cast<int>(rng() % static_cast<uint32_t>(hi - lo + 1)); };
+    Fp16Case c;
+    c.c_in = pick(1, 40);
+    c.c_out = pick(1, 40);
+    c.k = pick(1, 5);
+    c.stride = pick(1, max_stride);
+    c.pad = pick(0, c.k - 1);
+    c.h = pick(std::max(1, c.k - 2 * c.pad), max_side);
+    c.w = pick(std::max(1, c.k - 2 * c.pad), max_side);
+    c.activation = activation;
+    c.depthwise = rng() % 3 == 0;
+    if (c.depthwise) c.c_out = c.c_in;
+    c.residual = false;
+    return c;
+}
+
 TEST(NpuFp16Conv, RandomFp16ConvolutionsStayWithinTolerance) {
     std::mt19937 rng(2024);
-    auto pick = [&rng](int lo, int hi) { return lo + static_cast<int>(rng() % static_cast<uint32_t>(hi - lo + 1)); };
     const OpType acts[] = {OpType::kIdentity, OpType::kRelu, OpType::kClip, OpType::kLeakyRelu};
     double worst = 0;
     for (int i = 0; i < 120; ++i) {
-        Fp16Case c;
-        c.c_in = pick(1, 40);
-        c.c_out = pick(1, 40);
-        c.k = pick(1, 5);
-        c.stride = pick(1, 3);
-        c.pad = pick(0, c.k - 1);
-        c.h = pick(std::max(1, c.k - 2 * c.pad), 14);
-        c.w = pick(std::max(1, c.k - 2 * c.pad), 14);
-        c.activation = acts[rng() % 4];
-        c.depthwise = rng() % 3 == 0;
-        if (c.depthwise) c.c_out = c.c_in;
+        Fp16Case c = random_case(rng, 3, 14, acts[rng() % 4]);
         c.residual = !c.depthwise && rng() % 4 == 0;
         if (c.residual && c.activation != OpType::kIdentity) c.activation = OpType::kRelu;
         const auto ok = check(c, 100u + static_cast<uint32_t>(i), &worst);
@@ -139,6 +182,46 @@ TEST(NpuFp16Conv, RandomFp16ConvolutionsStayWithinTolerance) {
                         << " s" << c.stride << " p" << c.pad << (c.depthwise ? " dw" : "") << (c.residual ? " +residual" : "");
     }
     std::printf("fp16 conv: 120 random layers (direct, depthwise, residual adds), largest difference %.2f of the tolerance\n", worst);
+    EXPECT_LE(worst, 1.0);
+}
+
+// HardSwish (the convolution, then DPU passes over its output), HardSigmoid
+// and ReLU (in the epilogue), with and without an affine after them, as
+// PP-OCRv4's LearnableAffineBlocks leave them; across several cores too
+// (the passes put every task on the first).
+TEST(NpuFp16Conv, HardActivationsAndAffinesStayWithinTolerance) {
+    std::mt19937 rng(77);
+    std::uniform_real_distribution<float> scale(0.1f, 4.8f), bias(-1.0f, 1.0f);
+    const OpType acts[] = {OpType::kHardSwish, OpType::kHardSigmoid, OpType::kRelu};
+    double worst = 0;
+    for (int i = 0; i < 60; ++i) {
+        Fp16Case c = random_case(rng, 2, 16, acts[i % 3]);
+        if (i % 4 != 0) c.post_scale = scale(rng);
+        if (i % 4 == 1 || i % 4 == 2) c.post_bias = bias(rng);
+        if (i % 5 == 4) c.core_mask = 7;
+        const auto ok = check(c, 500u + static_cast<uint32_t>(i), &worst);
+        ASSERT_TRUE(ok) << "case " << i << ": " << rknn::graph::op_type_name(c.activation) << " " << c.c_in << "->"
+                        << c.c_out << " " << c.h << "x" << c.w << " k" << c.k << (c.depthwise ? " dw" : "");
+    }
+    std::printf("fp16 conv: 60 layers with HardSwish, HardSigmoid or ReLU and affines, largest difference %.2f of the tolerance\n",
+                worst);
+    EXPECT_LE(worst, 1.0);
+}
+
+// PP-OCRv4 rec's 5x5 depthwise layers over 480 channels: five fp16 rows of
+// all channels (384000 bytes) do not fit the CBUF, so they run in chunks of
+// 32-channel groups (with HardSwish's passes over the whole output after them).
+TEST(NpuFp16Conv, WideDepthwiseLayersRunInChannelChunks) {
+    double worst = 0;
+    int i = 0;
+    for (OpType act : {OpType::kIdentity, OpType::kHardSwish}) {
+        for (int stride : {1, 2}) {
+            Fp16Case c{480, 480, 6, 80, 5, stride, 2, act, true, false};
+            const auto ok = check(c, 900u + static_cast<uint32_t>(i++), &worst);
+            ASSERT_TRUE(ok) << rknn::graph::op_type_name(act) << " stride " << stride;
+        }
+    }
+    std::printf("fp16 conv: 480-channel 5x5 depthwise layers in chunks, largest difference %.2f of the tolerance\n", worst);
     EXPECT_LE(worst, 1.0);
 }
 

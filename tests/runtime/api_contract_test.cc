@@ -368,6 +368,10 @@ TEST_F(ApiContract, PerfQueriesAfterARun) {
     EXPECT_NE(table.find("Total"), std::string::npos) << table;
     EXPECT_NE(table.find("NPU(us)"), std::string::npos) << table;
     EXPECT_NE(table.find("Total NPU Time(us), driver-reported"), std::string::npos) << table;
+    // The MAC share: every convolution of this model runs on the NPU.
+    EXPECT_NE(table.find("on the NPU"), std::string::npos) << table;
+    EXPECT_NE(table.find("(100.00%)"), std::string::npos) << table;
+    EXPECT_EQ(table.find("MACs off the NPU"), std::string::npos) << table;
 }
 
 // On RK3588 the per-layer table has the vendor's WorkLoad(0/1/2) column:

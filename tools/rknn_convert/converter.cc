@@ -166,6 +166,7 @@ Status run_graph_passes(graph::Graph* g, const std::vector<graph::Shape>& shapes
     affine += fold_affine_into_activations(g);
     affine += fold_affine_into_consumers(g);
     const int depthwise = affine_to_depthwise(g);
+    const int deconvolutions = deconvolutions_to_depth_to_space(g);
     const int residual = fuse_residual_adds(g);
     const int activations = fuse_activations(g);
     const int dead = remove_dead_code(g);
@@ -174,7 +175,8 @@ Status run_graph_passes(graph::Graph* g, const std::vector<graph::Shape>& shapes
                    " identities removed, " + std::to_string(canonical) + " arithmetic ops made canonical, " +
                    std::to_string(bn) + " BatchNorms folded (" + std::to_string(bn_affine) + " more made affine), " +
                    std::to_string(affine) + " constant Mul/Add folded into neighbours, " + std::to_string(depthwise) +
-                   " made depthwise convolutions, " + std::to_string(hard) + " HardSigmoid/HardSwish, " +
+                   " made depthwise convolutions, " + std::to_string(deconvolutions) +
+                   " transposed convolutions made 1x1 convolutions and DepthToSpace, " + std::to_string(hard) + " HardSigmoid/HardSwish, " +
                    std::to_string(silu) + " SiLU, " + std::to_string(gelu) + " GELU and " + std::to_string(layer_norm) +
                    " LayerNorm patterns fused, " + std::to_string(residual) + " residual adds and " +
                    std::to_string(activations) + " activations fused into convolutions, " + std::to_string(dead) +

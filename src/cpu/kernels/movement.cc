@@ -3,6 +3,7 @@
 #include <cstring>
 #include <vector>
 
+#include "base/parallel.h"
 #include "cpu/kernels/kernel_util.h"
 #include "cpu/kernels/kernels.h"
 #include "graph/op_params.h"
@@ -185,20 +186,52 @@ Status gather(const KernelArgs& args) {
     return Status::ok();
 }
 
-// DepthToSpace and SpaceToDepth are one reshape-transpose-reshape each; express
-// them as a strided gather over a 6-D view.
+// DepthToSpace: output row y = h * b + by of channel o interleaves the b
+// input rows h of the channels (o, by, bx), bx = 0..b-1 (CRD numbers them
+// o * b * b + by * b + bx, DCR (by * b + bx) * oc + o). Rows of the output
+// spread over the host threads; each is written once, an input row at a time.
+template <typename T>
+void depth_to_space_rows(const T* in, T* out, int64_t c, int64_t h, int64_t w, int64_t b, bool crd, int64_t first,
+                         int64_t last) {
+    const int64_t oc = c / (b * b);
+    for (int64_t r = first; r < last; ++r) {  // r = (n * oc + o) * h + hi
+        const int64_t hi = r % h, o = (r / h) % oc, ni = r / (h * oc);
+        for (int64_t by = 0; by < b; ++by) {
+            T* dst = out + ((ni * oc + o) * h * b + hi * b + by) * w * b;
+            for (int64_t bx = 0; bx < b; ++bx) {
+                const int64_t channel = crd ? (o * b + by) * b + bx : (by * b + bx) * oc + o;
+                const T* src = in + ((ni * c + channel) * h + hi) * w;
+                for (int64_t x = 0; x < w; ++x) dst[x * b + bx] = src[x];
+            }
+        }
+    }
+}
+
+template <typename T>
+void depth_to_space_of(const HostTensor& in, HostTensor* out, int64_t b, bool crd) {
+    const int64_t n = in.dim(0), c = in.dim(1), h = in.dim(2), w = in.dim(3);
+    const int64_t rows = n * (c / (b * b)) * h;
+    const auto* src = static_cast<const T*>(in.raw());
+    auto* dst = static_cast<T*>(out->raw());
+    parallel_for(rows, in.numel() >= (int64_t{1} << 16) ? 1 : rows, [&](int64_t first, int64_t last) {
+        depth_to_space_rows(src, dst, c, h, w, b, crd, first, last);
+    });
+}
+
 Status depth_to_space(const KernelArgs& args) {
     const HostTensor& in = *args.inputs[0];
     const int64_t b = args.op.attrs.get_int("blocksize", 1);
-    const int64_t n = in.dim(0), c = in.dim(1), h = in.dim(2), w = in.dim(3);
-    const int64_t oc = c / (b * b);
     const bool crd = args.op.attrs.get_string("mode", "DCR") == "CRD";
-    // Output viewed as [n, oc, h, b(y), w, b(x)]; find the input stride of each.
-    const int64_t sh = w, sc = h * w, sn = c * h * w;
-    const int64_t s_oc = crd ? b * b * sc : sc;
-    const int64_t s_by = crd ? b * sc : b * oc * sc;
-    const int64_t s_bx = crd ? sc : oc * sc;
-    gather_strided(in, {n, oc, h, b, w, b}, 0, {sn, s_oc, sh, s_by, 1, s_bx}, args.outputs[0]);
+    if (in.rank() != 4 || b < 1 || in.dim(1) % (b * b) != 0)
+        return RKNN_INVALID_ARGUMENT("DepthToSpace of a %lld-D tensor with blocksize %lld", static_cast<long long>(in.rank()),
+                                     static_cast<long long>(b));
+    switch (element_size(in)) {
+    case 1: depth_to_space_of<uint8_t>(in, args.outputs[0], b, crd); break;
+    case 2: depth_to_space_of<uint16_t>(in, args.outputs[0], b, crd); break;
+    case 4: depth_to_space_of<uint32_t>(in, args.outputs[0], b, crd); break;
+    case 8: depth_to_space_of<uint64_t>(in, args.outputs[0], b, crd); break;
+    default: return RKNN_INVALID_ARGUMENT("DepthToSpace of %zu-byte elements", element_size(in));
+    }
     return Status::ok();
 }
 

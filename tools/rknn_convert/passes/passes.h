@@ -41,6 +41,11 @@ int fold_affine_into_consumers(graph::Graph* g);
 // and what is left on NCHW tensors -> a depthwise 1x1 Conv.
 int affine_to_depthwise(graph::Graph* g);
 
+// ConvTranspose whose kernel equals its stride -> a 1x1 Conv to M*s*s
+// channels and DepthToSpace (CRD); an element-wise activation reading it
+// alone moves before the DepthToSpace (deconvolution.cc).
+int deconvolutions_to_depth_to_space(graph::Graph* g);
+
 // relu6(x+3)/6 -> HardSigmoid, x*relu6(x+3)/6 and x*HardSigmoid(x) -> HardSwish.
 int fuse_hard_activations(graph::Graph* g);
 // The decomposed layer normalisation over the last axis -> LayerNormalization.
