@@ -10,6 +10,7 @@
 #include "cpu/kernel_registry.h"
 #include "graph/shape_check.h"
 #include "graph/topology.h"
+#include "npu/activation_split.h"
 
 namespace rknn::runtime {
 namespace {
@@ -142,6 +143,7 @@ StatusOr<std::shared_ptr<CompiledPlan>> CompiledPlan::build(graph::Graph graph, 
         return make_status(StatusCode::kTargetMismatch, "the model was converted for %s, this NPU is %s",
                            g.target_soc.c_str(), soc.name);
 
+    npu::split_activations_the_npu_lacks(&plan->graph, soc);
     RKNN_ASSIGN_OR_RETURN(plan->order, graph::topological_order(g));
     plan->producers = graph::producers(g);
     plan->placements = npu::place_graph(g, soc);

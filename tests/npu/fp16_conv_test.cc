@@ -14,6 +14,7 @@
 #include "cpu/fused_ops.h"
 #include "cpu/graph_executor.h"
 #include "hw/soc_profile.h"
+#include "npu/activation_split.h"
 #include "npu/placement.h"
 #include "npu_runner.h"
 
@@ -318,6 +319,54 @@ TEST(NpuFp16Conv, MultiRowGemmStaysWithinTolerance) {
 TEST(NpuFp16Conv, BatchOfOneMatMulStaysWithinTolerance) {
     std::mt19937 rng(78);
     for (int m : {3, 40}) expect_fp16_product_within_tolerance(true, m, 24, 19, rng);
+}
+
+// A convolution with a fused SiLU (PP-OCRv4 rec's fp16 layers): the runtime
+// splits the activation off, so the NPU runs the products and the CPU the
+// SiLU; the split graph's result stays within an fp16 ulp or two of the fused
+// one (one more rounding to fp16, before the activation).
+TEST(NpuFp16Conv, ActivationsTheFloatPipelineLacksAreSplitOff) {
+    Graph g;
+    const int32_t x = add_tensor(&g, "x", DType::kFloat16, {1, 8, 6, 6});
+    g.inputs = {x};
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> dist(-0.5f, 0.5f);
+    std::vector<uint16_t> w(12 * 8 * 9);
+    for (uint16_t& v : w) v = rknn::float_to_half(dist(rng));
+    const int32_t wt = g.add_constant("w", DType::kFloat16, {12, 8, 3, 3}, rknn::graph::Buffer::copy_of(w.data(), w.size() * 2));
+    const int32_t y = add_tensor(&g, "y", DType::kFloat16, {1, 12, 4, 4});
+    rknn::graph::Op op{OpType::kConv, "conv", "", {x, wt}, {y}, {}};
+    rknn::cpu::kernels::Activation act;
+    act.type = OpType::kSilu;
+    act.post_scale = 0.5f;
+    act.post_bias = 0.25f;
+    rknn::cpu::set_fused_activation(&op, act);
+    g.add_op(op);
+    g.outputs = {y};
+    Graph split = g;
+    const auto& soc = rknn::hw::default_soc();
+    EXPECT_EQ(npu::split_activations_the_npu_lacks(&split, soc), 1);
+    ASSERT_EQ(split.ops.size(), 2u);
+    EXPECT_EQ(npu::place_op(split, split.ops[0], soc).target, npu::Target::kNpu);
+    EXPECT_FALSE(split.ops[0].attrs.has("activation"));
+    EXPECT_EQ(split.ops[1].type, OpType::kSilu);
+    EXPECT_EQ(split.ops[1].outputs[0], y);
+    EXPECT_EQ(split.ops[1].attrs.get_float("post_scale", 1.0f), 0.5f);
+    EXPECT_EQ(npu::split_activations_the_npu_lacks(&split, soc), 0) << "nothing left to split";
+
+    HostTensor input(DType::kFloat16, {1, 8, 6, 6});
+    for (int64_t i = 0; i < input.numel(); ++i) input.data<uint16_t>()[i] = rknn::float_to_half(dist(rng) * 4.0f);
+    std::vector<HostTensor> fused, parted;
+    ASSERT_TRUE(rknn::cpu::GraphExecutor::create(g).value()->run({input}, &fused).is_ok());
+    split.outputs = {y, split.ops[0].outputs[0]};  // and the convolution's own output
+    ASSERT_TRUE(rknn::cpu::GraphExecutor::create(split).value()->run({input}, &parted).is_ok());
+    ASSERT_EQ(parted.size(), 2u);
+    for (int64_t i = 0; i < fused[0].numel(); ++i) {
+        const double a = rknn::half_to_float(fused[0].data<uint16_t>()[i]), b = rknn::half_to_float(parted[0].data<uint16_t>()[i]);
+        // The rounded input moves SiLU (slope < 1.1) by half an ulp of it, scaled by 0.5.
+        const double before = std::fabs(rknn::half_to_float(parted[1].data<uint16_t>()[i]));
+        EXPECT_LE(std::fabs(a - b), 2.0 * ulp_of(std::max(std::fabs(a), std::fabs(b))) + 0.5 * 1.1 * 0.5 * ulp_of(before)) << i;
+    }
 }
 
 TEST(NpuFp16Conv, WhatTheFloatPipelineCannotRunStaysOnTheCpu) {
