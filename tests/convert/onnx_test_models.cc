@@ -1,5 +1,9 @@
 #include "convert/onnx_test_models.h"
 
+#include <unistd.h>
+
+#include <cstdio>
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -68,7 +72,12 @@ std::string save_model(onnx::GraphProto graph, const std::string& name) {
     graph.set_name(name);
     *m.mutable_graph() = std::move(graph);
     const std::string path = ::testing::TempDir() + "/" + name + ".onnx";
-    std::ofstream(path, std::ios::binary) << m.SerializeAsString();
+    // Test processes run side by side and may save the same model: each
+    // writes its own file and renames it into place, so a reader never sees
+    // one half written.
+    const std::string partial = path + "." + std::to_string(::getpid()) + ".part";
+    std::ofstream(partial, std::ios::binary) << m.SerializeAsString();
+    std::rename(partial.c_str(), path.c_str());
     return path;
 }
 

@@ -5,6 +5,7 @@
 // shapes); MEM_SIZE counts the weights once; a missing, destroyed or
 // incompatible master is refused with a log line.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
@@ -60,7 +61,8 @@ std::string write_convs(uint32_t seed) {
 // Calibration samples of 1x3xHxW (the master's size unless said otherwise).
 std::string write_dataset(int h = 16, int w = 16) {
     const fs::path dir =
-        fs::path(::testing::TempDir()) / ("shared_convs_data_" + std::to_string(h) + "x" + std::to_string(w));
+        fs::path(::testing::TempDir()) /
+        ("shared_convs_data_" + std::to_string(::getpid()) + "_" + std::to_string(h) + "x" + std::to_string(w));
     fs::create_directories(dir);
     std::mt19937 rng(3);
     std::uniform_real_distribution<float> dist(-1.f, 1.f);
@@ -93,7 +95,8 @@ Bytes convert_to_bytes(const ConvertOptions& options) {
 }
 
 std::string write_file(const Bytes& bytes, const std::string& name) {
-    const std::string path = (fs::path(::testing::TempDir()) / name).string();
+    // Per process: the test cases run side by side (ctest -j) and share names.
+    const std::string path = (fs::path(::testing::TempDir()) / (std::to_string(::getpid()) + "_" + name)).string();
     std::ofstream(path, std::ios::binary)
         .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
     return path;
