@@ -228,12 +228,6 @@ std::vector<uint8_t> float_bias_records(const std::vector<float>& bias, int chan
 
 namespace {
 
-uint32_t float_bits(float v) {
-    uint32_t bits;
-    std::memcpy(&bits, &v, 4);
-    return bits;
-}
-
 // BS: bias (ALU add, per channel) and ReLU, or the whole hard sigmoid; BN:
 // clip (max lo, ReLU-X hi), leaky (PReLU multiplier) or the post affine; EW:
 // the residual add, then the ReLU after it.

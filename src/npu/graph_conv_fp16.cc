@@ -36,12 +36,6 @@ bool fits_multiplier(float v) {
     return std::isfinite(v) && std::isfinite(h) && (v == 0.0f || std::fabs(h) >= 6.103515625e-05f);
 }
 
-uint32_t bits_of(float v) {
-    uint32_t bits;
-    std::memcpy(&bits, &v, 4);
-    return bits;
-}
-
 // HardSwish after the convolution, then post_scale * h + post_bias: DPU passes
 // over the convolution's output (HardSwishPasses::on).
 struct HardSwishPasses {
@@ -84,8 +78,8 @@ public:
         DpuTask t = pass_over_cube(buffers.scratch, swished);
         // clip(y + 3, 0, 6) * (post_scale / 6), times y from the EW operand.
         t.bs.enabled = t.bs.alu = t.bs.relu = t.bs.relux = true;
-        t.bs.alu_value = static_cast<int32_t>(bits_of(3.0f));
-        t.bs.relux_value = static_cast<int32_t>(bits_of(6.0f));
+        t.bs.alu_value = static_cast<int32_t>(float_bits(3.0f));
+        t.bs.relux_value = static_cast<int32_t>(float_bits(6.0f));
         t.bn.enabled = t.bn.mul = true;
         t.bn.mul_value = static_cast<int16_t>(float_to_half(passes_.post_scale / 6.0f));
         t.ew.enabled = t.ew.op = t.ew.op_mul = t.ew.tensor = true;
@@ -95,7 +89,7 @@ public:
         if (passes_.post_bias == 0.0f) return Status::ok();
         DpuTask add = pass_over_cube(swished, buffers.output);
         add.bs.enabled = add.bs.alu = true;
-        add.bs.alu_value = static_cast<int32_t>(bits_of(passes_.post_bias));
+        add.bs.alu_value = static_cast<int32_t>(float_bits(passes_.post_bias));
         return add_dpu_task(program, core, add);
     }
 
