@@ -11,6 +11,9 @@
 // copying the result". Rounds alternate task and memcpy; the table gives
 // medians and the spread over rounds.
 //
+// The Add runs twice: in the pairwise multiply-add form the emulator takes
+// (kernels/dpu_int8_pairs.h) and, for the gain, in the staged int32 lanes.
+//
 // Usage: emulator_eltwise_bench [rounds] [reps per round]
 #include <algorithm>
 #include <chrono>
@@ -23,6 +26,7 @@
 #include <vector>
 
 #include "cpu/int8/requant.h"
+#include "emulator/kernels/dpu_int8_pairs.h"
 #include "npu_harness.h"
 
 namespace {
@@ -46,8 +50,10 @@ struct Task {
     et::Device dev;
     std::vector<uint64_t> words;
     uint32_t body_words = 0;
+    bool staged = false;  // the int8 Add in the staged int32 lanes (set_int8_pairs(false))
 
     bool run(std::string* why) {
+        rknn::emulator::set_int8_pairs(!staged);
         const auto result = dev.run(kStream, body_words);
         if (!result.completed) *why = result.message;
         return result.completed;
@@ -165,10 +171,14 @@ double median(std::vector<double> v) {
 int main(int argc, char** argv) {
     const int rounds = argc > 1 ? std::max(1, std::atoi(argv[1])) : 9;
     const int reps = argc > 2 ? std::max(1, std::atoi(argv[2])) : 20;
-    std::vector<Task> tasks(3);
-    if (!make_add(&tasks[0], 16, 240, 240) || !make_channel_mul(&tasks[1], 96, 120, 120) ||
-        !make_max_pool(&tasks[2], 16, 240, 240))
+    std::vector<Task> tasks(4);
+    if (!make_add(&tasks[0], 16, 240, 240) || !make_add(&tasks[1], 16, 240, 240) ||
+        !make_channel_mul(&tasks[2], 96, 120, 120) || !make_max_pool(&tasks[3], 16, 240, 240))
         return 1;
+    // The same Add without the pairwise multiply-add form, for the gain.
+    tasks[1].staged = true;
+    tasks[1].name += " (staged)";
+    std::printf("int8 Add lanes: %s\n", rknn::emulator::dpu_int8_pairs_target());
     std::printf("%d rounds of %d runs each, task and memcpy alternating\n\n", rounds, reps);
     std::printf("%-40s %10s %10s %12s %12s\n", "task", "task ms", "memcpy ms", "ratio", "ratio range");
     for (Task& t : tasks) {

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "base/hot_loops.h"
+#include "emulator/kernels/dpu_int8_pairs.h"
 
 namespace rknn::emulator {
 
@@ -65,6 +66,39 @@ bool plan_multiplier(double scale, int32_t* m, int* s) {
 inline int32_t round_shift32(int32_t p, int s) { return (p + ((1 << (s - 1)) - 1) + ((p >> s) & 1)) >> s; }
 
 inline int32_t clamp32(int32_t v, int32_t lo, int32_t hi) { return std::min(std::max(v, lo), hi); }
+
+// An integer multiplier that a pairwise 16-bit multiply-add takes.
+bool int16_integer(double m) { return m == std::trunc(m) && m >= -32768.0 && m <= 32767.0; }
+
+// The exact form of an int32 plan (see DpuInt8Lanes::pairs); false leaves
+// the plan in its staged form. Runs after plan_int8_lanes filled `l`, whose
+// checks on the EW clamp, OUT_CVT and the offsets hold here too: without a
+// BS clamp the ranges are the same.
+bool plan_pairs(const DpuRequantPlan& p, DpuInt8Lanes* l) {
+    const double ew_mul = p.ew_cvt ? p.ew_scale : 1.0, ew_offset = p.ew_cvt ? p.ew_offset : 0.0;
+    if (!int16_integer(ew_mul)) return false;
+    const size_t n = static_cast<size_t>(p.channels);
+    l->pair_mul.assign(2 * n, 0);
+    l->pair_base.assign(n, 0);
+    l->keep_codes.assign(n, 0);
+    l->pair_clamp = false;
+    const double op_a = (-128.0 + ew_offset) * ew_mul, op_b = (127.0 + ew_offset) * ew_mul;
+    for (size_t c = 0; c < n; ++c) {
+        const double bias = p.bs_alu ? p.bias[c] : 0.0, mul = p.bs_mul ? p.scale[c] : 1.0;
+        if (!int16_integer(mul)) return false;
+        const double a = (-128.0 + bias) * mul, b = (127.0 + bias) * mul;
+        if (std::min(a, b) < p.bs_lo || std::max(a, b) > p.bs_hi) return false;  // the BS clamp binds
+        const double lo = std::min(a, b) + std::min(op_a, op_b), hi = std::max(a, b) + std::max(op_a, op_b);
+        const double base = bias * mul + ew_offset * ew_mul;
+        if (!fits_int32(lo) || !fits_int32(hi) || !fits_int32(base)) return false;
+        l->pair_clamp = l->pair_clamp || lo < p.ew_lo || hi > p.ew_hi;
+        l->pair_mul[2 * c] = static_cast<int16_t>(mul);
+        l->pair_mul[2 * c + 1] = static_cast<int16_t>(ew_mul);
+        l->pair_base[c] = static_cast<int32_t>(base);
+        l->keep_codes[c] = static_cast<int8_t>(l->keep[c]);
+    }
+    return true;
+}
 
 // One 16-channel surface of a row; the lane loops vectorise. The plan's
 // values are copied to locals first: the byte stores could otherwise alias
@@ -186,11 +220,16 @@ bool plan_int8_lanes(const DpuRequantPlan& p, DpuInt8Lanes* lanes) {
         if (!fits_int32(v.lo + p.out_offset) || !fits_int32(v.hi + p.out_offset)) return false;
         l.keep[c] = c < static_cast<size_t>(p.real_channels) ? -1 : 0;
     }
+    l.pairs = plan_pairs(p, &l);
     return true;
 }
 
 void dpu_int8_lanes_row(const DpuInt8Lanes& lanes, const int8_t* src, uint64_t src_surf, int width, const int8_t* ew,
                         uint64_t ew_surf, uint8_t* out, uint64_t out_surf) {
+    if (lanes.pairs && int8_pairs_enabled()) {
+        dpu_int8_pairs_row(lanes, src, src_surf, width, ew, ew_surf, out, out_surf);
+        return;
+    }
     const SurfaceRow row = pick(lanes);
     for (int c0 = 0; c0 < lanes.channels; c0 += kAtom) {
         const uint64_t s = static_cast<uint64_t>(c0 / kAtom);

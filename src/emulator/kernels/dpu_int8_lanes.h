@@ -35,6 +35,16 @@ struct DpuInt8Lanes {
     int32_t out_mul = 1;
     int out_shift = 0;
     int32_t out_offset = 0;
+
+    // The exact form (kernels/dpu_int8_pairs.h), set when the BS and EW
+    // multipliers are integers of 16 bits and the BS clamp cannot bind:
+    // then the sum before the EW clamp is src x bs_mul + op x ew_mul + base,
+    // with no rounding on the way, one pairwise multiply-add per lane.
+    bool pairs = false;
+    std::vector<int16_t> pair_mul;   // two per channel: the BS multiplier, the EW multiplier
+    std::vector<int32_t> pair_base;  // per channel: bias x BS multiplier + EW offset x EW multiplier
+    std::vector<int8_t> keep_codes;  // per channel: -1 for real channels, 0 beyond
+    bool pair_clamp = false;         // whether [ew_lo, ew_hi] can bind over the sums
 };
 
 // The int32 form of `plan` for int8 inputs, when the plan suits it (an EW
