@@ -64,7 +64,8 @@ bool converts_codes(const graph::Op& op) {
 // Whether input `t` must be widened to float32 before the reference kernel runs.
 bool needs_float(const KernelEntry& entry, const HostTensor& t, bool quantized_passthrough) {
     if (is_quantized_int(t)) return !quantized_passthrough;
-    return (entry.native_dtypes & dtype_bit(t.dtype())) == 0 && graph::is_float(t.dtype());
+    // Widening float32 gives the same tensor: every kernel takes float32.
+    return (entry.native_dtypes & dtype_bit(t.dtype())) == 0 && graph::is_float(t.dtype()) && t.dtype() != DType::kFloat32;
 }
 
 // The op's output dtypes and shapes for these input values.
@@ -234,30 +235,46 @@ StatusOr<GraphExecutor::PreparedCall> GraphExecutor::prepare_call(int32_t op_ind
     std::vector<graph::ValueInfo> out_infos;
     RKNN_RETURN_IF_ERROR(infer_outputs(op, in, &out_infos));
     std::vector<HostTensor*> outs(op.outputs.size());
+    PreparedCall call;
+    call.roundings = std::make_shared<std::vector<PreparedCall::Rounding>>();
+    call.roundings->reserve(op.outputs.size());  // outs points into it
     for (size_t i = 0; i < op.outputs.size(); ++i) {
         const graph::Tensor& declared = graph_.tensors[static_cast<size_t>(op.outputs[i])];
         const bool quantized = declared.quant.is_quantized() && graph::is_integer(declared.dtype);
-        if (i >= out_infos.size() || out_infos[i].shape != declared.shape ||
-            (!int8 && (out_infos[i].dtype != declared.dtype || (quantized && !passthrough))))
+        if (i >= out_infos.size() || out_infos[i].shape != declared.shape)
+            return Status(StatusCode::kUnimplemented, "the kernel's result has another shape than the declared tensor");
+        // A float32 result rounded to float16 afterwards, through scratch of the call's own.
+        const bool rounded = !int8 && out_infos[i].dtype == DType::kFloat32 && declared.dtype == DType::kFloat16 &&
+                             entry->writes_whole_output;
+        if (!int8 && !rounded && (out_infos[i].dtype != declared.dtype || (quantized && !passthrough)))
             return Status(StatusCode::kUnimplemented, "the kernel's result needs converting to the declared tensor");
         HostTensor& value = values[static_cast<size_t>(op.outputs[i])];
         if (value.dtype() != declared.dtype || value.shape() != declared.shape) value = make_tensor_like(declared, declared.shape);
         value.quant = declared.quant;
         outs[i] = &value;
+        if (rounded) {
+            call.roundings->push_back({HostTensor::uninitialized(DType::kFloat32, declared.shape), &value});
+            outs[i] = &call.roundings->back().result;
+        }
     }
-    PreparedCall call;
     call.args = std::make_shared<KernelArgs>(KernelArgs{op, in, outs});
     call.fn = int8 ? entry->run_int8 : entry->run;
     call.int8 = int8;
     // An int8 kernel may decline these tensors (run_op then falls back).
-    const Status trial = call.fn(*call.args);
+    const Status trial = run_prepared(call);
     if (!trial.is_ok()) return Status(StatusCode::kUnimplemented, "the kernel declined: " + trial.message());
     return call;
 }
 
 Status GraphExecutor::run_prepared(const PreparedCall& call) const {
     if (call.fn == nullptr || call.args == nullptr) return RKNN_INTERNAL_ERROR("an unprepared call");
-    const Status status = call.fn(*call.args);
+    Status status = call.fn(*call.args);
+    if (status.is_ok() && call.roundings != nullptr) {
+        for (PreparedCall::Rounding& r : *call.roundings) {
+            status = from_float32(r.result, r.declared);
+            if (!status.is_ok()) break;
+        }
+    }
     if (!status.is_ok()) return status.with_context(std::string(graph::op_type_name(call.args->op.type)) + " \"" +
                                                     call.args->op.name + "\"");
     return Status::ok();

@@ -60,13 +60,22 @@ public:
     // nothing here; a kernel may still use scratch of its own. Only for ops
     // whose kernel writes the declared tensors as they are: an int8 kernel,
     // or a reference kernel on its native dtypes (quantised values passed
-    // through by a data-moving op) with the declared output shapes. Prepare
-    // runs the call once; kUnimplemented, with the reason, when the op needs
+    // through by a data-moving op) with the declared output shapes. A float32
+    // result declared float16 (a hybrid model's CPU op) is written to a
+    // float32 scratch of the call's own and rounded into the declared tensor
+    // after each run, when the kernel writes its whole output. Prepare runs
+    // the call once; kUnimplemented, with the reason, when the op needs other
     // conversions (then run_op is the way).
     struct PreparedCall {
         std::shared_ptr<KernelArgs> args;
         Status (*fn)(const KernelArgs&) = nullptr;
         bool int8 = false;
+        // Float32 results and the float16 tensors they are rounded into.
+        struct Rounding {
+            HostTensor result;
+            HostTensor* declared = nullptr;
+        };
+        std::shared_ptr<std::vector<Rounding>> roundings;
     };
     StatusOr<PreparedCall> prepare_call(int32_t op_index, std::vector<HostTensor>& values) const;
     Status run_prepared(const PreparedCall& call) const;

@@ -97,7 +97,7 @@ const KernelEntry kKernels[] = {
     {OpType::kShape,                 k::shape,               kAllDTypes,      nullptr,             false},
     {OpType::kConstantOfShape,       k::constant_of_shape,   kAllDTypes,      nullptr,             false},
     {OpType::kQuantizeLinear,        k::quantize_linear,     kQuantizeIn,     nullptr,             false},
-    {OpType::kDequantizeLinear,      k::dequantize_linear,   kDequantizeIn,   nullptr,             false},
+    {OpType::kDequantizeLinear,      k::dequantize_linear,   kDequantizeIn,   nullptr,             false, true},
 };
 // clang-format on
 

@@ -161,4 +161,35 @@ TEST(PrecisionConversion, Float32ToInt8GivesNearbyintCodes) {
     }
 }
 
+// A prepared call (the runtime's CPU steps) of a DequantizeLinear declared
+// float16: the kernel's float32 result is rounded into the declared tensor
+// on every run, with the values run_op gives.
+TEST(PrecisionConversion, PreparedDequantizeRoundsIntoTheDeclaredFloat16) {
+    const Graph g = conversion_graph(OpType::kDequantizeLinear, DType::kInt8, DType::kFloat16);
+    auto exec = rknn::cpu::GraphExecutor::create(g, rknn::cpu::GraphExecutor::Options());
+    ASSERT_TRUE(exec.is_ok());
+    std::vector<HostTensor> values(g.tensors.size());
+    HostTensor& x = values[static_cast<size_t>(g.inputs[0])];
+    x = HostTensor(DType::kInt8, {1, 4, 8, 8});
+    x.quant = per_tensor(kScale, kZeroPoint);
+    const auto call = exec.value()->prepare_call(0, values);
+    ASSERT_TRUE(call.is_ok()) << call.status().message();
+    ASSERT_NE(call.value().roundings, nullptr);
+    EXPECT_EQ(call.value().roundings->size(), 1u) << "the float16 output is rounded from float32 scratch";
+    const HostTensor& y = values[static_cast<size_t>(g.outputs[0])];
+    ASSERT_EQ(y.dtype(), DType::kFloat16);
+    for (int round = 0; round < 2; ++round) {  // the second run sees new codes
+        for (int64_t i = 0; i < x.numel(); ++i) x.data<int8_t>()[i] = static_cast<int8_t>((i * 37 + round * 101) % 256 - 128);
+        ASSERT_TRUE(exec.value()->run_prepared(call.value()).is_ok());
+        std::vector<HostTensor> reference = values;
+        ASSERT_TRUE(exec.value()->run_op(0, reference).is_ok());
+        const HostTensor& want = reference[static_cast<size_t>(g.outputs[0])];
+        for (int64_t i = 0; i < x.numel(); ++i) {
+            ASSERT_EQ(y.data<uint16_t>()[i], want.data<uint16_t>()[i]) << "round " << round << " code " << int(x.data<int8_t>()[i]);
+            const float expected = rknn::half_to_float(rknn::float_to_half((x.data<int8_t>()[i] - kZeroPoint) * kScale));
+            ASSERT_EQ(rknn::half_to_float(y.data<uint16_t>()[i]), expected);
+        }
+    }
+}
+
 }  // namespace
