@@ -47,6 +47,7 @@ constexpr uint64_t kMaxAccumulators = 64u << 20;  // one task's output cube, in 
 constexpr uint64_t kMaxMacs = uint64_t{1} << 36;  // far beyond any tile that fits the CBUF
 constexpr int kWeightOcBlockFp16 = 16;
 constexpr int64_t kFp16PixelsPerBand = 96;  // im2col rows per GEMM call of an fp16 task
+constexpr int64_t kFp16SinkPixels = 256;    // output pixels per band an fp16 task hands its row sink
 constexpr int kWeightIcBlock = 32;
 constexpr int kDepthwiseGroupBytes = 64;
 constexpr size_t kParallelImageBytes = size_t{1} << 18;
@@ -751,7 +752,8 @@ Status depthwise_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bo
 // fp16 direct convolution: im2col rows of the padded fp32 image, a band of
 // output pixels at a time, times the kernels (base/gemm_f32.h: products and
 // sums in fp32, each output summed over k in window order).
-Status direct_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, ConvScratch* s, ConvOutput* out) {
+Status direct_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, ConvScratch* s, ConvOutput* out,
+                   ConvRowSink* sink) {
     RKNN_ASSIGN_OR_RETURN(uint8_t * wp, ctx.map(d.weight_base, expected_weight_bytes(d), false, "CNA weights"));
     const PackedGemmB& weights = packed_fp16_weights(d, wp, ctx.dma.content_version(d.weight_base), s);
     const int k = d.kh * d.kw * d.in_c;
@@ -765,8 +767,8 @@ Status direct_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, ConvS
     // A 1x1 window that steps one pixel over an unpadded image: its im2col
     // rows are the image's own pixels.
     const bool pointwise = d.kh == 1 && d.kw == 1 && d.stride_x == 1 && d.stride_y == 1 && img.width == d.out_w;
-    parallel_for(pixels, macs >= kParallelMacs / 8 ? band : pixels, [&](int64_t p0, int64_t p1) {
-        std::vector<float> rows;
+    // Accumulators of pixels [p0, p1), a GEMM call per band.
+    const auto gemm_pixels = [&](int64_t p0, int64_t p1, std::vector<float>* rows) {
         for (int64_t b0 = p0; b0 < p1; b0 += band) {
             const int64_t n = std::min(band, p1 - b0);
             if (pointwise) {
@@ -774,19 +776,39 @@ Status direct_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, ConvS
                                 out->facc.data() + static_cast<size_t>(b0) * out->channels, out->channels, false);
                 continue;
             }
-            rows.resize(static_cast<size_t>(n) * k);
+            rows->resize(static_cast<size_t>(n) * k);
             for (int64_t i = 0; i < n; ++i) {
                 const int oy = static_cast<int>((b0 + i) / d.out_w), ox = static_cast<int>((b0 + i) % d.out_w);
                 for (int ky = 0; ky < d.kh; ++ky) {
                     const float* src = image.data() + ((static_cast<size_t>(oy) * d.stride_y + ky) * img.width +
                                                        static_cast<size_t>(ox) * d.stride_x) * img.channels;
-                    std::copy(src, src + row_len, rows.data() + static_cast<size_t>(i) * k + ky * row_len);
+                    std::copy(src, src + row_len, rows->data() + static_cast<size_t>(i) * k + ky * row_len);
                 }
             }
-            gemm_f32_packed(n, rows.data(), k, weights, out->facc.data() + static_cast<size_t>(b0) * out->channels,
+            gemm_f32_packed(n, rows->data(), k, weights, out->facc.data() + static_cast<size_t>(b0) * out->channels,
                             out->channels, false);
         }
+    };
+    const bool parallel = macs >= kParallelMacs / 8;
+    if (sink == nullptr) {
+        parallel_for(pixels, parallel ? band : pixels, [&](int64_t p0, int64_t p1) {
+            std::vector<float> rows;
+            gemm_pixels(p0, p1, &rows);
+        });
+        return Status::ok();
+    }
+    // Bands of whole output rows: the sink takes each while its accumulators
+    // are in cache.
+    const int row_band = std::max(1, static_cast<int>(kFp16SinkPixels / d.out_w));
+    parallel_for(d.out_h, parallel ? row_band : d.out_h, [&](int64_t first_row, int64_t last_row) {
+        std::vector<float> rows;
+        for (int64_t y0 = first_row; y0 < last_row; y0 += row_band) {
+            const int64_t y1 = std::min<int64_t>(last_row, y0 + row_band);
+            gemm_pixels(y0 * d.out_w, y1 * d.out_w, &rows);
+            sink->rows(static_cast<int>(y0), static_cast<int>(y1));
+        }
     });
+    out->rows_delivered = true;
     return Status::ok();
 }
 
@@ -824,7 +846,8 @@ RKNN_HOT_LOOP void depthwise_rows_f32(const ConvDesc& d, const PaddedImage& img,
     }
 }
 
-Status depthwise_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, ConvScratch* s, ConvOutput* out) {
+Status depthwise_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, ConvScratch* s, ConvOutput* out,
+                      ConvRowSink* sink) {
     const uint64_t bytes = expected_weight_bytes(d);
     RKNN_ASSIGN_OR_RETURN(uint8_t * wp, ctx.map(d.weight_base, bytes, false, "CNA weights"));
     std::vector<float> raw(bytes / 2);
@@ -836,10 +859,17 @@ Status depthwise_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, Co
     const int ch = out->channels;
     if (ch > d.in_c) return ctx.unsupported("an fp16 depthwise task of %d outputs over %d input channels", ch, d.in_c);
     const uint64_t macs = static_cast<uint64_t>(d.out_w) * d.out_h * d.kh * d.kw * static_cast<uint64_t>(ch);
-    parallel_for(d.out_h, macs >= kParallelMacs / 8 ? 1 : d.out_h, [&](int64_t y0, int64_t y1) {
-        depthwise_rows_f32(d, img, image.data(), s->fweights.data(), ch, out->facc.data(), static_cast<int>(y0),
-                           static_cast<int>(y1));
+    // With a sink, bands of rows go to it while their accumulators are in cache.
+    const int row_band = sink != nullptr ? std::max(1, static_cast<int>(kFp16SinkPixels / d.out_w)) : d.out_h;
+    parallel_for(d.out_h, macs >= kParallelMacs / 8 ? 1 : d.out_h, [&](int64_t first_row, int64_t last_row) {
+        for (int64_t y0 = first_row; y0 < last_row; y0 += row_band) {
+            const int64_t y1 = std::min<int64_t>(last_row, y0 + row_band);
+            depthwise_rows_f32(d, img, image.data(), s->fweights.data(), ch, out->facc.data(), static_cast<int>(y0),
+                               static_cast<int>(y1));
+            if (sink != nullptr) sink->rows(static_cast<int>(y0), static_cast<int>(y1));
+        }
     });
+    out->rows_delivered = sink != nullptr;
     return Status::ok();
 }
 
@@ -874,6 +904,7 @@ Status run_conv_unit(TaskContext& ctx, bool want_window_sum, ConvScratch* scratc
     // The int8 loops write every sum and accumulator (resize, not assign),
     // except the lanes of output channels beyond the kernels.
     out->window_sum.resize(want_sum ? (d.depthwise ? elems : static_cast<size_t>(d.out_w) * d.out_h) : 0);
+    bool by_rows = false;
     if (d.fp16) {
         out->acc.clear();
         // Both fp16 loops write every accumulator, except direct tasks with
@@ -883,7 +914,9 @@ Status run_conv_unit(TaskContext& ctx, bool want_window_sum, ConvScratch* scratc
         } else {
             out->facc.resize(elems);
         }
-        return d.depthwise ? depthwise_fp16(ctx, d, in, scratch, out) : direct_fp16(ctx, d, in, scratch, out);
+        if (sink != nullptr) RKNN_RETURN_IF_ERROR(sink->begin(*out, &by_rows));
+        ConvRowSink* rows = by_rows ? sink : nullptr;
+        return d.depthwise ? depthwise_fp16(ctx, d, in, scratch, out, rows) : direct_fp16(ctx, d, in, scratch, out, rows);
     }
     out->facc.clear();
     if (!d.depthwise && d.kernels < d.out_c) {
@@ -892,7 +925,6 @@ Status run_conv_unit(TaskContext& ctx, bool want_window_sum, ConvScratch* scratc
         out->acc.resize(elems);
     }
     // Rows go to the sink as they are done, unless they still need CLIP_TRUNCATE.
-    bool by_rows = false;
     if (sink != nullptr && d.clip_truncate == 0) RKNN_RETURN_IF_ERROR(sink->begin(*out, &by_rows));
     ConvRowSink* rows = by_rows ? sink : nullptr;
     RKNN_RETURN_IF_ERROR(d.depthwise ? depthwise_int8(ctx, d, in, want_sum, scratch, out, rows)

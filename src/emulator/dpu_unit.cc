@@ -818,24 +818,37 @@ RKNN_FLOAT_BLOCKS(8)
 RKNN_FLOAT_BLOCKS(16)
 #undef RKNN_FLOAT_BLOCKS
 
+// Where each channel of the source, the output and the EW operand starts.
+struct FloatOffsets {
+    std::vector<uint64_t> src, dst, ew;
+};
+
+void plan_float_offsets(const Dpu& d, const Source& src, const ConvOutput* conv, FloatOffsets* o) {
+    o->src = conv ? std::vector<uint64_t>() : channel_offsets(src.cube, d.channels);
+    o->dst = channel_offsets(d.dst, d.channels);
+    const bool ew_tensor = !d.ew.bypass && !d.ew.op_bypass && d.ew.from_tensor && !d.ew.per_channel;
+    o->ew = ew_tensor ? channel_offsets(d.ew.cube, d.channels) : std::vector<uint64_t>();
+}
+
+// Rows [y0, y1) of the float pipeline.
+void float_rows(const Dpu& d, const Source& src, const ConvOutput* conv, const FloatOffsets& o, int y0, int y1) {
+    switch (d.dst.c2()) {
+    case 2: run_float_blocks_2(d, src, conv, o.src, o.dst, o.ew, y0, y1); break;
+    case 4: run_float_blocks_4(d, src, conv, o.src, o.dst, o.ew, y0, y1); break;
+    case 8: run_float_blocks_8(d, src, conv, o.src, o.dst, o.ew, y0, y1); break;
+    case 16: run_float_blocks_16(d, src, conv, o.src, o.dst, o.ew, y0, y1); break;
+    default: break;  // decode() refuses other atom widths for the float pipeline
+    }
+}
+
 // Rows are independent: large cubes share them out over the host's threads,
 // as in the integer pipeline.
 void run_float_pipeline(const Dpu& d, const Source& src, const ConvOutput* conv) {
-    const std::vector<uint64_t> src_c = conv ? std::vector<uint64_t>() : channel_offsets(src.cube, d.channels);
-    const std::vector<uint64_t> dst_c = channel_offsets(d.dst, d.channels);
-    const bool ew_tensor = !d.ew.bypass && !d.ew.op_bypass && d.ew.from_tensor && !d.ew.per_channel;
-    const std::vector<uint64_t> ew_c = ew_tensor ? channel_offsets(d.ew.cube, d.channels) : std::vector<uint64_t>();
+    FloatOffsets o;
+    plan_float_offsets(d, src, conv, &o);
     const int64_t elements = static_cast<int64_t>(d.width) * d.height * d.channels;
-    const int lanes = d.dst.c2();
     parallel_for(d.height, elements >= kParallelElements ? 1 : d.height, [&](int64_t y0, int64_t y1) {
-        const int first = static_cast<int>(y0), last = static_cast<int>(y1);
-        switch (lanes) {
-        case 2: run_float_blocks_2(d, src, conv, src_c, dst_c, ew_c, first, last); break;
-        case 4: run_float_blocks_4(d, src, conv, src_c, dst_c, ew_c, first, last); break;
-        case 8: run_float_blocks_8(d, src, conv, src_c, dst_c, ew_c, first, last); break;
-        case 16: run_float_blocks_16(d, src, conv, src_c, dst_c, ew_c, first, last); break;
-        default: break;  // decode() refuses other atom widths for the float pipeline
-        }
+        float_rows(d, src, conv, o, static_cast<int>(y0), static_cast<int>(y1));
     });
 }
 
@@ -1227,6 +1240,7 @@ struct DpuRowPass::State {
     Dpu d;
     Source src;
     RowPlan rp;
+    FloatOffsets offsets;  // float tasks
     bool decoded = false;
 };
 
@@ -1246,16 +1260,24 @@ Status DpuRowPass::begin(const ConvOutput& out, bool* by_rows) {
     st.src = Source();
     RKNN_RETURN_IF_ERROR(decode_source(*ctx_, st.d, &out, &st.src));
     st.decoded = true;
-    if (is_float(st.d.proc)) return Status::ok();
-    plan_rows(st.d, st.src, &st.rp);
     // Rows written while the convolution still reads its input must not land on it.
-    *by_rows = st.rp.kind != RowPlan::Kind::kGeneral &&
-               !overlap(st.d.dst.base, st.d.dst.span(), out.input_base, out.input_span);
+    const bool apart = !overlap(st.d.dst.base, st.d.dst.span(), out.input_base, out.input_span);
+    if (is_float(st.d.proc)) {
+        plan_float_offsets(st.d, st.src, &out, &st.offsets);
+        *by_rows = apart;
+        return Status::ok();
+    }
+    plan_rows(st.d, st.src, &st.rp);
+    *by_rows = st.rp.kind != RowPlan::Kind::kGeneral && apart;
     return Status::ok();
 }
 
 void DpuRowPass::rows(int y0, int y1) {
     const State& st = *state_;
+    if (is_float(st.d.proc)) {
+        float_rows(st.d, st.src, st.src.conv, st.offsets, y0, y1);
+        return;
+    }
     planned_rows(*ctx_, st.d, st.src, st.rp, y0, y1);
 }
 
