@@ -319,15 +319,18 @@ void build_image_u8(const ConvDesc& d, const uint8_t* in, PaddedImage* img, Unin
     });
 }
 
+// Rows [y0, y1) of the padded fp32 image; row y lands at `out` + (y - y_base)
+// rows, so that a band can be built into a buffer of its own.
 void image_rows_f32(const ConvDesc& d, const uint8_t* in, const PaddedImage& img, float pad, float* out, int y0,
-                    int y1) {
+                    int y1, int y_base = 0) {
     const int c2 = d.atom_bytes / d.esize;
-    std::vector<float> atoms(static_cast<size_t>(d.in_w) * c2);  // one surface row of the input
+    thread_local std::vector<float> atoms;  // one surface row of the input
+    atoms.resize(static_cast<size_t>(d.in_w) * c2);
     for (int y = y0; y < y1; ++y) {
         const int iy = y - d.pad_top;
         if (!d.channel_packed && iy >= 0 && iy < d.in_h) {
             // An input row: padding pixels, then one surface row at a time (whole atoms).
-            float* row = out + static_cast<size_t>(y) * img.width * img.channels;
+            float* row = out + static_cast<size_t>(y - y_base) * img.width * img.channels;
             for (int x = 0; x < img.width; ++x) {
                 const int ix = x - d.pad_left;
                 if (ix < 0 || ix >= d.in_w) std::fill(row + static_cast<size_t>(x) * img.channels,
@@ -350,7 +353,7 @@ void image_rows_f32(const ConvDesc& d, const uint8_t* in, const PaddedImage& img
             continue;
         }
         for (int x = 0; x < img.width; ++x) {
-            float* px = out + (static_cast<size_t>(y) * img.width + x) * img.channels;
+            float* px = out + (static_cast<size_t>(y - y_base) * img.width + x) * img.channels;
             const int ix = x - d.pad_left;
             const bool inside = iy >= 0 && iy < d.in_h && ix >= 0 && ix < d.in_w;
             for (int c = 0; c < d.in_c; ++c) {
@@ -368,12 +371,18 @@ void image_rows_f32(const ConvDesc& d, const uint8_t* in, const PaddedImage& img
     }
 }
 
-void build_image_f32(const ConvDesc& d, const uint8_t* in, PaddedImage* img, UninitVector<float>* out) {
+void size_image(const ConvDesc& d, PaddedImage* img) {
     img->width = d.in_w + d.pad_left + d.pad_right;
     img->height = d.in_h + d.pad_top + d.pad_bottom;
     img->channels = d.in_c;
+}
+
+float fp16_pad(const ConvDesc& d) { return half_to_float(static_cast<uint16_t>(d.pad_value & 0xffff)); }
+
+void build_image_f32(const ConvDesc& d, const uint8_t* in, PaddedImage* img, UninitVector<float>* out) {
+    size_image(d, img);
     out->resize(static_cast<size_t>(img->width) * img->height * img->channels);
-    const float pad = half_to_float(static_cast<uint16_t>(d.pad_value & 0xffff));
+    const float pad = fp16_pad(d);
     const bool large = out->size() * sizeof(float) >= kParallelImageBytes;
     parallel_for(img->height, large ? 1 : img->height, [&](int64_t y0, int64_t y1) {
         image_rows_f32(d, in, *img, pad, out->data(), static_cast<int>(y0), static_cast<int>(y1));
@@ -752,30 +761,55 @@ Status depthwise_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bo
 // fp16 direct convolution: im2col rows of the padded fp32 image, a band of
 // output pixels at a time, times the kernels (base/gemm_f32.h: products and
 // sums in fp32, each output summed over k in window order).
+// A 1x1 window that steps one pixel over an unpadded image: its im2col rows
+// are the image's own pixels, and output row y reads image row y only.
+bool pointwise_fp16(const ConvDesc& d) {
+    return d.kh == 1 && d.kw == 1 && d.stride_x == 1 && d.stride_y == 1 && d.pad_left == 0 && d.pad_right == 0 &&
+           d.pad_top == 0 && d.pad_bottom == 0 && d.in_w == d.out_w && d.in_h == d.out_h;
+}
+
 Status direct_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, ConvScratch* s, ConvOutput* out,
                    ConvRowSink* sink) {
     RKNN_ASSIGN_OR_RETURN(uint8_t * wp, ctx.map(d.weight_base, expected_weight_bytes(d), false, "CNA weights"));
     const PackedGemmB& weights = packed_fp16_weights(d, wp, ctx.dma.content_version(d.weight_base), s);
     const int k = d.kh * d.kw * d.in_c;
-    PaddedImage img;
-    UninitVector<float> image;  // every element written
-    build_image_f32(d, in, &img, &image);
     const size_t row_len = static_cast<size_t>(d.kw) * d.in_c;
     const int64_t pixels = static_cast<int64_t>(d.out_w) * d.out_h;
     const uint64_t macs = static_cast<uint64_t>(pixels) * k * weights.n;
     const int64_t band = std::max<int64_t>(1, std::min<int64_t>(kFp16PixelsPerBand, kRowBatchBytes / (sizeof(float) * k)));
-    // A 1x1 window that steps one pixel over an unpadded image: its im2col
-    // rows are the image's own pixels.
-    const bool pointwise = d.kh == 1 && d.kw == 1 && d.stride_x == 1 && d.stride_y == 1 && img.width == d.out_w;
-    // Accumulators of pixels [p0, p1), a GEMM call per band.
+    const bool parallel = macs >= kParallelMacs / 8;
+    // Bands of whole output rows (about kFp16SinkPixels pixels): the sink
+    // takes each while its accumulators are in cache.
+    const int row_band = std::max(1, static_cast<int>(kFp16SinkPixels / d.out_w));
+    PaddedImage img;
+    if (pointwise_fp16(d)) {
+        // Each band converts its own image rows: no fp32 copy of the whole input.
+        size_image(d, &img);
+        const float pad = fp16_pad(d);
+        parallel_for(d.out_h, parallel ? row_band : d.out_h, [&](int64_t first_row, int64_t last_row) {
+            thread_local UninitVector<float> rows;
+            for (int64_t y0 = first_row; y0 < last_row; y0 += row_band) {
+                const int64_t y1 = std::min<int64_t>(last_row, y0 + row_band);
+                rows.resize(static_cast<size_t>(y1 - y0) * d.out_w * k);
+                image_rows_f32(d, in, img, pad, rows.data(), static_cast<int>(y0), static_cast<int>(y1),
+                               static_cast<int>(y0));
+                const int64_t p0 = y0 * d.out_w, p1 = y1 * d.out_w;
+                for (int64_t b0 = p0; b0 < p1; b0 += band) {
+                    gemm_f32_packed(std::min(band, p1 - b0), rows.data() + static_cast<size_t>(b0 - p0) * k, k, weights,
+                                    out->facc.data() + static_cast<size_t>(b0) * out->channels, out->channels, false);
+                }
+                if (sink != nullptr) sink->rows(static_cast<int>(y0), static_cast<int>(y1));
+            }
+        });
+        out->rows_delivered = sink != nullptr;
+        return Status::ok();
+    }
+    UninitVector<float> image;  // every element written
+    build_image_f32(d, in, &img, &image);
+    // Accumulators of pixels [p0, p1): im2col rows, a GEMM call per band.
     const auto gemm_pixels = [&](int64_t p0, int64_t p1, std::vector<float>* rows) {
         for (int64_t b0 = p0; b0 < p1; b0 += band) {
             const int64_t n = std::min(band, p1 - b0);
-            if (pointwise) {
-                gemm_f32_packed(n, image.data() + static_cast<size_t>(b0) * k, k, weights,
-                                out->facc.data() + static_cast<size_t>(b0) * out->channels, out->channels, false);
-                continue;
-            }
             rows->resize(static_cast<size_t>(n) * k);
             for (int64_t i = 0; i < n; ++i) {
                 const int oy = static_cast<int>((b0 + i) / d.out_w), ox = static_cast<int>((b0 + i) % d.out_w);
@@ -789,7 +823,6 @@ Status direct_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, ConvS
                             out->channels, false);
         }
     };
-    const bool parallel = macs >= kParallelMacs / 8;
     if (sink == nullptr) {
         parallel_for(pixels, parallel ? band : pixels, [&](int64_t p0, int64_t p1) {
             std::vector<float> rows;
@@ -797,9 +830,6 @@ Status direct_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, ConvS
         });
         return Status::ok();
     }
-    // Bands of whole output rows: the sink takes each while its accumulators
-    // are in cache.
-    const int row_band = std::max(1, static_cast<int>(kFp16SinkPixels / d.out_w));
     parallel_for(d.out_h, parallel ? row_band : d.out_h, [&](int64_t first_row, int64_t last_row) {
         std::vector<float> rows;
         for (int64_t y0 = first_row; y0 < last_row; y0 += row_band) {
