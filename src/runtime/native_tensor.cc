@@ -9,6 +9,7 @@
 #include "cpu/graph_executor.h"
 #include "npu/native_layout.h"
 #include "npu/prepared_op.h"
+#include "runtime/atom_transpose.h"
 
 namespace rknn::runtime {
 namespace {
@@ -121,6 +122,18 @@ void copy_cube_of(const npu::CubeShape& cube, uint64_t surface, uint64_t atom, c
     // while every channel of the surface passes over it.
     constexpr size_t kBlock = 256;
     const auto channels = [&](size_t c_begin, size_t c_end) {
+        // Whole 16-byte atoms: a vector transpose per block of pixels.
+        if (atom == 16) {
+            const size_t plane_bytes = plane * sizeof(T);
+            for (; c_begin + c2 <= c_end && c_begin % c2 == 0; c_begin += c2) {
+                const uint64_t surface_at = (c_begin / c2) * surface;
+                if (kToCube) {
+                    planes_to_atoms(from + c_begin * plane_bytes, plane_bytes, sizeof(T), plane, to + surface_at);
+                } else {
+                    atoms_to_planes(from + surface_at, sizeof(T), plane, to + c_begin * plane_bytes, plane_bytes);
+                }
+            }
+        }
         for (size_t p0 = 0; p0 < plane; p0 += kBlock) {
             const size_t p1 = std::min(plane, p0 + kBlock);
             for (size_t c = c_begin; c < c_end; ++c) {
