@@ -240,6 +240,9 @@ TEST(Int8Kernels, NearestResizeEqualsTheFloatPath) {
         {{1, 5, 6, 11}, 3.0f, 0.75f, "align_corners", "round_prefer_ceil", false},
         {{1, 2, 13, 4}, 0.4f, 2.5f, "pytorch_half_pixel", "ceil", true},
         {{1, 4, 7, 7}, 1.25f, 1.0f, "tf_half_pixel_for_nn", "floor", false},
+        {{1, 24, 15, 15}, 8.0f, 8.0f, "asymmetric", "floor", true},  // PP-OCR's 8x and 4x upsamples
+        {{1, 24, 30, 30}, 4.0f, 4.0f, "asymmetric", "floor", false},
+        {{1, 3, 5, 9}, 4.0f, 8.0f, "asymmetric", "floor", false},
     };
     uint32_t seed = 300;
     for (const Case& k : cases) {

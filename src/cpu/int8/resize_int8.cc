@@ -64,6 +64,29 @@ Status resize(const KernelArgs& args) {
     const std::vector<int64_t>& inner = offsets[rank - 1];
     const int64_t width = y->dim(rank - 1);
     const int64_t rows = width > 0 ? y->numel() / width : 0;
+    // An integer upscale of the last axis (inner[i] = i / factor, factor 2, 4
+    // or 8: the feature pyramids' upsamples): each input code, mapped once,
+    // repeats `factor` times in a loop the compiler unrolls.
+    int64_t factor = 0;
+    for (int64_t f : {2, 4, 8}) {
+        if (width % f != 0) continue;
+        bool repeats = true;
+        for (int64_t i = 0; i < width && repeats; ++i)
+            repeats = inner[static_cast<size_t>(i)] == (i / f) * in_strides[static_cast<size_t>(rank - 1)];
+        if (repeats) {
+            factor = f;
+            break;
+        }
+    }
+    const auto repeat_row = [&](const int8_t* in, int8_t* out) {
+        const int64_t n = width / factor;
+        const auto code = [&](int64_t j) { return same ? in[j] : table[static_cast<uint8_t>(in[j] + 128)]; };
+        switch (factor) {
+        case 2: for (int64_t j = 0; j < n; ++j) out[2 * j] = out[2 * j + 1] = code(j); break;
+        case 4: for (int64_t j = 0; j < n; ++j) std::memset(out + 4 * j, code(j), 4); break;
+        default: for (int64_t j = 0; j < n; ++j) std::memset(out + 8 * j, code(j), 8); break;
+        }
+    };
     // Rows are independent: large resizes share them out over the host's
     // threads. A row that reads the same input row as the one before it (an
     // upsample's repeated rows) is a copy of it.
@@ -81,6 +104,8 @@ Status resize(const KernelArgs& args) {
             int8_t* out = dst + row * width;
             if (base == previous) {
                 std::memcpy(out, out - width, static_cast<size_t>(width));
+            } else if (factor > 0) {
+                repeat_row(src + base, out);
             } else if (same) {
                 for (int64_t i = 0; i < width; ++i) out[i] = src[base + inner[i]];
             } else {
