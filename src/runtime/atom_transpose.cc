@@ -19,16 +19,20 @@ constexpr size_t kAtom = 16;  // bytes per atom, and per 128-bit row
 
 // Element by element: the tail of a row, and targets without 128-bit vectors
 // or with sizeless ones (SVE, RVV: no arrays of them for the transpose).
-void planes_to_atoms_plain(const uint8_t* planes, size_t plane_bytes, size_t elem, size_t pixels, uint8_t* atoms) {
-    const size_t lanes = kAtom / elem;
-    for (size_t p = 0; p < pixels; ++p)
-        for (size_t c = 0; c < lanes; ++c) std::memcpy(atoms + p * kAtom + c * elem, planes + c * plane_bytes + p * elem, elem);
+void planes_to_atoms_plain(const uint8_t* planes, size_t plane_bytes, size_t elem, size_t channels, size_t pixels,
+                           uint8_t* atoms) {
+    for (size_t p = 0; p < pixels; ++p) {
+        std::memset(atoms + p * kAtom, 0, kAtom);
+        for (size_t c = 0; c < channels; ++c)
+            std::memcpy(atoms + p * kAtom + c * elem, planes + c * plane_bytes + p * elem, elem);
+    }
 }
 
-void atoms_to_planes_plain(const uint8_t* atoms, size_t elem, size_t pixels, uint8_t* planes, size_t plane_bytes) {
-    const size_t lanes = kAtom / elem;
+void atoms_to_planes_plain(const uint8_t* atoms, size_t elem, size_t channels, size_t pixels, uint8_t* planes,
+                           size_t plane_bytes) {
     for (size_t p = 0; p < pixels; ++p)
-        for (size_t c = 0; c < lanes; ++c) std::memcpy(planes + c * plane_bytes + p * elem, atoms + p * kAtom + c * elem, elem);
+        for (size_t c = 0; c < channels; ++c)
+            std::memcpy(planes + c * plane_bytes + p * elem, atoms + p * kAtom + c * elem, elem);
 }
 
 #if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
@@ -72,22 +76,27 @@ HWY_INLINE void transpose(V8 (&rows)[kRows]) {
     interleave_round<uint64_t>(rows);
 }
 
+// Channels beyond `channels` read as zero rows.
 template <size_t kRows>
-void planes_to_atoms_blocks(const uint8_t* planes, size_t plane_bytes, size_t pixels, uint8_t* atoms) {
+void planes_to_atoms_blocks(const uint8_t* planes, size_t plane_bytes, size_t channels, size_t pixels, uint8_t* atoms) {
     const D8 d8;
     constexpr size_t elem = kAtom / kRows;
     size_t p = 0;
     for (; p + kRows <= pixels; p += kRows) {  // kRows pixels of kRows channels
         V8 rows[kRows];
-        for (size_t r = 0; r < kRows; ++r) rows[r] = hn::LoadU(d8, planes + load_order<kRows>(r) * plane_bytes + p * elem);
+        for (size_t r = 0; r < kRows; ++r) {
+            const size_t c = load_order<kRows>(r);
+            rows[r] = c < channels ? hn::LoadU(d8, planes + c * plane_bytes + p * elem) : hn::Zero(d8);
+        }
         transpose<kRows>(rows);
         for (size_t i = 0; i < kRows; ++i) hn::StoreU(rows[i], d8, atoms + (p + i) * kAtom);
     }
-    planes_to_atoms_plain(planes + p * elem, plane_bytes, elem, pixels - p, atoms + p * kAtom);
+    planes_to_atoms_plain(planes + p * elem, plane_bytes, elem, channels, pixels - p, atoms + p * kAtom);
 }
 
+// Only the rows of the first `channels` channels are stored.
 template <size_t kRows>
-void atoms_to_planes_blocks(const uint8_t* atoms, size_t pixels, uint8_t* planes, size_t plane_bytes) {
+void atoms_to_planes_blocks(const uint8_t* atoms, size_t channels, size_t pixels, uint8_t* planes, size_t plane_bytes) {
     const D8 d8;
     constexpr size_t elem = kAtom / kRows;
     size_t p = 0;
@@ -95,26 +104,28 @@ void atoms_to_planes_blocks(const uint8_t* atoms, size_t pixels, uint8_t* planes
         V8 rows[kRows];
         for (size_t r = 0; r < kRows; ++r) rows[r] = hn::LoadU(d8, atoms + (p + load_order<kRows>(r)) * kAtom);
         transpose<kRows>(rows);
-        for (size_t c = 0; c < kRows; ++c) hn::StoreU(rows[c], d8, planes + c * plane_bytes + p * elem);
+        for (size_t c = 0; c < channels; ++c) hn::StoreU(rows[c], d8, planes + c * plane_bytes + p * elem);
     }
-    atoms_to_planes_plain(atoms + p * kAtom, elem, pixels - p, planes + p * elem, plane_bytes);
+    atoms_to_planes_plain(atoms + p * kAtom, elem, channels, pixels - p, planes + p * elem, plane_bytes);
 }
 #endif
 
-void PlanesToAtoms(const uint8_t* planes, size_t plane_bytes, size_t elem, size_t pixels, uint8_t* atoms) {
+void PlanesToAtoms(const uint8_t* planes, size_t plane_bytes, size_t elem, size_t channels, size_t pixels,
+                   uint8_t* atoms) {
 #if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
-    if (elem == 1) return planes_to_atoms_blocks<16>(planes, plane_bytes, pixels, atoms);
-    if (elem == 2) return planes_to_atoms_blocks<8>(planes, plane_bytes, pixels, atoms);
+    if (elem == 1) return planes_to_atoms_blocks<16>(planes, plane_bytes, channels, pixels, atoms);
+    if (elem == 2) return planes_to_atoms_blocks<8>(planes, plane_bytes, channels, pixels, atoms);
 #endif
-    planes_to_atoms_plain(planes, plane_bytes, elem, pixels, atoms);
+    planes_to_atoms_plain(planes, plane_bytes, elem, channels, pixels, atoms);
 }
 
-void AtomsToPlanes(const uint8_t* atoms, size_t elem, size_t pixels, uint8_t* planes, size_t plane_bytes) {
+void AtomsToPlanes(const uint8_t* atoms, size_t elem, size_t channels, size_t pixels, uint8_t* planes,
+                   size_t plane_bytes) {
 #if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
-    if (elem == 1) return atoms_to_planes_blocks<16>(atoms, pixels, planes, plane_bytes);
-    if (elem == 2) return atoms_to_planes_blocks<8>(atoms, pixels, planes, plane_bytes);
+    if (elem == 1) return atoms_to_planes_blocks<16>(atoms, channels, pixels, planes, plane_bytes);
+    if (elem == 2) return atoms_to_planes_blocks<8>(atoms, channels, pixels, planes, plane_bytes);
 #endif
-    atoms_to_planes_plain(atoms, elem, pixels, planes, plane_bytes);
+    atoms_to_planes_plain(atoms, elem, channels, pixels, planes, plane_bytes);
 }
 
 const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
@@ -130,12 +141,14 @@ HWY_EXPORT(PlanesToAtoms);
 HWY_EXPORT(AtomsToPlanes);
 HWY_EXPORT(TargetName);
 
-void planes_to_atoms(const uint8_t* planes, size_t plane_bytes, size_t elem_bytes, size_t pixels, uint8_t* atoms) {
-    HWY_DYNAMIC_DISPATCH(PlanesToAtoms)(planes, plane_bytes, elem_bytes, pixels, atoms);
+void planes_to_atoms(const uint8_t* planes, size_t plane_bytes, size_t elem_bytes, size_t channels, size_t pixels,
+                     uint8_t* atoms) {
+    HWY_DYNAMIC_DISPATCH(PlanesToAtoms)(planes, plane_bytes, elem_bytes, channels, pixels, atoms);
 }
 
-void atoms_to_planes(const uint8_t* atoms, size_t elem_bytes, size_t pixels, uint8_t* planes, size_t plane_bytes) {
-    HWY_DYNAMIC_DISPATCH(AtomsToPlanes)(atoms, elem_bytes, pixels, planes, plane_bytes);
+void atoms_to_planes(const uint8_t* atoms, size_t elem_bytes, size_t channels, size_t pixels, uint8_t* planes,
+                     size_t plane_bytes) {
+    HWY_DYNAMIC_DISPATCH(AtomsToPlanes)(atoms, elem_bytes, channels, pixels, planes, plane_bytes);
 }
 
 const char* atom_transpose_target() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }

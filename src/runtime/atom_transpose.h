@@ -12,13 +12,16 @@
 
 namespace rknn::runtime {
 
-// `pixels` pixels of `lanes` channels (16 of 1 byte or 8 of 2 bytes, one
-// atom) from planes `plane_bytes` apart starting at `planes` into atoms back
-// to back at `atoms`.
-void planes_to_atoms(const uint8_t* planes, size_t plane_bytes, size_t elem_bytes, size_t pixels, uint8_t* atoms);
+// `pixels` pixels of `channels` channels (up to an atom: 16 of 1 byte or 8
+// of 2 bytes) from planes `plane_bytes` apart starting at `planes` into
+// atoms back to back at `atoms`; the lanes beyond `channels` become zero.
+void planes_to_atoms(const uint8_t* planes, size_t plane_bytes, size_t elem_bytes, size_t channels, size_t pixels,
+                     uint8_t* atoms);
 
-// The reverse: atoms back to back into the channel planes.
-void atoms_to_planes(const uint8_t* atoms, size_t elem_bytes, size_t pixels, uint8_t* planes, size_t plane_bytes);
+// The reverse: the first `channels` lanes of atoms back to back into the
+// channel planes.
+void atoms_to_planes(const uint8_t* atoms, size_t elem_bytes, size_t channels, size_t pixels, uint8_t* planes,
+                     size_t plane_bytes);
 
 // The Highway target the two run in ("AVX3", "NEON", ...).
 const char* atom_transpose_target();

@@ -122,17 +122,20 @@ void copy_cube_of(const npu::CubeShape& cube, uint64_t surface, uint64_t atom, c
     // while every channel of the surface passes over it.
     constexpr size_t kBlock = 256;
     const auto channels = [&](size_t c_begin, size_t c_end) {
-        // Whole 16-byte atoms: a vector transpose per block of pixels.
+        // 16-byte atoms (contiguous in each surface): a vector transpose per
+        // block of pixels, the last surface's padding lanes written as zero.
         if (atom == 16) {
             const size_t plane_bytes = plane * sizeof(T);
-            for (; c_begin + c2 <= c_end && c_begin % c2 == 0; c_begin += c2) {
+            for (; c_begin < c_end && c_begin % c2 == 0; c_begin += c2) {
                 const uint64_t surface_at = (c_begin / c2) * surface;
+                const size_t lanes = std::min(c2, c_end - c_begin);
                 if (kToCube) {
-                    planes_to_atoms(from + c_begin * plane_bytes, plane_bytes, sizeof(T), plane, to + surface_at);
+                    planes_to_atoms(from + c_begin * plane_bytes, plane_bytes, sizeof(T), lanes, plane, to + surface_at);
                 } else {
-                    atoms_to_planes(from + surface_at, sizeof(T), plane, to + c_begin * plane_bytes, plane_bytes);
+                    atoms_to_planes(from + surface_at, sizeof(T), lanes, plane, to + c_begin * plane_bytes, plane_bytes);
                 }
             }
+            return;
         }
         for (size_t p0 = 0; p0 < plane; p0 += kBlock) {
             const size_t p1 = std::min(plane, p0 + kBlock);

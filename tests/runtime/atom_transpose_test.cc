@@ -28,23 +28,30 @@ std::vector<uint8_t> random_bytes(size_t n, uint32_t seed) {
 TEST(AtomTranspose, PlanesAndAtomsSwapEveryElement) {
     for (size_t elem : {size_t{1}, size_t{2}}) {
         const size_t lanes = 16 / elem;
-        for (size_t pixels : {size_t{1}, size_t{7}, size_t{8}, size_t{16}, size_t{17}, size_t{100}, size_t{255}}) {
-            SCOPED_TRACE(std::to_string(elem) + "-byte elements, " + std::to_string(pixels) + " pixels on " +
-                         runtime::atom_transpose_target());
-            const size_t plane_bytes = pixels * elem + 3 * elem;  // planes further apart than their pixels
-            const std::vector<uint8_t> planes = random_bytes(lanes * plane_bytes, static_cast<uint32_t>(pixels * elem));
-            std::vector<uint8_t> atoms(pixels * 16, 0xEE);
-            runtime::planes_to_atoms(planes.data(), plane_bytes, elem, pixels, atoms.data());
-            for (size_t p = 0; p < pixels; ++p)
-                for (size_t c = 0; c < lanes; ++c)
-                    ASSERT_EQ(std::memcmp(atoms.data() + p * 16 + c * elem, planes.data() + c * plane_bytes + p * elem, elem), 0)
-                        << "pixel " << p << " channel " << c;
-            std::vector<uint8_t> back(planes.size(), 0);
-            runtime::atoms_to_planes(atoms.data(), elem, pixels, back.data(), plane_bytes);
-            for (size_t c = 0; c < lanes; ++c)
-                ASSERT_EQ(std::memcmp(back.data() + c * plane_bytes, planes.data() + c * plane_bytes, pixels * elem), 0)
-                    << "channel " << c;
-        }
+        for (size_t channels : {lanes, lanes / 2 + 1, size_t{1}})
+            for (size_t pixels : {size_t{1}, size_t{7}, size_t{8}, size_t{16}, size_t{17}, size_t{100}, size_t{255}}) {
+                SCOPED_TRACE(std::to_string(elem) + "-byte elements, " + std::to_string(channels) + " channels, " +
+                             std::to_string(pixels) + " pixels on " + runtime::atom_transpose_target());
+                const size_t plane_bytes = pixels * elem + 3 * elem;  // planes further apart than their pixels
+                const std::vector<uint8_t> planes =
+                    random_bytes(channels * plane_bytes, static_cast<uint32_t>(pixels * elem + channels));
+                std::vector<uint8_t> atoms(pixels * 16, 0xEE);
+                runtime::planes_to_atoms(planes.data(), plane_bytes, elem, channels, pixels, atoms.data());
+                for (size_t p = 0; p < pixels; ++p)
+                    for (size_t c = 0; c < lanes; ++c) {
+                        std::vector<uint8_t> want(elem, 0);  // lanes beyond the channels are zero
+                        if (c < channels) std::memcpy(want.data(), planes.data() + c * plane_bytes + p * elem, elem);
+                        ASSERT_EQ(std::memcmp(atoms.data() + p * 16 + c * elem, want.data(), elem), 0)
+                            << "pixel " << p << " channel " << c;
+                    }
+                std::vector<uint8_t> back(planes.size() + 64, 0x55);  // nothing beyond the channels' planes is written
+                runtime::atoms_to_planes(atoms.data(), elem, channels, pixels, back.data(), plane_bytes);
+                for (size_t c = 0; c < channels; ++c)
+                    ASSERT_EQ(std::memcmp(back.data() + c * plane_bytes, planes.data() + c * plane_bytes, pixels * elem), 0)
+                        << "channel " << c;
+                for (size_t i = (channels - 1) * plane_bytes + pixels * elem; i < back.size(); ++i)
+                    ASSERT_EQ(back[i], 0x55) << "byte " << i << " past the last plane";
+            }
     }
 }
 
