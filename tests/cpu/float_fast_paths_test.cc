@@ -7,7 +7,10 @@
 //   GEMM is), the bias added after;
 // - transposed convolutions, whose kernel-equals-stride form scatters the
 //   GEMM's columns with the bias in one pass, equal a loop adding each
-//   output's column sums in tap order to zero, then the bias.
+//   output's column sums in tap order to zero, then the bias;
+// - Transpose and Slice, which copy whole runs of the dims they keep in
+//   order (over threads for large tensors), put every element where a
+//   plain index computation puts it.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -227,6 +230,83 @@ TEST(FloatFastPaths, TransposedConvolutionsEqualTheOrderedLoop) {
                     mismatches += std::memcmp(&got.data<float>()[(o * oh + oy) * ow + ox], &want, sizeof want) != 0;
                 }
         EXPECT_EQ(mismatches, 0) << c.c_in << "->" << c.c_out << " group " << c.group << " k" << c.k << " s" << c.stride;
+    }
+}
+
+// The input's element for each output element, from the output's index.
+template <typename SourceIndex>
+void expect_each_element(const HostTensor& x, const HostTensor& y, SourceIndex source_index) {
+    const rknn::graph::Shape& shape = y.shape();
+    std::vector<int64_t> index(shape.size(), 0);
+    for (int64_t i = 0; i < y.numel(); ++i) {
+        ASSERT_EQ(y.data<float>()[i], x.data<float>()[source_index(index)]) << "output element " << i;
+        for (size_t d = shape.size(); d-- > 0;) {
+            if (++index[d] < shape[d]) break;
+            index[d] = 0;
+        }
+    }
+}
+
+TEST(FloatFastPaths, TransposesAndSlicesMoveEveryElement) {
+    const rknn::graph::Shape in{2, 3, 40, 24, 16};  // 92160 floats: the threaded path
+    HostTensor x = rknn::testing::random_floats(in, 77, -1.0f, 1.0f);
+    for (int i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(i);  // every value distinct
+    const std::vector<int64_t> strides{3 * 40 * 24 * 16, 40 * 24 * 16, 24 * 16, 16, 1};
+    for (const std::vector<int64_t>& perm : std::vector<std::vector<int64_t>>{
+             {0, 2, 1, 3, 4}, {4, 3, 2, 1, 0}, {0, 1, 2, 4, 3}, {1, 0, 3, 2, 4}, {0, 1, 2, 3, 4}}) {
+        SCOPED_TRACE("perm " + std::to_string(perm[0]) + std::to_string(perm[1]) + std::to_string(perm[2]) +
+                     std::to_string(perm[3]) + std::to_string(perm[4]));
+        rknn::graph::Shape out(5);
+        for (size_t d = 0; d < 5; ++d) out[d] = in[static_cast<size_t>(perm[d])];
+        Graph g;
+        const int32_t a = add_tensor(&g, "x", DType::kFloat32, in), b = add_tensor(&g, "y", DType::kFloat32, out);
+        rknn::graph::Op op{OpType::kTranspose, "t", "", {a}, {b}, {}};
+        op.attrs.set_ints("perm", perm);
+        g.ops.push_back(op);
+        g.inputs = {a};
+        g.outputs = {b};
+        const HostTensor y = run_one(g, x);
+        ASSERT_EQ(y.shape(), out);
+        expect_each_element(x, y, [&](const std::vector<int64_t>& o) {
+            int64_t at = 0;
+            for (size_t d = 0; d < 5; ++d) at += o[d] * strides[static_cast<size_t>(perm[d])];
+            return at;
+        });
+    }
+    // Slices: a channel range (whole runs), and every other row backwards.
+    struct SliceCase {
+        std::vector<int64_t> starts, ends, axes, steps;
+    };
+    for (const SliceCase& c : {SliceCase{{1}, {3}, {1}, {1}}, SliceCase{{39, 5}, {0, 14}, {2, 4}, {-2, 1}}}) {
+        rknn::graph::Shape out = in;
+        for (size_t k = 0; k < c.axes.size(); ++k) {
+            const auto axis = static_cast<size_t>(c.axes[k]);
+            out[axis] = c.steps[k] > 0 ? (c.ends[k] - c.starts[k] + c.steps[k] - 1) / c.steps[k]
+                                       : (c.starts[k] - c.ends[k] - c.steps[k] - 1) / -c.steps[k];
+        }
+        Graph g;
+        const int32_t a = add_tensor(&g, "x", DType::kFloat32, in), b = add_tensor(&g, "y", DType::kFloat32, out);
+        const auto constant = [&](const char* name, const std::vector<int64_t>& v) {
+            return g.add_constant(name, DType::kInt64, {static_cast<int64_t>(v.size())},
+                                  rknn::graph::Buffer::copy_of(v.data(), v.size() * 8));
+        };
+        const int32_t starts = constant("starts", c.starts), ends = constant("ends", c.ends), axes = constant("axes", c.axes),
+                      steps = constant("steps", c.steps);
+        g.ops.push_back(rknn::graph::Op{OpType::kSlice, "s", "", {a, starts, ends, axes, steps}, {b}, {}});
+        g.inputs = {a};
+        g.outputs = {b};
+        const HostTensor y = run_one(g, x);
+        ASSERT_EQ(y.shape(), out);
+        expect_each_element(x, y, [&](const std::vector<int64_t>& o) {
+            int64_t at = 0;
+            for (size_t d = 0; d < 5; ++d) {
+                int64_t pos = o[d];
+                for (size_t k = 0; k < c.axes.size(); ++k)
+                    if (static_cast<size_t>(c.axes[k]) == d) pos = c.starts[k] + o[d] * c.steps[k];
+                at += pos * strides[d];
+            }
+            return at;
+        });
     }
 }
 

@@ -1,5 +1,6 @@
 // Data-movement kernels. They copy whole elements and never look at values,
 // so they work for every dtype (and pass quantised tensors through).
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -25,15 +26,74 @@ std::vector<graph::ValueInfo> infos_of(const KernelArgs& args, std::vector<const
 
 size_t element_size(const HostTensor& t) { return graph::dtype_size(t.dtype()); }
 
+// One element of `size` bytes (a fixed-size copy for the usual sizes).
+inline void copy_element(uint8_t* d, const uint8_t* s, size_t size) {
+    switch (size) {
+    case 1: *d = *s; break;
+    case 2: std::memcpy(d, s, 2); break;
+    case 4: std::memcpy(d, s, 4); break;
+    default: std::memcpy(d, s, size); break;
+    }
+}
+
 // Copies a strided view of `src` into contiguous `dst`: dst[i] = src[start + sum(idx_d * step_d)].
+// Dims of one element are dropped and neighbours that the source also walks
+// contiguously are merged, so that a transpose that keeps its inner dims, or
+// a slice, copies whole runs; rows of the merged view share out over the
+// host's threads.
 void gather_strided(const HostTensor& src, const Shape& out_shape, int64_t start_offset,
                     const std::vector<int64_t>& src_steps, HostTensor* dst) {
+    if (dst->numel() == 0) return;
     const size_t esize = element_size(src);
-    const auto* s = static_cast<const uint8_t*>(src.raw());
+    const auto* s = static_cast<const uint8_t*>(src.raw()) + start_offset * static_cast<int64_t>(esize);
     auto* d = static_cast<uint8_t*>(dst->raw());
-    for_each_broadcast(out_shape, {src_steps}, [&](int64_t i, int64_t off, int64_t, int64_t) {
-        std::memcpy(d + i * esize, s + (start_offset + off) * esize, esize);
-    });
+    std::vector<int64_t> dims, steps;  // outermost first
+    for (size_t k = 0; k < out_shape.size(); ++k) {
+        if (out_shape[k] == 1) continue;
+        if (!dims.empty() && steps.back() == src_steps[k] * out_shape[k]) {
+            dims.back() *= out_shape[k];
+            steps.back() = src_steps[k];
+            continue;
+        }
+        dims.push_back(out_shape[k]);
+        steps.push_back(src_steps[k]);
+    }
+    if (dims.empty()) {  // one element
+        if (dst->numel() == 1) copy_element(d, s, esize);
+        return;
+    }
+    const int64_t inner = dims.back(), inner_step = steps.back();
+    const int64_t rows = dst->numel() / inner;
+    const size_t outer_dims = dims.size() - 1;
+    const auto copy_rows = [&](int64_t r0, int64_t r1) {
+        // The source offset of row r0, then an odometer over the outer dims.
+        std::vector<int64_t> index(outer_dims, 0);
+        int64_t offset = 0;
+        for (int64_t k = static_cast<int64_t>(outer_dims) - 1, rest = r0; k >= 0; --k) {
+            index[static_cast<size_t>(k)] = rest % dims[static_cast<size_t>(k)];
+            rest /= dims[static_cast<size_t>(k)];
+            offset += index[static_cast<size_t>(k)] * steps[static_cast<size_t>(k)];
+        }
+        for (int64_t r = r0; r < r1; ++r) {
+            uint8_t* out = d + r * inner * static_cast<int64_t>(esize);
+            const uint8_t* in = s + offset * static_cast<int64_t>(esize);
+            if (inner_step == 1) {
+                std::memcpy(out, in, static_cast<size_t>(inner) * esize);
+            } else {
+                for (int64_t i = 0; i < inner; ++i) copy_element(out + i * static_cast<int64_t>(esize), in + i * inner_step * static_cast<int64_t>(esize), esize);
+            }
+            for (int64_t k = static_cast<int64_t>(outer_dims) - 1; k >= 0; --k) {
+                const auto kk = static_cast<size_t>(k);
+                offset += steps[kk];
+                if (++index[kk] < dims[kk]) break;
+                offset -= steps[kk] * dims[kk];
+                index[kk] = 0;
+            }
+        }
+    };
+    const int64_t bytes = dst->numel() * static_cast<int64_t>(esize);
+    parallel_for(rows, bytes >= (int64_t{1} << 18) ? std::max<int64_t>(1, (int64_t{1} << 14) / (inner * static_cast<int64_t>(esize))) : rows,
+                 copy_rows);
 }
 
 }  // namespace
