@@ -6,7 +6,10 @@
 // cube (the reference requantises the pooled value once, the same way). An
 // average is exact against the reference (cpu/int8/pool_int8.cc: Q16
 // reciprocals of the window size) only when the zero point is 0 and no
-// window reaches into padding.
+// window reaches into padding. ceil_mode maxima take extra padding at the
+// end for their last windows.
+#include <algorithm>
+
 #include "cpu/int8/requant.h"
 #include "graph/spatial.h"
 #include "npu/dpu_regs.h"
@@ -114,10 +117,22 @@ StatusOr<std::unique_ptr<PreparedOp>> prepare_pool_op(const graph::Graph& g, con
         for (size_t i = 0; i < 2; ++i)
             if (p.pads_begin[i] != p.pads_begin[0] || p.pads_end[i] != p.pads_begin[0])
                 return unsupported("asymmetric pooling padding");
-        if (op.attrs.get_int("ceil_mode", 0) != 0) return unsupported("ceil_mode pooling");
         t.k = static_cast<int>(p.kernel[0]);
         t.stride = static_cast<int>(p.strides[0]);
         t.pad = static_cast<int>(p.pads_begin[0]);
+        if (op.attrs.get_int("ceil_mode", 0) != 0) {
+            // The last windows run past the padded input: more padding at the
+            // end, which a max never picks (the pad value is the lowest
+            // code). An average would divide by the taps inside, which the
+            // PPU's fixed reciprocals do not.
+            if (average) return unsupported("a ceil_mode average (its last windows average fewer taps)");
+            const auto extra = [&](size_t i, int64_t in) {
+                return std::max<int64_t>(0, (p.out[i] - 1) * p.strides[i] + p.kernel[i] - in - 2 * p.pads_begin[i]);
+            };
+            t.extra_h = static_cast<int>(extra(0, x.shape[2]));
+            t.extra_w = static_cast<int>(extra(1, x.shape[3]));
+            if (t.pad + std::max(t.extra_h, t.extra_w) >= t.k) return unsupported("ceil_mode windows mostly in the padding");
+        }
     }
     if (t.k < 1 || t.k > 16 || t.stride < 1 || t.stride > 16)
         return unsupported("window " + std::to_string(t.k) + " stride " + std::to_string(t.stride) +

@@ -72,7 +72,8 @@ void emit_pool(TaskEmitter* b, const PoolTask& p, const BufferRef& src, const Bu
     l.channels = align_up(p.c, p.fp16 ? 8 : 16);
     l.read_w = p.in_w;
     l.read_h = p.in_h;
-    l.pad_right = l.pad_bottom = static_cast<uint32_t>(p.pad);
+    l.pad_right = static_cast<uint32_t>(p.pad + p.extra_w);
+    l.pad_bottom = static_cast<uint32_t>(p.pad + p.extra_h);
     l.line = static_cast<uint32_t>(p.in_w * 16);
     l.surf = static_cast<uint32_t>(p.in_w * p.in_h * 16);
     l.dst_surf = static_cast<uint32_t>(p.out_h() * p.out_w() * 16);

@@ -16,8 +16,11 @@ struct PoolTask {
     int c = 0;
     int32_t pad_value = 0;
     bool fp16 = false;
-    int out_h() const { return (in_h + 2 * pad - k) / stride + 1; }
-    int out_w() const { return (in_w + 2 * pad - k) / stride + 1; }
+    // Padding after the input beyond `pad` (bottom, right): the last windows
+    // of a ceil_mode pool, which run past the input.
+    int extra_h = 0, extra_w = 0;
+    int out_h() const { return (in_h + 2 * pad + extra_h - k) / stride + 1; }
+    int out_w() const { return (in_w + 2 * pad + extra_w - k) / stride + 1; }
 };
 
 void emit_pool(TaskEmitter* b, const PoolTask& p, const BufferRef& src, const BufferRef& dst);

@@ -251,6 +251,42 @@ TEST(NpuGraphOps, PoolsRunOnThePpu) {
               std::string::npos);
 }
 
+// ceil_mode max pools (squeezenet's): the last windows run past the input,
+// into extra padding at the end that the PPU's pad value keeps out of the
+// maximum. A sweep of sizes, windows, strides and padding, bit-exact with
+// the int8 reference (and exact in fp16), on both SoCs.
+TEST(NpuGraphOps, CeilModeMaxPoolsRunOnThePpu) {
+    const QuantParams q5 = per_tensor(0.05f, 5), none;
+    int lowered = 0;
+    for (int size : {5, 8, 13, 27}) {
+        for (int k : {2, 3, 4}) {
+            for (int stride : {1, 2, 3}) {
+                for (int pad : {0, 1}) {
+                    if (pad >= k || size + 2 * pad < k) continue;
+                    const int span = size + 2 * pad - k;
+                    int out = (span + stride - 1) / stride + 1;
+                    if ((out - 1) * stride >= size + pad) --out;  // a window must start inside
+                    Attributes a = pool_attrs(k, stride, pad);
+                    a.set_int("ceil_mode", 1);
+                    SCOPED_TRACE("size " + std::to_string(size) + " k " + std::to_string(k) + " stride " +
+                                 std::to_string(stride) + " pad " + std::to_string(pad));
+                    const Shape x = {1, 20, size, size}, y = {1, 20, out, out};
+                    EXPECT_TRUE(npu_matches(make_op(OpType::kMaxPool, {{x, q5}}, y, q5, a)));
+                    EXPECT_TRUE(npu_matches(make_op(OpType::kMaxPool, {{x, q5}}, y, per_tensor(0.08f, -7), a)));
+                    EXPECT_TRUE(npu_matches(make_op(OpType::kMaxPool, {{x, none}}, y, none, a)));
+                    EXPECT_TRUE(npu_matches(make_op(OpType::kMaxPool, {{x, q5}}, y, q5, a), "rk3568"));
+                    ++lowered;
+                }
+            }
+        }
+    }
+    EXPECT_GT(lowered, 50);
+    Attributes a = pool_attrs(3, 2, 0);
+    a.set_int("ceil_mode", 1);
+    EXPECT_NE(cpu_reason(make_op(OpType::kAveragePool, {{{1, 24, 8, 8}, q5}}, {1, 24, 4, 4}, q5, a)).find("ceil_mode"),
+              std::string::npos);
+}
+
 // RK3568 (8-byte atoms, padded surfaces): pools that keep the quantisation
 // run on its PPU; what needs a DPU-only task or the LUT stays on the CPU.
 TEST(NpuGraphOps, Rk3568PoolsRunOnItsPpu) {
