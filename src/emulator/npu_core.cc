@@ -140,9 +140,16 @@ Status NpuCore::fire(uint32_t mask, TaskContext* ctx) {
 Status NpuCore::run_task(uint64_t addr, uint32_t fetch_words, uint32_t* link_addr, uint32_t* link_amount,
                          ProgramResult* result, TaskContext* ctx) {
     bool armed = false;
+    // The whole fetch at once when one mapped buffer holds it (one lookup in
+    // the IOMMU's table instead of one per word); otherwise word by word, so
+    // that a fault names the first word outside.
+    const uint8_t* fetched = fetch_words > 0 ? ctx->dma.map(addr, 8ull * fetch_words, false) : nullptr;
     for (uint32_t i = 0; i < fetch_words; ++i) {
         const uint64_t word_addr = addr + 8ull * i;
-        RKNN_ASSIGN_OR_RETURN(uint8_t * p, ctx->map(word_addr, 8, false, "PC command fetch"));
+        const uint8_t* p = fetched != nullptr ? fetched + 8ull * i : nullptr;
+        if (p == nullptr) {
+            RKNN_ASSIGN_OR_RETURN(p, ctx->map(word_addr, 8, false, "PC command fetch"));
+        }
         uint64_t word;
         std::memcpy(&word, p, 8);
         ++result->words_decoded;

@@ -15,9 +15,15 @@ std::string upper(std::string_view s) {
     return out;
 }
 
+// Register offsets are 16-bit and word aligned.
+constexpr uint32_t kOffsetSlots = 0x10000 / 4;
+
 struct Table {
     std::vector<RegisterInfo> regs;
     std::vector<std::vector<FieldInfo>> fields;  // parallel to regs
+    // Index into regs by offset / 4 (-1: no register): every command word
+    // the emulator decodes looks its register up.
+    std::vector<int16_t> by_offset = std::vector<int16_t>(kOffsetSlots, -1);
 
     Table() {
 #define RKNN_REG(block, offset, name)                                   \
@@ -37,6 +43,8 @@ struct Table {
             regs[i].field_count = f.size();
         }
         // The .inc file is sorted by block then offset, which is offset order.
+        for (size_t i = 0; i < regs.size(); ++i)
+            if (regs[i].offset % 4 == 0 && regs[i].offset / 4 < kOffsetSlots) by_offset[regs[i].offset / 4] = static_cast<int16_t>(i);
     }
 
     static Block block_from_token(const char* token) {
@@ -88,11 +96,10 @@ const RegisterInfo* register_table(size_t* count) {
 }
 
 const RegisterInfo* find_register(uint32_t offset) {
-    const auto& regs = table().regs;
-    auto it = std::lower_bound(regs.begin(), regs.end(), offset,
-                               [](const RegisterInfo& r, uint32_t off) { return r.offset < off; });
-    if (it == regs.end() || it->offset != offset) return nullptr;
-    return &*it;
+    const Table& t = table();
+    if (offset % 4 != 0 || offset / 4 >= kOffsetSlots) return nullptr;
+    const int16_t index = t.by_offset[offset / 4];
+    return index < 0 ? nullptr : &t.regs[static_cast<size_t>(index)];
 }
 
 const RegisterInfo* find_register(std::string_view qualified_name) {
