@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "base/half.h"
+#include "npu/atom_transpose.h"
 
 namespace rknn::npu {
 
@@ -39,6 +40,13 @@ namespace {
 std::vector<uint8_t> pack_int8_atoms(const int8_t* nchw, int c, int h, int w, int surfaces, int c2,
                                      uint64_t surf_bytes, int8_t fill) {
     std::vector<uint8_t> out(static_cast<size_t>(surfaces) * surf_bytes, static_cast<uint8_t>(fill));
+    const size_t plane = static_cast<size_t>(h) * w;
+    if (c2 == 16 && fill == 0) {  // 16-byte atoms, the padding lanes zero: the vector transpose
+        for (int c0 = 0; c0 < c; c0 += 16)
+            planes_to_atoms(reinterpret_cast<const uint8_t*>(nchw) + static_cast<size_t>(c0) * plane, plane, 1,
+                            static_cast<size_t>(std::min(16, c - c0)), plane, out.data() + static_cast<size_t>(c0 / 16) * surf_bytes);
+        return out;
+    }
     for (int ch = 0; ch < c; ++ch)
         for (int y = 0; y < h; ++y)
             for (int x = 0; x < w; ++x)
@@ -49,6 +57,13 @@ std::vector<uint8_t> pack_int8_atoms(const int8_t* nchw, int c, int h, int w, in
 
 std::vector<int8_t> unpack_int8_atoms(const uint8_t* bytes, int c, int h, int w, int c2, uint64_t surf_bytes) {
     std::vector<int8_t> out(static_cast<size_t>(c) * h * w);
+    const size_t plane = static_cast<size_t>(h) * w;
+    if (c2 == 16) {  // 16-byte atoms: the vector transpose
+        for (int c0 = 0; c0 < c; c0 += 16)
+            atoms_to_planes(bytes + static_cast<size_t>(c0 / 16) * surf_bytes, 1, static_cast<size_t>(std::min(16, c - c0)), plane,
+                            reinterpret_cast<uint8_t*>(out.data()) + static_cast<size_t>(c0) * plane, plane);
+        return out;
+    }
     for (int ch = 0; ch < c; ++ch)
         for (int y = 0; y < h; ++y)
             for (int x = 0; x < w; ++x)

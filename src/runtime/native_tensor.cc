@@ -9,7 +9,7 @@
 #include "cpu/graph_executor.h"
 #include "npu/native_layout.h"
 #include "npu/prepared_op.h"
-#include "runtime/atom_transpose.h"
+#include "npu/atom_transpose.h"
 
 namespace rknn::runtime {
 namespace {
@@ -130,9 +130,9 @@ void copy_cube_of(const npu::CubeShape& cube, uint64_t surface, uint64_t atom, c
                 const uint64_t surface_at = (c_begin / c2) * surface;
                 const size_t lanes = std::min(c2, c_end - c_begin);
                 if (kToCube) {
-                    planes_to_atoms(from + c_begin * plane_bytes, plane_bytes, sizeof(T), lanes, plane, to + surface_at);
+                    npu::planes_to_atoms(from + c_begin * plane_bytes, plane_bytes, sizeof(T), lanes, plane, to + surface_at);
                 } else {
-                    atoms_to_planes(from + surface_at, sizeof(T), lanes, plane, to + c_begin * plane_bytes, plane_bytes);
+                    npu::atoms_to_planes(from + surface_at, sizeof(T), lanes, plane, to + c_begin * plane_bytes, plane_bytes);
                 }
             }
             return;
@@ -162,6 +162,28 @@ void copy_cube_of(const npu::CubeShape& cube, uint64_t surface, uint64_t atom, c
     parallel_for(static_cast<int64_t>(surfaces), 1, [&](int64_t s0, int64_t s1) {
         channels(static_cast<size_t>(s0) * c2, std::min(static_cast<size_t>(s1) * c2, static_cast<size_t>(cube.c)));
     });
+}
+
+// A [rows][cols] matrix and its cube (cols channels, one pixel per row):
+// row r of surface s is the 16-byte atom at s * surface + r * 16, so each
+// row is a run of atoms, one from each surface.
+template <bool kToCube>
+void copy_matrix(int64_t rows, int64_t cols, size_t elem, uint64_t surface, const uint8_t* from, uint8_t* to) {
+    const int64_t c2 = static_cast<int64_t>(kAtomBytes / elem);
+    const auto copy_rows = [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r)
+            for (int64_t c0 = 0; c0 < cols; c0 += c2) {
+                const size_t bytes = static_cast<size_t>(std::min(c2, cols - c0)) * elem;
+                const uint64_t atom = static_cast<uint64_t>(c0 / c2) * surface + static_cast<uint64_t>(r) * kAtomBytes;
+                const uint64_t host = (static_cast<uint64_t>(r * cols + c0)) * elem;
+                if (kToCube) {
+                    std::memcpy(to + atom, from + host, bytes);
+                } else {
+                    std::memcpy(to + host, from + atom, bytes);
+                }
+            }
+    };
+    parallel_for(rows, rows * cols >= (int64_t{1} << 16) ? 1 : rows, copy_rows);
 }
 
 template <bool kToCube>
@@ -196,6 +218,15 @@ Status pack_native(const cpu::HostTensor& value, uint8_t* dst, uint64_t dst_byte
     declared.shape = value.shape();
     if (!cube_of(declared, &cube)) return RKNN_INTERNAL_ERROR("tensor of %s has no native cube",
                                                               graph::shape_to_string(value.shape()).c_str());
+    if (const int64_t rows = npu::matrix_rows(value.shape()); rows > 0 && packed_row_pixels == 0 && !form.rk356x) {
+        const CubeStrides s = cube_strides(value.dtype(), cube, form);
+        if (s.bytes > dst_bytes)
+            return RKNN_INTERNAL_ERROR("native cube of %llu bytes exceeds its %llu-byte home",
+                                       static_cast<unsigned long long>(s.bytes), static_cast<unsigned long long>(dst_bytes));
+        std::memset(dst + s.bytes - s.surface, 0, static_cast<size_t>(s.surface));  // the last surface's padding lanes
+        copy_matrix<true>(rows, cube.c, graph::dtype_size(value.dtype()), s.surface, static_cast<const uint8_t*>(value.raw()), dst);
+        return Status::ok();
+    }
     const int c2 = channels_per_atom(value.dtype());
     const std::vector<uint8_t> ordered = npu::to_cube_order(value.raw(), value.shape(), graph::dtype_size(value.dtype()));
     std::vector<uint8_t> bytes;
@@ -257,6 +288,10 @@ StatusOr<cpu::HostTensor> unpack_native(const uint8_t* src, uint64_t src_bytes, 
     if (needed > src_bytes) return RKNN_INTERNAL_ERROR("native form of %s is cut short", declared.name.c_str());
     const uint64_t surface = static_cast<uint64_t>(cube.h) * static_cast<uint64_t>(cube.w) * kAtomBytes;
     cpu::HostTensor out = cpu::make_tensor_like(declared, declared.shape);
+    if (const int64_t rows = npu::matrix_rows(declared.shape); rows > 0 && packed_row_pixels == 0 && !form.rk356x) {
+        copy_matrix<false>(rows, cube.c, graph::dtype_size(declared.dtype), surface, src, static_cast<uint8_t*>(out.raw()));
+        return out;
+    }
     std::vector<uint8_t> ordered;  // the cube's NCHW order
     if (packed_row_pixels > 0) {
         ordered = npu::unpack_nhwc_image(src, cube.c, cube.h, cube.w, static_cast<int>(packed_row_pixels),

@@ -7,6 +7,10 @@
 //
 // Ma/2^S ~= sa/sy and Mb/2^S ~= sb/sy share one shift; M/2^S ~= sa*sb/sy.
 // A single rounding at the end, as in the output converter.
+#include <algorithm>
+#include <vector>
+
+#include "base/parallel.h"
 #include "cpu/int8/epilogue.h"
 #include "cpu/int8/int8_kernels.h"
 #include "cpu/kernels/kernel_util.h"
@@ -15,6 +19,44 @@ namespace rknn::cpu::int8 {
 namespace {
 
 enum class Kind { kAdd, kSub, kMul, kMax, kMin };
+
+// The zero points, multipliers and shift of one op, copied into the row
+// loops' locals (the byte stores could otherwise alias them).
+struct BinaryCodes {
+    int64_t za, zb, zy, ma, mb;
+    int shift;
+};
+
+template <Kind kKind>
+void binary_row_of(const BinaryCodes& k, const int8_t* a, int64_t step_a, const int8_t* b, int64_t step_b, int8_t* out,
+                   int64_t n) {
+    const int64_t za = k.za, zb = k.zb, zy = k.zy, ma = k.ma, mb = k.mb;
+    const int shift = k.shift;
+    for (int64_t i = 0; i < n; ++i) {
+        const int64_t da = a[i * step_a] - za, db = b[i * step_b] - zb;
+        int64_t v = 0;
+        switch (kKind) {
+        case Kind::kAdd: v = da * ma + db * mb; break;
+        case Kind::kSub: v = da * ma - db * mb; break;
+        case Kind::kMul: v = da * db * ma; break;
+        case Kind::kMax: v = std::max(da * ma, db * mb); break;
+        case Kind::kMin: v = std::min(da * ma, db * mb); break;
+        }
+        out[i] = saturate_int8(round_shift(v, shift) + zy);
+    }
+}
+
+// n outputs from inputs stepping step_a / step_b elements (0: broadcast).
+void binary_row(Kind kind, const BinaryCodes& k, const int8_t* a, int64_t step_a, const int8_t* b, int64_t step_b,
+                int8_t* out, int64_t n) {
+    switch (kind) {
+    case Kind::kAdd: return binary_row_of<Kind::kAdd>(k, a, step_a, b, step_b, out, n);
+    case Kind::kSub: return binary_row_of<Kind::kSub>(k, a, step_a, b, step_b, out, n);
+    case Kind::kMul: return binary_row_of<Kind::kMul>(k, a, step_a, b, step_b, out, n);
+    case Kind::kMax: return binary_row_of<Kind::kMax>(k, a, step_a, b, step_b, out, n);
+    case Kind::kMin: return binary_row_of<Kind::kMin>(k, a, step_a, b, step_b, out, n);
+    }
+}
 
 Status binary(const KernelArgs& args, Kind kind) {
     if (args.inputs.size() != 2) return Status(StatusCode::kUnimplemented, "int8 element-wise ops take two inputs");
@@ -38,18 +80,37 @@ Status binary(const KernelArgs& args, Kind kind) {
     const int8_t* pa = a.data<int8_t>();
     const int8_t* pb = b.data<int8_t>();
     int8_t* po = y->data<int8_t>();
-    kernels::for_each_broadcast(y->shape(), strides, [&](int64_t i, int64_t oa, int64_t ob, int64_t) {
-        const int64_t da = pa[oa] - za;
-        const int64_t db = pb[ob] - zb;
-        int64_t v = 0;
-        switch (kind) {
-        case Kind::kAdd: v = da * r.multiplier(0) + db * r.multiplier(1); break;
-        case Kind::kSub: v = da * r.multiplier(0) - db * r.multiplier(1); break;
-        case Kind::kMul: v = da * db * r.multiplier(0); break;
-        case Kind::kMax: v = std::max(da * r.multiplier(0), db * r.multiplier(1)); break;
-        case Kind::kMin: v = std::min(da * r.multiplier(0), db * r.multiplier(1)); break;
+    const int64_t ma = r.multiplier(0), mb = kind == Kind::kMul ? 0 : r.multiplier(1);
+    const BinaryCodes codes{za, zb, zy, ma, mb, r.shift};
+    // Rows along the last dim, where each input steps by 0 or 1: a plain
+    // loop per row (the broadcast bias of a classifier, a residual), rows
+    // over the host's threads; the general odometer otherwise.
+    const graph::Shape& shape = y->shape();
+    const int64_t last = shape.empty() ? 1 : shape.back();
+    const int64_t step_a = shape.empty() ? 0 : strides[0].back(), step_b = shape.empty() ? 0 : strides[1].back();
+    if (last > 0 && (step_a == 0 || step_a == 1) && (step_b == 0 || step_b == 1)) {
+        const int64_t rows = y->numel() / last;
+        std::vector<int64_t> row_a(static_cast<size_t>(rows)), row_b(static_cast<size_t>(rows));
+        {
+            graph::Shape outer(shape.begin(), shape.end() - (shape.empty() ? 0 : 1));
+            std::vector<std::vector<int64_t>> outer_strides = strides;
+            for (auto& st : outer_strides)
+                if (!st.empty()) st.pop_back();
+            kernels::for_each_broadcast(outer, outer_strides, [&](int64_t i, int64_t oa, int64_t ob, int64_t) {
+                row_a[static_cast<size_t>(i)] = oa;
+                row_b[static_cast<size_t>(i)] = ob;
+            });
         }
-        po[i] = saturate_int8(round_shift(v, r.shift) + zy);
+        const auto run_rows = [&](int64_t r0, int64_t r1) {
+            for (int64_t row = r0; row < r1; ++row)
+                binary_row(kind, codes, pa + row_a[static_cast<size_t>(row)], step_a, pb + row_b[static_cast<size_t>(row)],
+                           step_b, po + row * last, last);
+        };
+        parallel_for(rows, y->numel() >= (int64_t{1} << 15) ? std::max<int64_t>(1, (int64_t{1} << 13) / last) : rows, run_rows);
+        return Status::ok();
+    }
+    kernels::for_each_broadcast(y->shape(), strides, [&](int64_t i, int64_t oa, int64_t ob, int64_t) {
+        binary_row(kind, codes, pa + oa, 0, pb + ob, 0, po + i, 1);
     });
     return Status::ok();
 }

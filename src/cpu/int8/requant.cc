@@ -27,14 +27,4 @@ Requant make_requant(const std::vector<double>& factors) {
     return r;
 }
 
-int64_t round_shift(int64_t value, int shift) {
-    if (shift <= 0) return value;
-    if (shift > kMaxShift) return 0;
-    const int64_t floor_div = value >> shift;  // arithmetic shift: floor
-    const int64_t remainder = value - floor_div * (int64_t{1} << shift);
-    const int64_t half = int64_t{1} << (shift - 1);
-    if (remainder > half || (remainder == half && (floor_div & 1))) return floor_div + 1;
-    return floor_div;
-}
-
 }  // namespace rknn::cpu::int8

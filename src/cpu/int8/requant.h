@@ -33,7 +33,17 @@ Requant make_requant(const std::vector<double>& factors);
 inline Requant make_requant(double factor) { return make_requant(std::vector<double>{factor}); }
 
 // value / 2^shift rounded half to even (arithmetic, for negative values too).
-int64_t round_shift(int64_t value, int shift);
+// Inline: the CPU's int8 kernels call it per element.
+inline int64_t round_shift(int64_t value, int shift) {
+    if (shift <= 0) return value;
+    if (shift > kMaxShift) return 0;
+    const int64_t floor_div = value >> shift;  // arithmetic shift: floor
+    const int64_t remainder = value - floor_div * (int64_t{1} << shift);
+    const int64_t half = int64_t{1} << (shift - 1);
+    // Without branches: the data decides, and would mispredict half the time.
+    const int64_t up = static_cast<int64_t>(remainder > half) | (static_cast<int64_t>(remainder == half) & floor_div & 1);
+    return floor_div + up;
+}
 
 // value * M / 2^S for factor i of `r`.
 inline int64_t apply(const Requant& r, size_t i, int64_t value) {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <vector>
 
+#include "base/parallel.h"
 #include "cpu/kernels/kernel_util.h"
 #include "cpu/kernels/kernels.h"
 
@@ -36,19 +37,32 @@ Status softmax_impl(const KernelArgs& args, bool log) {
     RKNN_ASSIGN_OR_RETURN(const AxisSplit s, softmax_view(args));
     const float* src = args.inputs[0]->data<float>();
     float* dst = args.outputs[0]->data<float>();
-    for (int64_t o = 0; o < s.outer; ++o)
-        for (int64_t i = 0; i < s.inner; ++i) {
+    // Each exponential once: kept in doubles for the division, so the values
+    // are those of computing it twice. Rows share out over the host's threads.
+    const auto rows = [&](int64_t r0, int64_t r1) {
+        thread_local std::vector<double> exps;
+        exps.resize(static_cast<size_t>(s.axis));
+        for (int64_t r = r0; r < r1; ++r) {
+            const int64_t o = r / s.inner, i = r % s.inner;
             const int64_t base = o * s.axis * s.inner + i;
             float max = -INFINITY;
             for (int64_t a = 0; a < s.axis; ++a) max = std::fmax(max, src[base + a * s.inner]);
             double total = 0.0;
-            for (int64_t a = 0; a < s.axis; ++a) total += std::exp(static_cast<double>(src[base + a * s.inner] - max));
+            for (int64_t a = 0; a < s.axis; ++a) {
+                const double e = std::exp(static_cast<double>(src[base + a * s.inner] - max));
+                exps[static_cast<size_t>(a)] = e;
+                total += e;
+            }
             for (int64_t a = 0; a < s.axis; ++a) {
                 const float shifted = src[base + a * s.inner] - max;
                 dst[base + a * s.inner] = log ? static_cast<float>(shifted - std::log(total))
-                                              : static_cast<float>(std::exp(static_cast<double>(shifted)) / total);
+                                              : static_cast<float>(exps[static_cast<size_t>(a)] / total);
             }
         }
+    };
+    const int64_t count = s.outer * s.inner;
+    parallel_for(count, count * s.axis >= (int64_t{1} << 14) ? std::max<int64_t>(1, (int64_t{1} << 12) / std::max<int64_t>(s.axis, 1)) : count,
+                 rows);
     return Status::ok();
 }
 

@@ -1,17 +1,17 @@
 // Highway re-includes this file once per SIMD target (foreach_target.h); the
 // part under HWY_ONCE is compiled once and dispatches to the best target.
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "runtime/atom_transpose.cc"
+#define HWY_TARGET_INCLUDE "npu/atom_transpose.cc"
 #include <hwy/foreach_target.h>  // must come before highway.h
 
 #include <hwy/highway.h>
 
 #include <cstring>
 
-#include "runtime/atom_transpose.h"
+#include "npu/atom_transpose.h"
 
 HWY_BEFORE_NAMESPACE();
-namespace rknn::runtime {
+namespace rknn::npu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
@@ -131,11 +131,11 @@ void AtomsToPlanes(const uint8_t* atoms, size_t elem, size_t channels, size_t pi
 const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
 
 }  // namespace HWY_NAMESPACE
-}  // namespace rknn::runtime
+}  // namespace rknn::npu
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-namespace rknn::runtime {
+namespace rknn::npu {
 
 HWY_EXPORT(PlanesToAtoms);
 HWY_EXPORT(AtomsToPlanes);
@@ -153,5 +153,5 @@ void atoms_to_planes(const uint8_t* atoms, size_t elem_bytes, size_t channels, s
 
 const char* atom_transpose_target() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }
 
-}  // namespace rknn::runtime
+}  // namespace rknn::npu
 #endif  // HWY_ONCE

@@ -4,13 +4,13 @@
 // matrix whose transpose is the block's atoms, so a vector transpose (4 or 3
 // rounds of interleaves on 128-bit vectors, Highway) replaces a strided
 // store per element. Used by pack_native / unpack_native_into for every CPU
-// step that reads or writes a cube.
+// step that reads or writes a cube, and by native_layout's int8 cubes.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-namespace rknn::runtime {
+namespace rknn::npu {
 
 // `pixels` pixels of `channels` channels (up to an atom: 16 of 1 byte or 8
 // of 2 bytes) from planes `plane_bytes` apart starting at `planes` into
@@ -26,4 +26,4 @@ void atoms_to_planes(const uint8_t* atoms, size_t elem_bytes, size_t channels, s
 // The Highway target the two run in ("AVX3", "NEON", ...).
 const char* atom_transpose_target();
 
-}  // namespace rknn::runtime
+}  // namespace rknn::npu
