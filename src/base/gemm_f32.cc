@@ -49,6 +49,21 @@ const Dispatch& dispatch() {
     return d;
 }
 
+Dispatch pick_halves() {
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("fma")) {
+        if (__builtin_cpu_supports("avx512f")) return {detail::gemm_f32_halves_panels_avx512, "avx512f+fma"};
+        if (__builtin_cpu_supports("avx2")) return {detail::gemm_f32_halves_panels_avx2, "avx2+fma"};
+    }
+#endif
+    return pick();
+}
+
+const Dispatch& dispatch_halves() {
+    static const Dispatch d = pick_halves();
+    return d;
+}
+
 // A product of a few rows: not worth packing B. Each row is summed into a
 // block of columns in the tiles' order (from zero, p in order), then stored.
 void few_rows(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
@@ -119,6 +134,12 @@ void gemm_f32_packed(int64_t m, const float* a, int64_t lda, const PackedGemmB& 
     dispatch().panels(m, a, lda, b, 0, b.panels(), c, ldc, accumulate);
 }
 
+void gemm_f32_packed_halves(int64_t m, const float* a, int64_t lda, const PackedGemmB& b, float* c, int64_t ldc,
+                            bool accumulate) {
+    if (m <= 0 || b.n <= 0) return;
+    dispatch_halves().panels(m, a, lda, b, 0, b.panels(), c, ldc, accumulate);
+}
+
 void gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
               int64_t ldc, bool accumulate) {
     if (m <= 0 || n <= 0) return;
@@ -147,5 +168,7 @@ void gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, cons
 }
 
 const char* gemm_f32_isa() { return dispatch().name; }
+
+const char* gemm_f32_halves_isa() { return dispatch_halves().name; }
 
 }  // namespace rknn

@@ -35,12 +35,21 @@ void pack_gemm_b_transposed(const float* bt, int64_t ldb, int64_t k, int64_t n, 
 void gemm_f32_packed(int64_t m, const float* a, int64_t lda, const PackedGemmB& b, float* c, int64_t ldc,
                      bool accumulate);
 
+// The same product when every element of A and B is a float16 value (the
+// emulated NPU's fp16 convolutions): each product is then exact in float32,
+// so on CPUs with fused multiply-adds the tiles use them (half the
+// arithmetic) and the floats are still those of gemm_f32_packed.
+void gemm_f32_packed_halves(int64_t m, const float* a, int64_t lda, const PackedGemmB& b, float* c, int64_t ldc,
+                            bool accumulate);
+
 // Packs B (k x n, row stride ldb) and shares the rows of C out over the host threads.
 void gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
               int64_t ldc, bool accumulate);
 
 // Which tile loops gemm_f32 uses on this CPU ("avx512f", "avx2", "portable").
 const char* gemm_f32_isa();
+// Which gemm_f32_packed_halves uses ("avx512f+fma", "avx2+fma", or gemm_f32_isa()'s).
+const char* gemm_f32_halves_isa();
 
 namespace detail {
 // The tile loops, for the panels [first_panel, last_panel) of B.
@@ -53,6 +62,11 @@ void gemm_f32_panels_avx2(int64_t m, const float* a, int64_t lda, const PackedGe
                           int64_t last_panel, float* c, int64_t ldc, bool accumulate);
 void gemm_f32_panels_avx512(int64_t m, const float* a, int64_t lda, const PackedGemmB& b, int64_t first_panel,
                             int64_t last_panel, float* c, int64_t ldc, bool accumulate);
+// With fused multiply-adds, for operands float16 holds (gemm_f32_packed_halves).
+void gemm_f32_halves_panels_avx2(int64_t m, const float* a, int64_t lda, const PackedGemmB& b, int64_t first_panel,
+                                 int64_t last_panel, float* c, int64_t ldc, bool accumulate);
+void gemm_f32_halves_panels_avx512(int64_t m, const float* a, int64_t lda, const PackedGemmB& b, int64_t first_panel,
+                                   int64_t last_panel, float* c, int64_t ldc, bool accumulate);
 #endif
 }  // namespace detail
 

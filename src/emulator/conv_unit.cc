@@ -795,7 +795,7 @@ Status direct_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, ConvS
                                static_cast<int>(y0));
                 const int64_t p0 = y0 * d.out_w, p1 = y1 * d.out_w;
                 for (int64_t b0 = p0; b0 < p1; b0 += band) {
-                    gemm_f32_packed(std::min(band, p1 - b0), rows.data() + static_cast<size_t>(b0 - p0) * k, k, weights,
+                    gemm_f32_packed_halves(std::min(band, p1 - b0), rows.data() + static_cast<size_t>(b0 - p0) * k, k, weights,
                                     out->facc.data() + static_cast<size_t>(b0) * out->channels, out->channels, false);
                 }
                 if (sink != nullptr) sink->rows(static_cast<int>(y0), static_cast<int>(y1));
@@ -819,7 +819,7 @@ Status direct_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, ConvS
                     std::copy(src, src + row_len, rows->data() + static_cast<size_t>(i) * k + ky * row_len);
                 }
             }
-            gemm_f32_packed(n, rows->data(), k, weights, out->facc.data() + static_cast<size_t>(b0) * out->channels,
+            gemm_f32_packed_halves(n, rows->data(), k, weights, out->facc.data() + static_cast<size_t>(b0) * out->channels,
                             out->channels, false);
         }
     };

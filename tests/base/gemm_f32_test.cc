@@ -3,11 +3,14 @@
 // rounded separately (this file is built with -ffp-contract=off, as the
 // GEMM is), for every ISA this CPU has, packed either way, split or not.
 #include "base/gemm_f32.h"
+#include "base/half.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <random>
+#include <string>
+#include <tuple>
 #include <vector>
 
 namespace rknn {
@@ -106,6 +109,33 @@ TEST(GemmF32, HonoursLeadingDimensions) {
             }
             EXPECT_EQ(c[static_cast<size_t>(i * ldc + j)], want) << i << "," << j;
         }
+}
+
+// Operands float16 holds (the emulator's fp16 convolutions): the tiles with
+// fused multiply-adds give the floats of the separate multiply and add, bit
+// for bit, since each product is exact in float32. Values span the float16
+// range: subnormals, the largest finite, both signs.
+TEST(GemmF32, HalvesProductsEqualTheSeparateMultiplyAndAdd) {
+    std::mt19937 rng(909);
+    const auto half_value = [&]() {
+        uint16_t h = static_cast<uint16_t>(rng());
+        if ((h & 0x7c00) == 0x7c00) h &= 0xbfff;  // no infinities or NaNs
+        return half_to_float(h);
+    };
+    for (const auto& [m, k, n] : {std::tuple<int, int, int>{13, 480, 37}, {96, 27, 16}, {5, 3, 70}, {40, 240, 120}}) {
+        SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n) + " on " + gemm_f32_halves_isa());
+        std::vector<float> a(static_cast<size_t>(m) * k), b(static_cast<size_t>(k) * n);
+        for (float& v : a) v = half_value();
+        for (float& v : b) v = half_value();
+        PackedGemmB packed;
+        pack_gemm_b(b.data(), n, k, n, &packed);
+        for (bool accumulate : {false, true}) {
+            std::vector<float> want(static_cast<size_t>(m) * n, 0.5f), got(want);
+            gemm_f32_packed(m, a.data(), k, packed, want.data(), n, accumulate);
+            gemm_f32_packed_halves(m, a.data(), k, packed, got.data(), n, accumulate);
+            ASSERT_EQ(std::memcmp(want.data(), got.data(), want.size() * sizeof(float)), 0) << "accumulate " << accumulate;
+        }
+    }
 }
 
 }  // namespace
