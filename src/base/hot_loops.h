@@ -11,3 +11,16 @@
 #else
 #define RKNN_HOT_LOOP
 #endif
+
+// Loops that multiply float16 values (exact in float32) and add: a fused
+// multiply-add gives the same float as the separate multiply and add, so
+// they may contract. An x86-64-v3 clone (AVX2 with FMA) does; the default
+// clone has no FMA to contract into; aarch64 (GCC) contracts into FMLA.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
+#define RKNN_HOT_LOOP_EXACT_PRODUCTS \
+    __attribute__((target_clones("arch=x86-64-v3", "default"), optimize("fp-contract=fast")))
+#elif defined(__GNUC__) && !defined(__clang__)
+#define RKNN_HOT_LOOP_EXACT_PRODUCTS __attribute__((optimize("fp-contract=fast")))
+#else
+#define RKNN_HOT_LOOP_EXACT_PRODUCTS
+#endif

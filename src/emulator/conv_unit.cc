@@ -846,8 +846,9 @@ Status direct_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, ConvS
 // window tap at a time over a whole output row (contiguous channels, so the
 // products run in vector lanes), in blocks of 64 channels so the row's sums
 // stay in cache across the taps; each output still sums its taps in window
-// order, and every accumulator is written.
-RKNN_HOT_LOOP void depthwise_rows_f32(const ConvDesc& d, const PaddedImage& img, const float* __restrict image,
+// order, and every accumulator is written. Image and weights are float16
+// values, so the products are exact and may fuse with the sums.
+RKNN_HOT_LOOP_EXACT_PRODUCTS void depthwise_rows_f32(const ConvDesc& d, const PaddedImage& img, const float* __restrict image,
                                       const float* __restrict weights, int channels, float* __restrict facc, int y0,
                                       int y1) {
     constexpr size_t kBlock = 64;
