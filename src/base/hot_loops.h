@@ -8,8 +8,11 @@
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 #define RKNN_HOT_LOOP __attribute__((target_clones("avx2", "default")))
+// Float loops over long rows, which also get an AVX-512 clone (twice the lanes).
+#define RKNN_HOT_LOOP_WIDE __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define RKNN_HOT_LOOP
+#define RKNN_HOT_LOOP_WIDE
 #endif
 
 // Loops that multiply float16 values (exact in float32) and add: a fused

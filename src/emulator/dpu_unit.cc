@@ -807,7 +807,7 @@ __attribute__((always_inline)) inline void run_float_blocks(const Dpu& d, const 
 }
 
 #define RKNN_FLOAT_BLOCKS(kLanes)                                                                                 \
-    RKNN_HOT_LOOP void run_float_blocks_##kLanes(const Dpu& d, const Source& src, const ConvOutput* conv,             \
+    RKNN_HOT_LOOP_WIDE void run_float_blocks_##kLanes(const Dpu& d, const Source& src, const ConvOutput* conv,             \
                                                  const std::vector<uint64_t>& src_c, const std::vector<uint64_t>& dst_c, \
                                                  const std::vector<uint64_t>& ew_c, int y0, int y1) {                    \
         run_float_blocks<kLanes>(d, src, conv, src_c, dst_c, ew_c, y0, y1);                                           \
