@@ -9,6 +9,7 @@
 
 #include "base/half.h"
 #include "common/quantized_conv.h"
+#include "npu/native_layout.h"
 #include "npu_harness.h"
 
 namespace {
@@ -239,6 +240,83 @@ TEST(EmulatorConv, Fp16OutputOverTheInputWaitsForTheConvolution) {
         }
         EXPECT_EQ(differ, 0u) << differ << " of " << cube_bytes << " bytes differ";
         EXPECT_GT(changed, cube_bytes / 2) << "the convolution changed the bytes";
+    }
+}
+
+// fp16 tasks sum their products in a fixed order in fp32: direct tasks from
+// zero over the window (rows, then columns, then channels), depthwise tasks
+// from the first tap's product over the taps. Their operands are float16
+// values, so the fused multiply-adds the host may use give the floats of a
+// separate multiply and add (this file builds with -ffp-contract=off): the
+// bytes must equal that order computed here, padding taps included.
+TEST(EmulatorConv, Fp16TasksGiveTheirOrderedSumsBitForBit) {
+    struct Case {
+        int c_in, c_out, h, w, k, pad;
+        bool depthwise;
+    };
+    for (const Case& c : {Case{12, 20, 7, 9, 3, 1, false}, Case{40, 40, 9, 11, 3, 1, true}, Case{24, 24, 8, 10, 5, 2, true},
+                          Case{16, 16, 30, 30, 1, 0, false}}) {
+        SCOPED_TRACE(std::string(c.depthwise ? "depthwise " : "direct ") + std::to_string(c.k) + "x" + std::to_string(c.k));
+        et::ConvGeometry geo;
+        geo.in_c = c.c_in;
+        geo.out_c = c.c_out;
+        geo.in_h = c.h;
+        geo.in_w = c.w;
+        geo.kh = geo.kw = c.k;
+        geo.stride = 1;
+        geo.pad_top = geo.pad_left = geo.pad_bottom = geo.pad_right = c.pad;
+        geo.depthwise = c.depthwise;
+        geo.fp16 = true;
+        std::mt19937 rng(static_cast<uint32_t>(c.c_in * 100 + c.k));
+        std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+        const int per_out = c.depthwise ? 1 : c.c_in;
+        std::vector<float> in(static_cast<size_t>(c.c_in) * c.h * c.w), w(static_cast<size_t>(c.c_out) * per_out * c.k * c.k);
+        for (float& v : in) v = rknn::round_to_half(dist(rng));
+        for (float& v : w) v = rknn::round_to_half(dist(rng));
+        const int ca = et::align_up(c.c_in, 8), oca = et::align_up(c.c_out, 8);
+        et::Device dev;
+        const auto cube = et::pack_fp16_cube(in.data(), c.c_in, c.h, c.w, ca);
+        dev.put(kInput, cube.data(), cube.size());
+        const auto pw = c.depthwise ? rknn::npu::pack_dw_weights_fp16(w.data(), c.c_in, c.k, c.k, ca)
+                                    : et::pack_conv_weights_fp16(w.data(), c.c_out, c.c_in, c.k, c.k, ca);
+        dev.put(kWeights, pw.data(), pw.size() * 2);
+        const int oh = geo.out_h(), ow = geo.out_w();
+        uint8_t* out = dev.zeros(kOutput, static_cast<size_t>(oca) / 8 * oh * ow * 16);
+        et::TaskEmitter b;
+        et::emit_conv_fp16(&b, geo, {static_cast<uint32_t>(kInput), static_cast<uint32_t>(kWeights), 0,
+                                     static_cast<uint32_t>(kOutput)}, false);
+        b.tail(0, 0, 0x0d);
+        ASSERT_TRUE(b.finish().is_ok()) << b.finish().message();
+        dev.words(kStream, b.words());
+        const auto result = dev.run(kStream, static_cast<uint32_t>(b.body_words()));
+        ASSERT_TRUE(result.completed) << result.message;
+        const auto pixel = [&](int ch, int iy, int ix) {
+            const bool inside = iy >= 0 && iy < c.h && ix >= 0 && ix < c.w;
+            return inside ? in[(static_cast<size_t>(ch) * c.h + iy) * c.w + ix] : 0.0f;  // the pad value 0
+        };
+        int checked = 0;
+        for (int o = 0; o < c.c_out; ++o)
+            for (int yy = 0; yy < oh; ++yy)
+                for (int xx = 0; xx < ow; ++xx) {
+                    float acc = 0.0f;
+                    bool first = true;
+                    for (int ky = 0; ky < c.k; ++ky)
+                        for (int kx = 0; kx < c.k; ++kx)
+                            for (int j = 0; j < per_out; ++j) {
+                                const int ch = c.depthwise ? o : j;
+                                const float product = pixel(ch, yy + ky - c.pad, xx + kx - c.pad) *
+                                                      w[((static_cast<size_t>(o) * per_out + j) * c.k + ky) * c.k + kx];
+                                acc = c.depthwise && first ? product : acc + product;
+                                first = false;
+                            }
+                    const uint16_t want = rknn::float_to_half(acc * 1.0f + 0.0f);  // OUT_CVT: x 1 + 0
+                    uint16_t got;
+                    std::memcpy(&got, out + ((static_cast<size_t>(o / 8) * oh + yy) * ow + xx) * 16 + (o % 8) * 2, 2);
+                    ASSERT_EQ(got, want) << "output " << o << " at " << yy << "," << xx << ": " << rknn::half_to_float(got)
+                                         << " against " << rknn::half_to_float(want);
+                    ++checked;
+                }
+        EXPECT_GT(checked, 1000);
     }
 }
 
