@@ -778,11 +778,17 @@ Status direct_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, ConvS
     const uint64_t macs = static_cast<uint64_t>(pixels) * k * weights.n;
     const int64_t band = std::max<int64_t>(1, std::min<int64_t>(kFp16PixelsPerBand, kRowBatchBytes / (sizeof(float) * k)));
     const bool parallel = macs >= kParallelMacs / 8;
-    // Bands of whole output rows (about kFp16SinkPixels pixels): the sink
-    // takes each while its accumulators are in cache.
-    const int row_band = std::max(1, static_cast<int>(kFp16SinkPixels / d.out_w));
+    const bool pointwise = pointwise_fp16(d);
+    // Bands of whole output rows (about kFp16SinkPixels pixels, at least two
+    // per host thread): the sink takes each while its accumulators are in
+    // cache. Too few rows to share out: bands of pixels, the sink left to
+    // run the whole output afterwards.
+    const int threads = host_threads();
+    const bool by_rows = !parallel || d.out_h >= 2 * threads;
+    if (!by_rows) sink = nullptr;
+    const int row_band = std::clamp(static_cast<int>(kFp16SinkPixels / d.out_w), 1, std::max(1, d.out_h / (2 * threads)));
     PaddedImage img;
-    if (pointwise_fp16(d)) {
+    if (pointwise && by_rows) {
         // Each band converts its own image rows: no fp32 copy of the whole input.
         size_image(d, &img);
         const float pad = fp16_pad(d);
@@ -806,10 +812,16 @@ Status direct_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, ConvS
     }
     UninitVector<float> image;  // every element written
     build_image_f32(d, in, &img, &image);
-    // Accumulators of pixels [p0, p1): im2col rows, a GEMM call per band.
+    // Accumulators of pixels [p0, p1): im2col rows (a pointwise task's are
+    // the image's pixels), a GEMM call per band.
     const auto gemm_pixels = [&](int64_t p0, int64_t p1, std::vector<float>* rows) {
         for (int64_t b0 = p0; b0 < p1; b0 += band) {
             const int64_t n = std::min(band, p1 - b0);
+            if (pointwise) {
+                gemm_f32_packed_halves(n, image.data() + static_cast<size_t>(b0) * k, k, weights,
+                                       out->facc.data() + static_cast<size_t>(b0) * out->channels, out->channels, false);
+                continue;
+            }
             rows->resize(static_cast<size_t>(n) * k);
             for (int64_t i = 0; i < n; ++i) {
                 const int oy = static_cast<int>((b0 + i) / d.out_w), ox = static_cast<int>((b0 + i) % d.out_w);
@@ -890,7 +902,8 @@ Status depthwise_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, Co
     const int ch = out->channels;
     if (ch > d.in_c) return ctx.unsupported("an fp16 depthwise task of %d outputs over %d input channels", ch, d.in_c);
     const uint64_t macs = static_cast<uint64_t>(d.out_w) * d.out_h * d.kh * d.kw * static_cast<uint64_t>(ch);
-    // With a sink, bands of rows go to it while their accumulators are in cache.
+    // With a sink, bands of rows (within each thread's share) go to it while
+    // their accumulators are in cache.
     const int row_band = sink != nullptr ? std::max(1, static_cast<int>(kFp16SinkPixels / d.out_w)) : d.out_h;
     parallel_for(d.out_h, macs >= kParallelMacs / 8 ? 1 : d.out_h, [&](int64_t first_row, int64_t last_row) {
         for (int64_t y0 = first_row; y0 < last_row; y0 += row_band) {
