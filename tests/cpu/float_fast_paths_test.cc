@@ -247,6 +247,17 @@ void expect_each_element(const HostTensor& x, const HostTensor& y, SourceIndex s
     }
 }
 
+// x [in] -> one op -> y [out]; `make` adds the op's constants and returns it.
+template <typename Make>
+Graph one_op_graph(const rknn::graph::Shape& in, const rknn::graph::Shape& out, Make make) {
+    Graph g;
+    const int32_t x = add_tensor(&g, "x", DType::kFloat32, in), y = add_tensor(&g, "y", DType::kFloat32, out);
+    g.ops.push_back(make(g, x, y));
+    g.inputs = {x};
+    g.outputs = {y};
+    return g;
+}
+
 TEST(FloatFastPaths, TransposesAndSlicesMoveEveryElement) {
     const rknn::graph::Shape in{2, 3, 40, 24, 16};  // 92160 floats: the threaded path
     HostTensor x = rknn::testing::random_floats(in, 77, -1.0f, 1.0f);
@@ -258,13 +269,11 @@ TEST(FloatFastPaths, TransposesAndSlicesMoveEveryElement) {
                      std::to_string(perm[3]) + std::to_string(perm[4]));
         rknn::graph::Shape out(5);
         for (size_t d = 0; d < 5; ++d) out[d] = in[static_cast<size_t>(perm[d])];
-        Graph g;
-        const int32_t a = add_tensor(&g, "x", DType::kFloat32, in), b = add_tensor(&g, "y", DType::kFloat32, out);
-        rknn::graph::Op op{OpType::kTranspose, "t", "", {a}, {b}, {}};
-        op.attrs.set_ints("perm", perm);
-        g.ops.push_back(op);
-        g.inputs = {a};
-        g.outputs = {b};
+        const Graph g = one_op_graph(in, out, [&](Graph&, int32_t a, int32_t b) {
+            rknn::graph::Op op{OpType::kTranspose, "t", "", {a}, {b}, {}};
+            op.attrs.set_ints("perm", perm);
+            return op;
+        });
         const HostTensor y = run_one(g, x);
         ASSERT_EQ(y.shape(), out);
         expect_each_element(x, y, [&](const std::vector<int64_t>& o) {
@@ -284,17 +293,15 @@ TEST(FloatFastPaths, TransposesAndSlicesMoveEveryElement) {
             out[axis] = c.steps[k] > 0 ? (c.ends[k] - c.starts[k] + c.steps[k] - 1) / c.steps[k]
                                        : (c.starts[k] - c.ends[k] - c.steps[k] - 1) / -c.steps[k];
         }
-        Graph g;
-        const int32_t a = add_tensor(&g, "x", DType::kFloat32, in), b = add_tensor(&g, "y", DType::kFloat32, out);
-        const auto constant = [&](const char* name, const std::vector<int64_t>& v) {
-            return g.add_constant(name, DType::kInt64, {static_cast<int64_t>(v.size())},
-                                  rknn::graph::Buffer::copy_of(v.data(), v.size() * 8));
-        };
-        const int32_t starts = constant("starts", c.starts), ends = constant("ends", c.ends), axes = constant("axes", c.axes),
-                      steps = constant("steps", c.steps);
-        g.ops.push_back(rknn::graph::Op{OpType::kSlice, "s", "", {a, starts, ends, axes, steps}, {b}, {}});
-        g.inputs = {a};
-        g.outputs = {b};
+        const Graph g = one_op_graph(in, out, [&](Graph& graph, int32_t a, int32_t b) {
+            const auto constant = [&](const char* name, const std::vector<int64_t>& v) {
+                return graph.add_constant(name, DType::kInt64, {static_cast<int64_t>(v.size())},
+                                          rknn::graph::Buffer::copy_of(v.data(), v.size() * 8));
+            };
+            return rknn::graph::Op{OpType::kSlice, "s", "", {a, constant("starts", c.starts), constant("ends", c.ends),
+                                                             constant("axes", c.axes), constant("steps", c.steps)},
+                                   {b}, {}};
+        });
         const HostTensor y = run_one(g, x);
         ASSERT_EQ(y.shape(), out);
         expect_each_element(x, y, [&](const std::vector<int64_t>& o) {

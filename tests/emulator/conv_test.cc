@@ -138,6 +138,29 @@ TEST(EmulatorConv, FusedResidualAddMatchesTheInt8Reference) {
     check_conv({16, 16, 6, 6, 3, 1, 1, false, OpType::kSilu, true, 1}, 702);
 }
 
+// One fp16 convolution task of `geo`: `input` at kInput, the packed weights
+// at kWeights, the output cube (`out_bytes`) at `output` (kOutput, or an
+// address inside the input's buffer). The output's bytes; empty, with a
+// failure recorded, when the task is refused or does not complete.
+std::vector<uint8_t> run_fp16_task(const et::ConvGeometry& geo, const std::vector<uint8_t>& input,
+                                   const std::vector<uint16_t>& weights, size_t out_bytes, uint64_t output = kOutput) {
+    et::Device dev;
+    uint8_t* base = dev.put(kInput, input.data(), input.size());
+    dev.put(kWeights, weights.data(), weights.size() * 2);
+    uint8_t* out = output == kOutput ? dev.zeros(kOutput, out_bytes) : base + (output - kInput);
+    et::TaskEmitter b;
+    et::emit_conv_fp16(&b, geo, {static_cast<uint32_t>(kInput), static_cast<uint32_t>(kWeights), 0,
+                                 static_cast<uint32_t>(output)}, false);
+    b.tail(0, 0, 0x0d);
+    EXPECT_TRUE(b.finish().is_ok()) << b.finish().message();
+    if (!b.finish().is_ok()) return {};
+    dev.words(kStream, b.words());
+    const auto ran = dev.run(kStream, static_cast<uint32_t>(b.body_words()));
+    EXPECT_TRUE(ran.completed) << ran.message;
+    if (!ran.completed) return {};
+    return std::vector<uint8_t>(out, out + out_bytes);
+}
+
 // fp16: products and sums in fp32, one rounding to fp16 at the output. The
 // float reference accumulates in another order, so allow a few fp16 ulps.
 TEST(EmulatorConv, Fp16ConvolutionStaysWithinTolerance) {
@@ -155,22 +178,12 @@ TEST(EmulatorConv, Fp16ConvolutionStaysWithinTolerance) {
     for (float& v : in) v = rknn::round_to_half(dist(rng));
     for (float& v : w) v = rknn::round_to_half(dist(rng));
     const int c_aligned = et::align_up(geo.in_c, 8);
-    et::Device dev;
-    dev.put(kInput, et::pack_fp16_cube(in.data(), geo.in_c, 7, 7, c_aligned).data(),
-            static_cast<size_t>(c_aligned) / 8 * 49 * 16);
-    const auto pw = et::pack_conv_weights_fp16(w.data(), geo.out_c, geo.in_c, 3, 3, c_aligned);
-    dev.put(kWeights, pw.data(), pw.size() * 2);
-    const int oc_aligned = et::align_up(geo.out_c, 8);
-    uint8_t* out = dev.zeros(kOutput, static_cast<size_t>(oc_aligned) / 8 * 49 * 16);
-    et::TaskEmitter b;
-    et::emit_conv_fp16(&b, geo, {static_cast<uint32_t>(kInput), static_cast<uint32_t>(kWeights), 0,
-                                 static_cast<uint32_t>(kOutput)}, false);
-    b.tail(0, 0, 0x0d);
-    ASSERT_TRUE(b.finish().is_ok()) << b.finish().message();
-    dev.words(kStream, b.words());
-    const auto result = dev.run(kStream, static_cast<uint32_t>(b.body_words()));
-    ASSERT_TRUE(result.completed) << result.message;
-    const std::vector<float> got = et::unpack_fp16_cube(out, geo.out_c, 7, 7, 49 * 16);
+    const size_t out_bytes = static_cast<size_t>(et::align_up(geo.out_c, 8)) / 8 * 49 * 16;
+    const std::vector<uint8_t> out =
+        run_fp16_task(geo, et::pack_fp16_cube(in.data(), geo.in_c, 7, 7, c_aligned),
+                      et::pack_conv_weights_fp16(w.data(), geo.out_c, geo.in_c, 3, 3, c_aligned), out_bytes);
+    ASSERT_EQ(out.size(), out_bytes) << "the task ran";
+    const std::vector<float> got = et::unpack_fp16_cube(out.data(), geo.out_c, 7, 7, 49 * 16);
     double worst_ulps = 0;
     for (int o = 0; o < geo.out_c; ++o)
         for (int yy = 0; yy < 7; ++yy)
@@ -217,22 +230,10 @@ TEST(EmulatorConv, Fp16OutputOverTheInputWaitsForTheConvolution) {
         const uint64_t shift = uint64_t{8} * kSize * 16;  // 8 rows of one surface
         memory.resize(cube_bytes + shift, 0);
         const auto pw = et::pack_conv_weights_fp16(w.data(), kC, kC, k, k, kC);
-        const auto run = [&](uint64_t output) {
-            et::Device dev;
-            uint8_t* base = dev.put(kInput, memory.data(), memory.size());
-            dev.put(kWeights, pw.data(), pw.size() * 2);
-            uint8_t* out = output == kOutput ? dev.zeros(kOutput, cube_bytes) : base + (output - kInput);
-            et::TaskEmitter b;
-            et::emit_conv_fp16(&b, geo, {static_cast<uint32_t>(kInput), static_cast<uint32_t>(kWeights), 0,
-                                         static_cast<uint32_t>(output)}, false);
-            b.tail(0, 0, 0x0d);
-            EXPECT_TRUE(b.finish().is_ok()) << b.finish().message();
-            dev.words(kStream, b.words());
-            const auto ran = dev.run(kStream, static_cast<uint32_t>(b.body_words()));
-            EXPECT_TRUE(ran.completed) << ran.message;
-            return std::vector<uint8_t>(out, out + cube_bytes);
-        };
-        const std::vector<uint8_t> elsewhere = run(kOutput), over_input = run(kInput + shift);
+        const std::vector<uint8_t> elsewhere = run_fp16_task(geo, memory, pw, cube_bytes),
+                                   over_input = run_fp16_task(geo, memory, pw, cube_bytes, kInput + shift);
+        ASSERT_EQ(elsewhere.size(), cube_bytes);
+        ASSERT_EQ(over_input.size(), cube_bytes);
         size_t differ = 0, changed = 0;
         for (size_t i = 0; i < cube_bytes; ++i) {
             differ += elsewhere[i] != over_input[i];
@@ -276,22 +277,14 @@ TEST(EmulatorConv, Fp16TasksGiveTheirOrderedSumsBitForBit) {
         for (float& v : in) v = rknn::round_to_half(dist(rng));
         for (float& v : w) v = rknn::round_to_half(dist(rng));
         const int ca = et::align_up(c.c_in, 8), oca = et::align_up(c.c_out, 8);
-        et::Device dev;
-        const auto cube = et::pack_fp16_cube(in.data(), c.c_in, c.h, c.w, ca);
-        dev.put(kInput, cube.data(), cube.size());
-        const auto pw = c.depthwise ? rknn::npu::pack_dw_weights_fp16(w.data(), c.c_in, c.k, c.k, ca)
-                                    : et::pack_conv_weights_fp16(w.data(), c.c_out, c.c_in, c.k, c.k, ca);
-        dev.put(kWeights, pw.data(), pw.size() * 2);
         const int oh = geo.out_h(), ow = geo.out_w();
-        uint8_t* out = dev.zeros(kOutput, static_cast<size_t>(oca) / 8 * oh * ow * 16);
-        et::TaskEmitter b;
-        et::emit_conv_fp16(&b, geo, {static_cast<uint32_t>(kInput), static_cast<uint32_t>(kWeights), 0,
-                                     static_cast<uint32_t>(kOutput)}, false);
-        b.tail(0, 0, 0x0d);
-        ASSERT_TRUE(b.finish().is_ok()) << b.finish().message();
-        dev.words(kStream, b.words());
-        const auto result = dev.run(kStream, static_cast<uint32_t>(b.body_words()));
-        ASSERT_TRUE(result.completed) << result.message;
+        const size_t out_bytes = static_cast<size_t>(oca) / 8 * oh * ow * 16;
+        const std::vector<uint8_t> out =
+            run_fp16_task(geo, et::pack_fp16_cube(in.data(), c.c_in, c.h, c.w, ca),
+                          c.depthwise ? rknn::npu::pack_dw_weights_fp16(w.data(), c.c_in, c.k, c.k, ca)
+                                      : et::pack_conv_weights_fp16(w.data(), c.c_out, c.c_in, c.k, c.k, ca),
+                          out_bytes);
+        ASSERT_EQ(out.size(), out_bytes) << "the task ran";
         const auto pixel = [&](int ch, int iy, int ix) {
             const bool inside = iy >= 0 && iy < c.h && ix >= 0 && ix < c.w;
             return inside ? in[(static_cast<size_t>(ch) * c.h + iy) * c.w + ix] : 0.0f;  // the pad value 0
@@ -313,7 +306,7 @@ TEST(EmulatorConv, Fp16TasksGiveTheirOrderedSumsBitForBit) {
                             }
                     const uint16_t want = rknn::float_to_half(acc * 1.0f + 0.0f);  // OUT_CVT: x 1 + 0
                     uint16_t got;
-                    std::memcpy(&got, out + ((static_cast<size_t>(o / 8) * oh + yy) * ow + xx) * 16 + (o % 8) * 2, 2);
+                    std::memcpy(&got, out.data() + ((static_cast<size_t>(o / 8) * oh + yy) * ow + xx) * 16 + (o % 8) * 2, 2);
                     ASSERT_EQ(got, want) << "output " << o << " at " << yy << "," << xx << ": " << rknn::half_to_float(got)
                                          << " against " << rknn::half_to_float(want);
                     ++checked;
