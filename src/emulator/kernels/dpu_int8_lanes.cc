@@ -80,7 +80,6 @@ bool plan_pairs(const DpuRequantPlan& p, DpuInt8Lanes* l) {
     const size_t n = static_cast<size_t>(p.channels);
     l->pair_mul.assign(2 * n, 0);
     l->pair_base.assign(n, 0);
-    l->keep_codes.assign(n, 0);
     l->pair_clamp = false;
     const double op_a = (-128.0 + ew_offset) * ew_mul, op_b = (127.0 + ew_offset) * ew_mul;
     for (size_t c = 0; c < n; ++c) {
@@ -95,7 +94,6 @@ bool plan_pairs(const DpuRequantPlan& p, DpuInt8Lanes* l) {
         l->pair_mul[2 * c] = static_cast<int16_t>(mul);
         l->pair_mul[2 * c + 1] = static_cast<int16_t>(ew_mul);
         l->pair_base[c] = static_cast<int32_t>(base);
-        l->keep_codes[c] = static_cast<int8_t>(l->keep[c]);
     }
     return true;
 }
@@ -106,11 +104,12 @@ bool plan_pairs(const DpuRequantPlan& p, DpuInt8Lanes* l) {
 template <bool kAlu, bool kMul, DpuRequantPlan::Ew kEw, bool kCvt>
 RKNN_HOT_LOOP void surface_row(const DpuInt8Lanes& p, int c0, const int8_t* src, int width, const int8_t* ew,
                                uint8_t* out) {
-    int32_t bias[kAtom], mul[kAtom], keep[kAtom];
+    int32_t bias[kAtom], mul[kAtom];
+    uint8_t keep[kAtom];
     for (int l = 0; l < kAtom; ++l) {
         bias[l] = p.bias[static_cast<size_t>(c0 + l)];
         mul[l] = p.mul[static_cast<size_t>(c0 + l)];
-        keep[l] = p.keep[static_cast<size_t>(c0 + l)];
+        keep[l] = static_cast<uint8_t>(p.keep[static_cast<size_t>(c0 + l)]);
     }
     const int bs_shift = p.bs_shift, ew_shift = p.ew_shift, out_shift = p.out_shift;
     const int32_t bs_lo = p.bs_lo, bs_hi = p.bs_hi, ew_lo = p.ew_lo, ew_hi = p.ew_hi;
@@ -131,7 +130,7 @@ RKNN_HOT_LOOP void surface_row(const DpuInt8Lanes& p, int c0, const int8_t* src,
                 v = clamp32(v, ew_lo, ew_hi);
             }
             const int32_t code = clamp32(round_shift32(v * out_mul, out_shift) + out_offset, -128, 127);
-            codes[l] = static_cast<uint8_t>(code & keep[l]);
+            codes[l] = static_cast<uint8_t>(static_cast<uint8_t>(code) & keep[l]);
         }
         if (kEw == DpuRequantPlan::Ew::kAddInt8) ew += kAtom;
         std::memcpy(out, codes, kAtom);

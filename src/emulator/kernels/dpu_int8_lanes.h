@@ -24,7 +24,7 @@ struct DpuInt8Lanes {
     int channels = 0;          // a multiple of 16
     bool bs_alu = false, bs_mul = false;
     std::vector<int32_t> bias, mul;  // per channel
-    std::vector<int32_t> keep;       // per channel: -1 for real channels, 0 beyond (written as 0)
+    std::vector<int8_t> keep;        // per channel: -1 for real channels, 0 beyond (written as 0)
     int bs_shift = 0;
     int32_t bs_lo = 0, bs_hi = 0;
     DpuRequantPlan::Ew ew = DpuRequantPlan::Ew::kNone;  // kAddInt8 as planned (the kernel also runs kNone / kClamp)
@@ -43,7 +43,6 @@ struct DpuInt8Lanes {
     bool pairs = false;
     std::vector<int16_t> pair_mul;   // two per channel: the BS multiplier, the EW multiplier
     std::vector<int32_t> pair_base;  // per channel: bias x BS multiplier + EW offset x EW multiplier
-    std::vector<int8_t> keep_codes;  // per channel: -1 for real channels, 0 beyond
     bool pair_clamp = false;         // whether [ew_lo, ew_hi] can bind over the sums
 };
 

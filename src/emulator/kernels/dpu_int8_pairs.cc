@@ -40,7 +40,7 @@ void PairsSurface(const DpuInt8Lanes& p, int c0, const int8_t* src, int width, c
             v *= p.out_mul;
             v = ((v + half_less_one + ((v >> s) & 1)) >> s) + p.out_offset;
             const int32_t code = std::min(std::max(v, -128), 127);
-            out[l] = static_cast<uint8_t>(code & p.keep_codes[c]);
+            out[l] = static_cast<uint8_t>(code & p.keep[c]);
         }
     }
 }
@@ -64,7 +64,7 @@ void SurfaceBlocks(const DpuInt8Lanes& p, int c0, const int8_t* src, int width, 
         const size_t c = static_cast<size_t>(c0 + b);
         const auto mul = hn::LoadU(d16, p.pair_mul.data() + 2 * c);
         const auto base = hn::LoadU(d32, p.pair_base.data() + c);
-        const auto keep = hn::LoadU(d8, p.keep_codes.data() + c);
+        const auto keep = hn::LoadU(d8, p.keep.data() + c);
         const int8_t* a = src + b;
         const int8_t* e = ew + b;
         uint8_t* o = out + b;
