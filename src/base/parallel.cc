@@ -27,18 +27,17 @@ int configured_threads() {
     return std::max(1, std::min(kMaxThreads, static_cast<int>(cores)));
 }
 
-// Spin iterations a thread polls before it sleeps: jobs come back to back
-// (one per emulated unit, every few microseconds to milliseconds), and a
-// futex wake-up costs tens of microseconds on a loaded VM.
-constexpr int kSpins = 20000;
-// A helper spins at most kSpins after a job, and fewer when jobs come
-// further apart than a full spin lasts: a job that comes within kSoonAfter of
-// the end of the spin (caught, or just missed) doubles the next spin, a later
-// one halves it (down to kFewestSpins). Callers with serial work between
-// their loops (the converter's float reference) then stop burning a core
-// that another process could use, and back-to-back jobs keep the full spin.
-constexpr int kFewestSpins = 256;
-constexpr std::chrono::microseconds kSoonAfter{1000};  // about a full spin
+// How long a helper polls for the next job before it sleeps: jobs come back
+// to back (one per emulated unit, every few microseconds to milliseconds),
+// and waking a sleeping thread costs tens of microseconds, and up to a
+// millisecond on a loaded VM. The poll adapts between kShortestPoll and
+// kLongestPoll: a job that comes while the helper polls, or soon after it
+// gave up, doubles the next poll; a later one halves it. Callers with long
+// serial work between their loops (the converter's float reference) then
+// stop burning a core that another process could use.
+constexpr std::chrono::microseconds kLongestPoll{2000};
+constexpr std::chrono::microseconds kShortestPoll{10};
+constexpr int kPausesPerClockRead = 64;
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -49,9 +48,14 @@ inline void cpu_relax() {
 }
 
 // Helpers poll, then sleep, until a job is posted; the caller takes chunks of
-// the range with them and waits for the rest. One job at a time (busy_
-// guards it). Chunks are handed out through one counter, so a helper that
-// wakes late takes fewer of them instead of holding the caller up.
+// the range with them. One job at a time (busy_ guards it).
+//
+// A helper joins a job while it is open; the caller closes it once its own
+// chunks are done and waits only for the helpers that joined. A helper that
+// wakes late (asleep, or its CPU taken away) finds the job closed and leaves
+// it alone, so the caller never waits for a thread that did none of the
+// work. Chunks are handed out through one counter, so a helper that joins
+// late takes fewer of them.
 class Pool {
 public:
     explicit Pool(int helpers) {
@@ -75,29 +79,39 @@ public:
         if (inside_job_ || ::getpid() != owner_pid_) return false;
         std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
         if (!busy.owns_lock()) return false;
-        {
-            std::lock_guard<std::mutex> lock(mu_);
-            job_ = &job;
-            pending_.store(static_cast<int>(threads_.size()));
-            failure_ = nullptr;
-            generation_.fetch_add(1);
+        job_ = &job;
+        failure_ = nullptr;
+        finished_.store(0, std::memory_order_relaxed);
+        generation_ += 1;
+        entry_.store(generation_ << kGenerationShift | kOpen);  // publishes job_
+        if (sleepers_.load() > 0) {
+            { std::lock_guard<std::mutex> lock(mu_); }  // a helper between its check and its wait gets the notify
+            wake_.notify_all();
         }
-        wake_.notify_all();
         std::exception_ptr mine;
         run_job(job, &mine);
-        for (int i = 0; i < kSpins && pending_.load(std::memory_order_acquire) != 0; ++i) cpu_relax();
+        const int joined = static_cast<int>(entry_.fetch_and(~kOpen) & kJoinedMask);
+        const auto deadline = std::chrono::steady_clock::now() + kLongestPoll;
+        for (int i = 0; finished_.load(std::memory_order_acquire) < joined; ++i) {
+            if (i % kPausesPerClockRead == 0 && std::chrono::steady_clock::now() > deadline) break;
+            cpu_relax();
+        }
         {
             std::unique_lock<std::mutex> lock(mu_);
-            done_.wait(lock, [this] { return pending_.load() == 0; });
+            done_.wait(lock, [&] { return finished_.load() >= joined; });
             job_ = nullptr;
         }
-        // Every helper has finished with `job` before an exception leaves.
+        // Every helper that joined has finished with `job` before an exception leaves.
         if (mine != nullptr) std::rethrow_exception(mine);
         if (failure_ != nullptr) std::rethrow_exception(failure_);
         return true;
     }
 
 private:
+    static constexpr uint64_t kJoinedMask = 0x7fff;
+    static constexpr uint64_t kOpen = 0x8000;
+    static constexpr int kGenerationShift = 16;
+
     static void run_job(const std::function<void()>& job, std::exception_ptr* failure) {
         inside_job_ = true;
         try {
@@ -108,30 +122,48 @@ private:
         inside_job_ = false;
     }
 
+    bool posted(uint64_t seen) const { return entry_.load() >> kGenerationShift != seen; }
+
+    // Polls for a generation other than `seen` for up to `poll`, then sleeps
+    // until one comes. Returns false when the pool stops; *past_poll says how
+    // long after the poll's end the job came (0 when the poll caught it).
+    bool wait_for_post(uint64_t seen, std::chrono::microseconds poll, std::chrono::microseconds* past_poll) {
+        *past_poll = std::chrono::microseconds{0};
+        const auto deadline = std::chrono::steady_clock::now() + poll;
+        for (int i = 0; !posted(seen) && !stop_.load(std::memory_order_relaxed); ++i) {
+            if (i % kPausesPerClockRead == 0 && std::chrono::steady_clock::now() > deadline) {
+                std::unique_lock<std::mutex> lock(mu_);
+                sleepers_.fetch_add(1);
+                wake_.wait(lock, [&] { return stop_.load() || posted(seen); });
+                sleepers_.fetch_sub(1);
+                *past_poll = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - deadline);
+                break;
+            }
+            cpu_relax();
+        }
+        return !stop_.load();
+    }
+
     void loop() {
         uint64_t seen = 0;
-        int spins = kSpins;
+        std::chrono::microseconds poll = kLongestPoll;
         for (;;) {
-            int i = 0;
-            for (; i < spins && generation_.load(std::memory_order_acquire) == seen && !stop_.load(); ++i) cpu_relax();
-            const bool caught = i < spins;
-            const auto spun = caught ? std::chrono::steady_clock::time_point{} : std::chrono::steady_clock::now();
-            const std::function<void()>* job = nullptr;
-            {
-                std::unique_lock<std::mutex> lock(mu_);
-                wake_.wait(lock, [&] { return stop_.load() || generation_.load() != seen; });
-                if (stop_.load()) return;
-                seen = generation_.load();
-                job = job_;
-            }
-            const bool soon = caught || std::chrono::steady_clock::now() - spun < kSoonAfter;
-            spins = soon ? std::min(kSpins, spins * 2) : std::max(kFewestSpins, spins / 2);
+            std::chrono::microseconds past_poll;
+            if (!wait_for_post(seen, poll, &past_poll)) return;
+            poll = past_poll < kLongestPoll ? std::min(kLongestPoll, poll * 2) : std::max(kShortestPoll, poll / 2);
+            // Join whichever job is open; none is when the caller has closed it already.
+            uint64_t entry = entry_.load();
+            seen = entry >> kGenerationShift;
+            bool joined = false;
+            while ((entry & kOpen) != 0 && !joined) joined = entry_.compare_exchange_weak(entry, entry + 1);
+            if (!joined) continue;
+            seen = entry >> kGenerationShift;
             std::exception_ptr failure;
-            run_job(*job, &failure);
+            run_job(*job_, &failure);
             {
                 std::lock_guard<std::mutex> lock(mu_);
                 if (failure != nullptr && failure_ == nullptr) failure_ = failure;
-                pending_.fetch_sub(1);
+                finished_.fetch_add(1);
             }
             done_.notify_one();
         }
@@ -141,11 +173,14 @@ private:
     const pid_t owner_pid_ = ::getpid();
     std::vector<std::thread> threads_;
     std::mutex busy_;  // held by the caller whose job runs
-    std::mutex mu_;    // guards job_ and failure_; generation_, pending_ and stop_ change under it
+    std::mutex mu_;    // the sleeps' mutex; guards failure_
     std::condition_variable wake_, done_;
-    const std::function<void()>* job_ = nullptr;
-    std::atomic<uint64_t> generation_{0};
-    std::atomic<int> pending_{0};
+    const std::function<void()>* job_ = nullptr;  // written before entry_ opens the job
+    uint64_t generation_ = 0;                     // the caller's count of jobs (under busy_)
+    // The job's generation, whether it is open, and how many helpers joined it.
+    std::atomic<uint64_t> entry_{0};
+    std::atomic<int> finished_{0};  // helpers of this job that are done with it
+    std::atomic<int> sleepers_{0};
     std::exception_ptr failure_;  // the first a helper's job threw
     std::atomic<bool> stop_{false};
 };
