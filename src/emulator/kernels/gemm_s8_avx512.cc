@@ -4,7 +4,8 @@
 // the input cube in place.
 //
 // Register tile: 8 rows x 32 columns, 16 accumulators (x 16 columns for a
-// lone last block); one vpdpbusd per row and column block per 4 k. Cache blocking: rows go in panels whose A bytes
+// lone last block); one vpdpbusd per row and column block per 4 k, issued
+// in place (dot_accumulate). Cache blocking: rows go in panels whose A bytes
 // stay in L2; each pair of column blocks (k x 32 bytes of weights) is loaded
 // once per panel and serves all of its row tiles, instead of streaming the
 // whole weight matrix once per 8 rows.
@@ -25,84 +26,122 @@ constexpr int kTileRows = 8;
 constexpr size_t kPanelBytes = size_t{192} << 10;  // A bytes per panel
 constexpr int kMaxPanelRows = 512;
 
-// kBlocks (1 or 2) column blocks of kRows rows: one broadcast of each row's
-// 4 k values feeds a vpdpbusd per block.
-template <int kRows, int kBlocks>
-void tile(const uint8_t* const* rows, const uint32_t* offsets, uint32_t flip, const int8_t* b0, const int8_t* b1,
-          int groups, __m512i* acc) {
-    const uint8_t* row[kRows];
-#pragma GCC unroll 16
-    for (int r = 0; r < kRows; ++r) row[r] = rows[r];
-#pragma GCC unroll 16
-    for (int r = 0; r < kBlocks * kRows; ++r) acc[r] = _mm512_setzero_si512();
-#pragma GCC unroll 1
-    for (int g = 0; g < groups; ++g) {
-        const __m512i w0 = _mm512_loadu_si512(b0 + static_cast<size_t>(g) * kCb * kDg);
-        const __m512i w1 = kBlocks == 2 ? _mm512_loadu_si512(b1 + static_cast<size_t>(g) * kCb * kDg) : w0;
-        const uint32_t off = offsets[g];
-#pragma GCC unroll 16
-        for (int r = 0; r < kRows; ++r) {
-            uint32_t a4;
-            std::memcpy(&a4, row[r] + off, 4);
-            const __m512i x = _mm512_set1_epi32(static_cast<int>(a4 ^ flip));
-            acc[kBlocks * r] = _mm512_dpbusd_epi32(acc[kBlocks * r], x, w0);
-            if (kBlocks == 2) acc[2 * r + 1] = _mm512_dpbusd_epi32(acc[2 * r + 1], x, w1);
-        }
-    }
+// acc += the dot products of x's unsigned and w's signed bytes, in place. GCC
+// 12 models the intrinsic as a three-operand op and, in a loop, moves every
+// accumulator to a fresh register each time round (and spills some); the
+// in-place form keeps the tile's 16 accumulators where they are.
+inline void dot_accumulate(__m512i& acc, __m512i x, __m512i w) {
+#if defined(__GNUC__)
+    asm("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(x), "v"(w));
+#else
+    acc = _mm512_dpbusd_epi32(acc, x, w);
+#endif
 }
 
 inline __mmask16 first_columns(int count) {
     return count >= kCb ? static_cast<__mmask16>(0xffff) : (count <= 0 ? 0 : static_cast<__mmask16>((1u << count) - 1));
 }
 
+// kBlocks (1 or 2) column blocks of kRows rows, stored less the column bias:
+// one broadcast of each row's 4 k values feeds a vpdpbusd per block. The
+// accumulators are locals of this one function (not an array handed in), so
+// that they stay in registers through the k loop; kFlip makes int8 bytes
+// the +128-biased form the instruction takes (an immediate, not a register).
+template <int kRows, int kBlocks, bool kFlip>
+void tile(const uint8_t* const* rows, const uint32_t* offsets, const int8_t* b0, size_t block_bytes, int groups,
+          const int32_t* bias, int32_t* c, size_t ldc, int cols) {
+    const uint8_t* row[kRows];
+#pragma GCC unroll 16
+    for (int r = 0; r < kRows; ++r) row[r] = rows[r];
+    __m512i acc0[kRows], acc1[kRows];
+#pragma GCC unroll 16
+    for (int r = 0; r < kRows; ++r) acc0[r] = acc1[r] = _mm512_setzero_si512();
+    const int8_t* b = b0;
+#pragma GCC unroll 1
+    for (int g = 0; g < groups; ++g, b += kCb * kDg) {
+        const __m512i w0 = _mm512_loadu_si512(b);
+        const __m512i w1 = kBlocks == 2 ? _mm512_loadu_si512(b + block_bytes) : w0;
+        const uint32_t off = offsets[g];
+#pragma GCC unroll 16
+        for (int r = 0; r < kRows; ++r) {
+            uint32_t a4;
+            std::memcpy(&a4, row[r] + off, 4);
+            const __m512i x = _mm512_set1_epi32(static_cast<int>(kFlip ? a4 ^ 0x80808080u : a4));
+            dot_accumulate(acc0[r], x, w0);
+            if (kBlocks == 2) dot_accumulate(acc1[r], x, w1);
+        }
+    }
+    const __m512i bias0 = _mm512_loadu_si512(bias);
+    if (kBlocks == 1) {
+        const __mmask16 m0 = first_columns(cols);
+#pragma GCC unroll 16
+        for (int r = 0; r < kRows; ++r)
+            _mm512_mask_storeu_epi32(c + static_cast<size_t>(r) * ldc, m0, _mm512_sub_epi32(acc0[r], bias0));
+        return;
+    }
+    const __m512i bias1 = _mm512_loadu_si512(bias + kCb);
+    if (cols == 2 * kCb) {  // whole blocks: plain stores (masked ones cost more on some cores)
+#pragma GCC unroll 16
+        for (int r = 0; r < kRows; ++r) {
+            int32_t* out = c + static_cast<size_t>(r) * ldc;
+            _mm512_storeu_si512(out, _mm512_sub_epi32(acc0[r], bias0));
+            _mm512_storeu_si512(out + kCb, _mm512_sub_epi32(acc1[r], bias1));
+        }
+        return;
+    }
+    const __mmask16 m1 = first_columns(cols - kCb);
+#pragma GCC unroll 16
+    for (int r = 0; r < kRows; ++r) {
+        int32_t* out = c + static_cast<size_t>(r) * ldc;
+        _mm512_storeu_si512(out, _mm512_sub_epi32(acc0[r], bias0));
+        _mm512_mask_storeu_epi32(out + kCb, m1, _mm512_sub_epi32(acc1[r], bias1));
+    }
+}
+
 // The columns of blocks blk and blk + 1 (those that exist) for kRows rows.
 // A pair whose second block holds no column takes the one-block tile.
-template <int kRows>
-void pair_tile(const uint8_t* const* rows, const uint32_t* offsets, uint32_t flip, const PackedWeightsS8& b, int blk,
-               int32_t* c, size_t ldc) {
+template <int kRows, bool kFlip>
+void pair_tile(const uint8_t* const* rows, const uint32_t* offsets, const PackedWeightsS8& b, int blk, int32_t* c,
+               size_t ldc) {
     const int groups = b.k_padded / kDg;
     const size_t block_bytes = static_cast<size_t>(groups) * kCb * kDg;
     const int8_t* b0 = b.data.data() + static_cast<size_t>(blk) * block_bytes;
     const int col0 = blk * kCb;
     const int cols = std::min(2 * kCb, b.n - col0);
-    const __m512i bias0 = _mm512_loadu_si512(b.column_bias.data() + col0);
-    __m512i acc[2 * kRows];
-    if (cols <= kCb) {
-        tile<kRows, 1>(rows, offsets, flip, b0, b0, groups, acc);
-        const __mmask16 m0 = first_columns(cols);
-        for (int r = 0; r < kRows; ++r)
-            _mm512_mask_storeu_epi32(c + static_cast<size_t>(r) * ldc + col0, m0, _mm512_sub_epi32(acc[r], bias0));
-        return;
-    }
-    tile<kRows, 2>(rows, offsets, flip, b0, b0 + block_bytes, groups, acc);
-    const __m512i bias1 = _mm512_loadu_si512(b.column_bias.data() + col0 + kCb);
-    if (cols == 2 * kCb) {  // whole blocks: plain stores (masked ones cost more on some cores)
-        for (int r = 0; r < kRows; ++r) {
-            int32_t* out = c + static_cast<size_t>(r) * ldc + col0;
-            _mm512_storeu_si512(out, _mm512_sub_epi32(acc[2 * r], bias0));
-            _mm512_storeu_si512(out + kCb, _mm512_sub_epi32(acc[2 * r + 1], bias1));
-        }
-        return;
-    }
-    const __mmask16 m1 = first_columns(cols - kCb);
-    for (int r = 0; r < kRows; ++r) {
-        int32_t* out = c + static_cast<size_t>(r) * ldc + col0;
-        _mm512_storeu_si512(out, _mm512_sub_epi32(acc[2 * r], bias0));
-        _mm512_mask_storeu_epi32(out + kCb, m1, _mm512_sub_epi32(acc[2 * r + 1], bias1));
+    const int32_t* bias = b.column_bias.data() + col0;
+    if (cols <= kCb)
+        tile<kRows, 1, kFlip>(rows, offsets, b0, block_bytes, groups, bias, c + col0, ldc, cols);
+    else
+        tile<kRows, 2, kFlip>(rows, offsets, b0, block_bytes, groups, bias, c + col0, ldc, cols);
+}
+
+template <bool kFlip>
+void pair_rows(int rows_left, const uint8_t* const* rows, const uint32_t* offsets, const PackedWeightsS8& b, int blk,
+               int32_t* c, size_t ldc) {
+    switch (rows_left) {
+    case 7: pair_tile<7, kFlip>(rows, offsets, b, blk, c, ldc); break;
+    case 6: pair_tile<6, kFlip>(rows, offsets, b, blk, c, ldc); break;
+    case 5: pair_tile<5, kFlip>(rows, offsets, b, blk, c, ldc); break;
+    case 4: pair_tile<4, kFlip>(rows, offsets, b, blk, c, ldc); break;
+    case 3: pair_tile<3, kFlip>(rows, offsets, b, blk, c, ldc); break;
+    case 2: pair_tile<2, kFlip>(rows, offsets, b, blk, c, ldc); break;
+    case 1: pair_tile<1, kFlip>(rows, offsets, b, blk, c, ldc); break;
+    default: pair_tile<kTileRows, kFlip>(rows, offsets, b, blk, c, ldc); break;
     }
 }
 
-void pair_rows(int rows_left, const uint8_t* const* rows, const uint32_t* offsets, uint32_t flip,
-               const PackedWeightsS8& b, int blk, int32_t* c, size_t ldc) {
-    switch (rows_left) {
-    case 7: pair_tile<7>(rows, offsets, flip, b, blk, c, ldc); break;
-    case 6: pair_tile<6>(rows, offsets, flip, b, blk, c, ldc); break;
-    case 5: pair_tile<5>(rows, offsets, flip, b, blk, c, ldc); break;
-    case 4: pair_tile<4>(rows, offsets, flip, b, blk, c, ldc); break;
-    case 3: pair_tile<3>(rows, offsets, flip, b, blk, c, ldc); break;
-    case 2: pair_tile<2>(rows, offsets, flip, b, blk, c, ldc); break;
-    case 1: pair_tile<1>(rows, offsets, flip, b, blk, c, ldc); break;
-    default: pair_tile<kTileRows>(rows, offsets, flip, b, blk, c, ldc); break;
+template <bool kFlip>
+void rows_panels(int m, const GemmRows& a, const PackedWeightsS8& b, int first_block, int last_block, int32_t* c,
+                 size_t ldc) {
+    const size_t k = static_cast<size_t>(std::max(b.k_padded, 1));
+    const int panel = std::clamp(static_cast<int>(kPanelBytes / k) / kTileRows * kTileRows, kTileRows, kMaxPanelRows);
+    for (int p0 = 0; p0 < m; p0 += panel) {
+        const int p1 = std::min(m, p0 + panel);
+        for (int blk = first_block; blk < last_block; blk += 2) {
+            for (int r = p0; r < p1; r += kTileRows)
+                pair_rows<kFlip>(std::min(kTileRows, p1 - r), a.rows + r, a.offsets, b, blk,
+                                 c + static_cast<size_t>(r) * ldc, ldc);
+        }
     }
 }
 
@@ -110,17 +149,10 @@ void pair_rows(int rows_left, const uint8_t* const* rows, const uint32_t* offset
 
 void gemm_u8s8_rows_avx512vnni(int m, const GemmRows& a, const PackedWeightsS8& b, int first_block, int last_block,
                                int32_t* c, size_t ldc) {
-    const uint32_t flip = 0x01010101u * a.flip;
-    const size_t k = static_cast<size_t>(std::max(b.k_padded, 1));
-    const int panel = std::clamp(static_cast<int>(kPanelBytes / k) / kTileRows * kTileRows, kTileRows, kMaxPanelRows);
-    for (int p0 = 0; p0 < m; p0 += panel) {
-        const int p1 = std::min(m, p0 + panel);
-        for (int blk = first_block; blk < last_block; blk += 2) {
-            for (int r = p0; r < p1; r += kTileRows)
-                pair_rows(std::min(kTileRows, p1 - r), a.rows + r, a.offsets, flip, b, blk,
-                          c + static_cast<size_t>(r) * ldc, ldc);
-        }
-    }
+    if (a.flip != 0)
+        rows_panels<true>(m, a, b, first_block, last_block, c, ldc);
+    else
+        rows_panels<false>(m, a, b, first_block, last_block, c, ldc);
 }
 
 }  // namespace rknn::emulator::detail
