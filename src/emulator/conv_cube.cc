@@ -13,6 +13,19 @@ namespace {
 
 constexpr int kRowsPerShare = 256;  // GEMM rows per host-thread share
 constexpr size_t kParallelCopyBytes = size_t{1} << 16;
+constexpr int kItemsPerThread = 8;  // work items per host thread where a task is cut two ways
+constexpr int kGemmTileRows = 8;    // rows of the GEMM's register tile: row groups are whole tiles
+
+// Output rows per band: bands of about kRowsPerShare pixels, as many as a
+// multiple of the host threads (at most one per row), so that the last
+// round of bands does not leave a thread idle.
+int balanced_band(const ConvDesc& d) {
+    const int threads = host_threads();
+    const int64_t pixels = static_cast<int64_t>(d.out_w) * d.out_h;
+    int64_t bands = (pixels + kRowsPerShare - 1) / kRowsPerShare;
+    bands = std::min<int64_t>((bands + threads - 1) / threads * threads, d.out_h);
+    return static_cast<int>((d.out_h + bands - 1) / std::max<int64_t>(1, bands));
+}
 
 // Where the windows are read: pixel (0, 0) of surface 0, padding included.
 struct CubeView {
@@ -105,11 +118,23 @@ void gemm_over_windows(const ConvDesc& d, const uint8_t* base, uint64_t row_stri
     const bool parallel = macs >= kParallelMacs && host_threads() > 1;
     const int block_pairs = weights.n_blocks / 2;
     if (parallel && pixels < kRowsPerShare * host_threads() && block_pairs > 1) {
-        // Few pixels (the deep layers): share the output channels out instead.
-        a.rows = s->rows.data();
-        parallel_for(block_pairs, 1, [&](int64_t first, int64_t last) {
-            gemm_u8s8_rows(pixels, a, weights, static_cast<int>(2 * first), static_cast<int>(2 * last),
-                           out->acc.data(), ldc);
+        // Few pixels (the deep layers): share out pairs of column blocks,
+        // each cut into a few groups of rows when there are too few pairs to
+        // keep every thread busy to the end. A thread's items run along one
+        // pair's row groups, so its weights stay in cache.
+        const int tiles = (pixels + kGemmTileRows - 1) / kGemmTileRows;
+        const int want_groups = (kItemsPerThread * host_threads() + block_pairs - 1) / block_pairs;
+        const int groups = std::clamp(want_groups, 1, tiles);
+        const int group_rows = (tiles + groups - 1) / groups * kGemmTileRows;
+        parallel_for(static_cast<int64_t>(block_pairs) * groups, 1, [&](int64_t first, int64_t last) {
+            for (int64_t item = first; item < last; ++item) {
+                const int pair = static_cast<int>(item / groups), r0 = static_cast<int>(item % groups) * group_rows;
+                if (r0 >= pixels) continue;
+                GemmRows share = a;
+                share.rows = s->rows.data() + r0;
+                gemm_u8s8_rows(std::min(group_rows, pixels - r0), share, weights, 2 * pair, 2 * pair + 2,
+                               out->acc.data() + static_cast<size_t>(r0) * ldc, ldc);
+            }
         });
         if (sink != nullptr) {
             parallel_for(d.out_h, 1, [&](int64_t y0, int64_t y1) {
@@ -121,8 +146,8 @@ void gemm_over_windows(const ConvDesc& d, const uint8_t* base, uint64_t row_stri
     }
     // Bands of whole output rows, about kRowsPerShare pixels each: the sink
     // takes each band while its accumulators are in cache.
-    const int band = std::max(1, kRowsPerShare / d.out_w);
-    parallel_for(d.out_h, parallel ? band : d.out_h, [&](int64_t first_row, int64_t last_row) {
+    const int band = parallel ? balanced_band(d) : d.out_h;
+    parallel_for(d.out_h, band, [&](int64_t first_row, int64_t last_row) {
         for (int64_t y0 = first_row; y0 < last_row; y0 += band) {
             const int64_t y1 = std::min<int64_t>(last_row, y0 + band);
             const int64_t first = y0 * d.out_w, count = (y1 - y0) * d.out_w;
@@ -260,10 +285,9 @@ void depthwise_int8_from_cube(const ConvDesc& d, const uint8_t* in, const int32_
         for (int kx = 0; kx < d.kw; ++kx)
             s->tap_offsets.push_back(static_cast<int64_t>(ky * v.row_stride + kx * v.atom));
     const uint64_t macs = static_cast<uint64_t>(d.out_w) * d.out_h * taps * static_cast<uint64_t>(ch);
-    // Bands of whole output rows, about kRowsPerShare pixels each, as for direct tasks.
-    const int band = std::max(1, kRowsPerShare / d.out_w);
-    const auto band_rows = [&](int64_t y0, int64_t y1) {
-        for (int sf = 0; sf < surfaces; ++sf) {
+    // Output rows [y0, y1) of surfaces [s0, s1).
+    const auto surface_rows = [&](int s0, int s1, int64_t y0, int64_t y1) {
+        for (int sf = s0; sf < s1; ++sf) {
             const int lanes = std::min(c2, ch - sf * c2);
             for (int64_t oy = y0; oy < y1; ++oy) {
                 int32_t* first = out->acc.data() + static_cast<size_t>(oy) * d.out_w * ch + static_cast<size_t>(sf) * c2;
@@ -285,12 +309,38 @@ void depthwise_int8_from_cube(const ConvDesc& d, const uint8_t* in, const int32_
                 depthwise_row_s8(row);
             }
         }
-        if (sink != nullptr) sink->rows(static_cast<int>(y0), static_cast<int>(y1));
     };
-    // Small maps still split across the threads: chunks of at most a band.
-    const int chunk = std::max(1, std::min(band, d.out_h / (2 * host_threads())));
-    parallel_for(d.out_h, macs >= kParallelMacs / 8 ? chunk : d.out_h, [&](int64_t first_row, int64_t last_row) {
-        for (int64_t y0 = first_row; y0 < last_row; y0 += band) band_rows(y0, std::min<int64_t>(last_row, y0 + band));
+    const bool parallel = macs >= kParallelMacs / 8 && host_threads() > 1;
+    const int threads = host_threads();
+    if (parallel && d.out_h < kItemsPerThread * threads && surfaces > 1) {
+        // Too few rows to share out evenly (the deep layers): items of one
+        // row of a few surfaces each, then the sink over the rows.
+        const int want_parts = (kItemsPerThread * threads + d.out_h - 1) / d.out_h;
+        const int parts = std::clamp(want_parts, 1, surfaces);
+        const int part_surfaces = (surfaces + parts - 1) / parts;
+        parallel_for(static_cast<int64_t>(d.out_h) * parts, 1, [&](int64_t first, int64_t last) {
+            for (int64_t item = first; item < last; ++item) {
+                const int s0 = static_cast<int>(item % parts) * part_surfaces;
+                const int64_t y = item / parts;
+                surface_rows(s0, std::min(surfaces, s0 + part_surfaces), y, y + 1);
+            }
+        });
+        if (sink != nullptr) {
+            parallel_for(d.out_h, 1, [&](int64_t y0, int64_t y1) { sink->rows(static_cast<int>(y0), static_cast<int>(y1)); });
+        }
+        out->rows_delivered = sink != nullptr;
+        return;
+    }
+    // Bands of whole output rows, about kRowsPerShare pixels each (as many as
+    // a multiple of the threads), each handed to the sink once done; smaller
+    // maps go a row at a time, so that the threads finish together.
+    const int band = parallel ? (d.out_h < 2 * kItemsPerThread * threads ? 1 : balanced_band(d)) : d.out_h;
+    parallel_for(d.out_h, band, [&](int64_t first_row, int64_t last_row) {
+        for (int64_t y0 = first_row; y0 < last_row; y0 += band) {
+            const int64_t y1 = std::min<int64_t>(last_row, y0 + band);
+            surface_rows(0, surfaces, y0, y1);
+            if (sink != nullptr) sink->rows(static_cast<int>(y0), static_cast<int>(y1));
+        }
     });
     out->rows_delivered = sink != nullptr;
 }
