@@ -1,6 +1,7 @@
 #include "emulator/conv_cube.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include "base/parallel.h"
@@ -15,6 +16,8 @@ constexpr int kRowsPerShare = 256;  // GEMM rows per host-thread share
 constexpr size_t kParallelCopyBytes = size_t{1} << 16;
 constexpr int kItemsPerThread = 8;  // work items per host thread where a task is cut two ways
 constexpr int kGemmTileRows = 8;    // rows of the GEMM's register tile: row groups are whole tiles
+
+std::atomic<bool> tap_groups_enabled{true};
 
 // Output rows per band: bands of about kRowsPerShare pixels, as many as a
 // multiple of the host threads (at most one per row), so that the last
@@ -265,23 +268,48 @@ void direct_int8_from_packed_image(const ConvDesc& d, const uint8_t* in, const P
     gemm_over_windows(d, s->image.data(), row_bytes, static_cast<uint64_t>(d.in_c_real), 0, weights, s, out, sink);
 }
 
-void widen_depthwise_weights(const ConvDesc& d, const int8_t* weights, int channels, std::vector<int32_t>* out) {
+namespace {
+
+// Whether the tap-group kernel can take a depthwise task's window here.
+bool tap_groups_run(const ConvDesc& d) {
+    return depthwise_band_s8_available() && d.atom_bytes == 16 && d.kh <= kDepthwiseBandMaxKernel &&
+           d.kw <= kDepthwiseBandMaxKernel;
+}
+
+}  // namespace
+
+void widen_depthwise_weights(const ConvDesc& d, const int8_t* weights, int channels, DepthwiseWeightsS8* out) {
     const int c2 = d.atom_bytes, taps = d.kh * d.kw;
     const int surfaces = (channels + c2 - 1) / c2;
-    out->assign(static_cast<size_t>(surfaces) * taps * c2, 0);
+    std::vector<int32_t>& widened = out->widened;
+    widened.assign(static_cast<size_t>(surfaces) * taps * c2, 0);
     for (int sf = 0; sf < surfaces; ++sf)
         for (int t = 0; t < taps; ++t)
             for (int l = 0; l < c2 && sf * c2 + l < d.in_c; ++l)
-                (*out)[(static_cast<size_t>(sf) * taps + t) * c2 + l] = weights[static_cast<size_t>(t) * d.in_c + sf * c2 + l];
+                widened[(static_cast<size_t>(sf) * taps + t) * c2 + l] = weights[static_cast<size_t>(t) * d.in_c + sf * c2 + l];
+    out->tap_groups.clear();
+    if (!tap_groups_run(d)) return;
+    const size_t words = depthwise_band_weight_words(d.kh, d.kw);
+    out->tap_groups.resize(static_cast<size_t>(surfaces) * words);
+    for (int sf = 0; sf < surfaces; ++sf)
+        pack_depthwise_band_weights(widened.data() + static_cast<size_t>(sf) * taps * c2, d.kh, d.kw,
+                                    out->tap_groups.data() + static_cast<size_t>(sf) * words);
 }
 
-void depthwise_int8_from_cube(const ConvDesc& d, const uint8_t* in, const int32_t* widened, ConvScratch* s,
+void set_depthwise_tap_groups(bool enabled) { tap_groups_enabled.store(enabled, std::memory_order_relaxed); }
+
+void depthwise_int8_from_cube(const ConvDesc& d, const uint8_t* in, const DepthwiseWeightsS8& weights, ConvScratch* s,
                               ConvOutput* out, ConvRowSink* sink) {
-    const CubeView v = view_input(d, in, &s->image);
+    const bool tap_groups = tap_groups_enabled.load(std::memory_order_relaxed) && !weights.tap_groups.empty();
+    const int32_t* widened = weights.widened.data();
+    const size_t band_words = depthwise_band_weight_words(d.kh, d.kw);
+    // The tap-group kernel reads the cube in place, padding included; the
+    // other form reads the cube, or a padded copy of it.
+    const CubeView v = tap_groups ? CubeView{} : view_input(d, in, &s->image);
     const int c2 = d.atom_bytes, taps = d.kh * d.kw, ch = out->channels;
     const int surfaces = (ch + c2 - 1) / c2, in_surfaces = d.in_c / c2;
     s->tap_offsets.clear();
-    for (int ky = 0; ky < d.kh; ++ky)
+    for (int ky = 0; ky < d.kh && !tap_groups; ++ky)
         for (int kx = 0; kx < d.kw; ++kx)
             s->tap_offsets.push_back(static_cast<int64_t>(ky * v.row_stride + kx * v.atom));
     const uint64_t macs = static_cast<uint64_t>(d.out_w) * d.out_h * taps * static_cast<uint64_t>(ch);
@@ -289,12 +317,40 @@ void depthwise_int8_from_cube(const ConvDesc& d, const uint8_t* in, const int32_
     const auto surface_rows = [&](int s0, int s1, int64_t y0, int64_t y1) {
         for (int sf = s0; sf < s1; ++sf) {
             const int lanes = std::min(c2, ch - sf * c2);
+            int32_t* corner = out->acc.data() + static_cast<size_t>(y0) * d.out_w * ch + static_cast<size_t>(sf) * c2;
+            if (sf >= in_surfaces) {  // RK356x groups announce 32 outputs for fewer inputs: the rest are 0
+                for (int64_t oy = y0; oy < y1; ++oy)
+                    for (int x = 0; x < d.out_w; ++x)
+                        std::fill_n(corner + static_cast<size_t>((oy - y0) * d.out_w + x) * ch, lanes, 0);
+                continue;
+            }
+            if (tap_groups) {
+                uint8_t pad[kAtomBytes];
+                for (int l = 0; l < kAtomBytes; ++l) pad[l] = static_cast<uint8_t>(int8_pad_for_channel(d, sf * kAtomBytes + l));
+                DepthwiseBand band;
+                band.surface = in + static_cast<uint64_t>(sf) * d.surf_stride;
+                band.row_bytes = static_cast<size_t>(d.row_stride);
+                band.in_w = d.in_w;
+                band.in_h = d.in_h;
+                band.pad_top = d.pad_top;
+                band.pad_left = d.pad_left;
+                band.pad = pad;
+                band.kh = d.kh;
+                band.kw = d.kw;
+                band.stride_x = d.stride_x;
+                band.stride_y = d.stride_y;
+                band.weights = weights.tap_groups.data() + static_cast<size_t>(sf) * band_words;
+                band.y0 = static_cast<int>(y0);
+                band.y1 = static_cast<int>(y1);
+                band.out_w = d.out_w;
+                band.out = corner;
+                band.out_pixel_stride = static_cast<size_t>(ch);
+                band.out_row_stride = static_cast<size_t>(d.out_w) * ch;
+                band.store_lanes = lanes;
+                depthwise_band_s8(band);
+                continue;
+            }
             for (int64_t oy = y0; oy < y1; ++oy) {
-                int32_t* first = out->acc.data() + static_cast<size_t>(oy) * d.out_w * ch + static_cast<size_t>(sf) * c2;
-                if (sf >= in_surfaces) {  // RK356x groups announce 32 outputs for fewer inputs: the rest are 0
-                    for (int x = 0; x < d.out_w; ++x) std::fill_n(first + static_cast<size_t>(x) * ch, lanes, 0);
-                    continue;
-                }
                 DepthwiseRow row;
                 row.origin = v.base + sf * v.surf_stride + static_cast<uint64_t>(oy) * d.stride_y * v.row_stride;
                 row.tap_offsets = s->tap_offsets.data();
@@ -303,7 +359,7 @@ void depthwise_int8_from_cube(const ConvDesc& d, const uint8_t* in, const int32_
                 row.weights = widened + static_cast<size_t>(sf) * taps * c2;
                 row.lanes = c2;
                 row.width = d.out_w;
-                row.out = first;
+                row.out = corner + static_cast<size_t>(oy - y0) * d.out_w * ch;
                 row.out_stride = static_cast<size_t>(ch);
                 row.store_lanes = lanes;
                 depthwise_row_s8(row);

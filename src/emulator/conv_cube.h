@@ -25,12 +25,18 @@ void direct_int8_from_cube(const ConvDesc& d, const uint8_t* in, const DirectWei
                            ConvOutput* out, ConvRowSink* sink);
 
 // Depthwise weights unpacked to [tap][channel], widened to the surfaces of
-// `channels` outputs: [surface][tap][lane], zero beyond in_c.
-void widen_depthwise_weights(const ConvDesc& d, const int8_t* weights, int channels, std::vector<int32_t>* out);
+// `channels` outputs: [surface][tap][lane], zero beyond in_c; and in the
+// tap-group kernel's form where it runs.
+void widen_depthwise_weights(const ConvDesc& d, const int8_t* weights, int channels, DepthwiseWeightsS8* out);
 
-// A depthwise task's accumulators from its widened weights.
-void depthwise_int8_from_cube(const ConvDesc& d, const uint8_t* in, const int32_t* widened, ConvScratch* s,
+// A depthwise task's accumulators from its widened weights. On CPUs with
+// the tap-group kernel (kernels/depthwise_s8.h) 16-lane surfaces go through
+// it, from padded rows built per band; otherwise a tap at a time.
+void depthwise_int8_from_cube(const ConvDesc& d, const uint8_t* in, const DepthwiseWeightsS8& weights, ConvScratch* s,
                               ConvOutput* out, ConvRowSink* sink);
+
+// Turns the tap-group depthwise kernel off (tests compare both forms).
+void set_depthwise_tap_groups(bool enabled);
 
 // Channel-packed images (NONALIGN_DMA: in_c_real values per pixel, rows at
 // LINE_STRIDE). The GEMM reads windows from a padded copy of the image, one

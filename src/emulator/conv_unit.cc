@@ -550,15 +550,16 @@ const DirectWeightsS8& packed_int8_weights(const ConvDesc& d, const uint8_t* wp,
 
 // A depthwise task's weights widened per surface (widen_depthwise_weights),
 // cached like the direct ones.
-const std::vector<int32_t>& widened_depthwise_weights(const ConvDesc& d, const uint8_t* wp, uint64_t version,
+const DepthwiseWeightsS8& widened_depthwise_weights(const ConvDesc& d, const uint8_t* wp, uint64_t version,
                                                       int channels, ConvScratch* s) {
     const uint64_t bytes = expected_weight_bytes(d);
     const WeightKey key{d.weight_base, d.kh, d.kw, d.in_c, channels, d.atom_bytes, kDepthwiseSurfaces, 0};
     if (const auto* hit = cached_weights(s->weight_cache, key, wp, bytes, version)) return hit->depthwise;
     unpack_depthwise_weights(d, reinterpret_cast<const int8_t*>(wp), &s->weights);
-    const uint64_t widened = static_cast<uint64_t>(channels + d.atom_bytes) * d.kh * d.kw * sizeof(int32_t);
+    // The widened form, and the tap-group form at about the same size.
+    const uint64_t widened = 2 * static_cast<uint64_t>(channels + d.atom_bytes) * d.kh * d.kw * sizeof(int32_t);
     PackedWeightCache::Entry* entry = remember_weights(s->weight_cache, key, wp, bytes, version, bytes + widened);
-    std::vector<int32_t>* out = entry != nullptr ? &entry->depthwise : &s->dw_weights;
+    DepthwiseWeightsS8* out = entry != nullptr ? &entry->depthwise : &s->dw_weights;
     widen_depthwise_weights(d, s->weights.data(), channels, out);
     return *out;
 }
@@ -742,9 +743,9 @@ Status depthwise_int8(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, bo
     RKNN_ASSIGN_OR_RETURN(uint8_t * wp, ctx.map(d.weight_base, expected_weight_bytes(d), false, "CNA weights"));
     if (cube_paths.load(std::memory_order_relaxed) && !want_sum && cube_offsets_fit(d)) {
         cube_path_tasks.fetch_add(1, std::memory_order_relaxed);
-        const std::vector<int32_t>& widened =
+        const DepthwiseWeightsS8& weights =
             widened_depthwise_weights(d, wp, ctx.dma.content_version(d.weight_base), out->channels, s);
-        depthwise_int8_from_cube(d, in, widened.data(), s, out, sink);
+        depthwise_int8_from_cube(d, in, weights, s, out, sink);
         return Status::ok();
     }
     unpack_depthwise_weights(d, reinterpret_cast<const int8_t*>(wp), &s->weights);

@@ -79,6 +79,14 @@ struct DirectWeightsS8 {
     WeightLayout layout = WeightLayout::kWindows;  // the layout packed
 };
 
+// A depthwise int8 task's weights: widened per surface ([surface][tap][lane]
+// int32), and where the tap-group kernel runs (kernels/depthwise_s8.h) its
+// form as well, depthwise_band_weight_words() per surface.
+struct DepthwiseWeightsS8 {
+    std::vector<int32_t> widened;
+    std::vector<int32_t> tap_groups;  // empty: the kernel does not run here, or not for this window
+};
+
 // Scratch memory reused from task to task on one core.
 // Packed int8 weights of earlier tasks, kept with a copy of the bytes they
 // were packed from: a task whose weights (same address, same layout) still
@@ -91,7 +99,7 @@ struct PackedWeightCache {
         uint64_t version = 0;  // DmaPort::content_version when last known equal (0: unknown)
         uint64_t charge = 0;   // bytes counted against the cache's budget
         DirectWeightsS8 packed;          // a direct int8 task's
-        std::vector<int32_t> depthwise;  // a depthwise task's, widened per surface
+        DepthwiseWeightsS8 depthwise;    // a depthwise task's
         PackedGemmB fp16;                // a direct fp16 task's, as float32 panels
     };
     // Direct int8: (address, kh, kw, in_c, kernels, kernels used, layout,
@@ -116,7 +124,7 @@ struct ConvScratch {
     // offsets, depthwise weights widened per surface and tap offsets.
     UninitVector<const uint8_t*> rows;
     std::vector<uint32_t> offsets;
-    std::vector<int32_t> dw_weights;
+    DepthwiseWeightsS8 dw_weights;
     std::vector<int64_t> tap_offsets;
 };
 

@@ -3,6 +3,9 @@
 // addressed rows, depthwise rows, and the LUT memo's lookups.
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <random>
 #include <string>
@@ -150,6 +153,100 @@ TEST(EmulatorKernels, DepthwiseRowsMatchAScalarModel) {
         }
     }
     EXPECT_GE(cases, 64);
+}
+
+// ---- depthwise bands (tap groups) -------------------------------------------------
+
+// One surface placed so that its last byte ends a readable page, the next
+// page made unreadable: a load past the image faults instead of passing.
+class SurfaceBeforeAGuardPage {
+public:
+    explicit SurfaceBeforeAGuardPage(size_t bytes) {
+        const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+        size_ = (bytes + page - 1) / page * page + page;
+        void* p = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        base_ = p == MAP_FAILED ? nullptr : static_cast<uint8_t*>(p);
+        if (base_ != nullptr) ::mprotect(base_ + size_ - page, page, PROT_NONE);
+        data_ = base_ == nullptr ? nullptr : base_ + size_ - page - bytes;
+    }
+    ~SurfaceBeforeAGuardPage() {
+        if (base_ != nullptr) ::munmap(base_, size_);
+    }
+    uint8_t* data() const { return data_; }
+
+private:
+    uint8_t* base_ = nullptr;
+    uint8_t* data_ = nullptr;
+    size_t size_ = 0;
+};
+
+TEST(EmulatorKernels, DepthwiseBandsMatchAScalarModel) {
+    if (!em::depthwise_band_s8_available()) GTEST_SKIP() << "the tap-group kernel needs AVX-512 VNNI and VBMI";
+    constexpr int kLanes = 16;
+    std::mt19937 rng(2026);
+    const auto pick = [&](int lo, int hi) { return lo + static_cast<int>(rng() % static_cast<uint32_t>(hi - lo + 1)); };
+    int cases = 0;
+    for (int i = 0; i < 300; ++i) {
+        em::DepthwiseBand b;
+        b.kh = pick(1, em::kDepthwiseBandMaxKernel);
+        b.kw = pick(1, em::kDepthwiseBandMaxKernel);
+        b.stride_x = pick(1, 4);
+        b.stride_y = pick(1, 4);
+        b.in_w = pick(1, 23);
+        b.in_h = pick(1, 9);
+        b.pad_left = pick(0, b.kw - 1);
+        b.pad_top = pick(0, b.kh - 1);
+        const int pad_right = pick(0, b.kw - 1), pad_bottom = pick(0, b.kh - 1);
+        const int padded_w = b.in_w + b.pad_left + pad_right, padded_h = b.in_h + b.pad_top + pad_bottom;
+        if (padded_w < b.kw || padded_h < b.kh) continue;
+        b.out_w = (padded_w - b.kw) / b.stride_x + 1;
+        const int out_h = (padded_h - b.kh) / b.stride_y + 1;
+        b.y0 = pick(0, out_h - 1);
+        b.y1 = pick(b.y0 + 1, out_h);
+        b.store_lanes = i % 5 == 0 ? pick(1, kLanes) : kLanes;
+        b.row_bytes = static_cast<size_t>(b.in_w) * kLanes + (i % 2 == 0 ? 0 : 32);  // rows back to back, or apart
+        const size_t bytes = b.row_bytes * static_cast<size_t>(b.in_h - 1) + static_cast<size_t>(b.in_w) * kLanes;
+        SurfaceBeforeAGuardPage surface(bytes);
+        ASSERT_NE(surface.data(), nullptr);
+        for (size_t j = 0; j < bytes; ++j) surface.data()[j] = static_cast<uint8_t>(rng());
+        surface.data()[0] = 0x80;  // -128 somewhere
+        uint8_t pad[kLanes];
+        for (uint8_t& v : pad) v = static_cast<uint8_t>(rng());
+        std::vector<int32_t> widened(static_cast<size_t>(b.kh) * b.kw * kLanes);
+        for (int32_t& w : widened) w = static_cast<int32_t>(rng() % 256) - 128;
+        widened[0] = -128;
+        std::vector<int32_t> packed(em::depthwise_band_weight_words(b.kh, b.kw));
+        em::pack_depthwise_band_weights(widened.data(), b.kh, b.kw, packed.data());
+        b.surface = surface.data();
+        b.pad = pad;
+        b.weights = packed.data();
+        b.out_pixel_stride = kLanes + 3;
+        b.out_row_stride = static_cast<size_t>(b.out_w) * b.out_pixel_stride + 5;
+        const size_t out_size = static_cast<size_t>(b.y1 - b.y0) * b.out_row_stride;
+        std::vector<int32_t> want(out_size, -7), got(out_size, -7);
+        for (int y = b.y0; y < b.y1; ++y)
+            for (int x = 0; x < b.out_w; ++x)
+                for (int c = 0; c < b.store_lanes; ++c) {
+                    int32_t sum = 0;
+                    for (int ky = 0; ky < b.kh; ++ky)
+                        for (int kx = 0; kx < b.kw; ++kx) {
+                            const int iy = y * b.stride_y + ky - b.pad_top, ix = x * b.stride_x + kx - b.pad_left;
+                            const bool inside = iy >= 0 && iy < b.in_h && ix >= 0 && ix < b.in_w;
+                            const uint8_t v = inside ? b.surface[static_cast<size_t>(iy) * b.row_bytes +
+                                                                 static_cast<size_t>(ix) * kLanes + c]
+                                                     : pad[c];
+                            sum += static_cast<int8_t>(v) * widened[static_cast<size_t>(ky * b.kw + kx) * kLanes + c];
+                        }
+                    want[static_cast<size_t>(y - b.y0) * b.out_row_stride + x * b.out_pixel_stride + c] = sum;
+                }
+        b.out = got.data();
+        em::depthwise_band_s8(b);
+        EXPECT_EQ(got, want) << "k " << b.kh << "x" << b.kw << " s " << b.stride_y << "x" << b.stride_x << " in "
+                             << b.in_h << "x" << b.in_w << " pad t" << b.pad_top << " l" << b.pad_left << " rows "
+                             << b.y0 << ".." << b.y1 << " lanes " << b.store_lanes;
+        ++cases;
+    }
+    EXPECT_GE(cases, 200);
 }
 
 // ---- LUT memo ------------------------------------------------------------------
