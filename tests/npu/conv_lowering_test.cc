@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <random>
 
+#include "emulator/conv_cube.h"
 #include "emulator/conv_unit.h"
 #include "common/quantized_conv.h"
 #include "hw/soc_profile.h"
@@ -164,6 +165,16 @@ TEST(NpuConvLowering, GeneralEmulatorPathsAreBitExactToo) {
     EXPECT_EQ(rknn::emulator::conv_cube_path_tasks(), before) << "a cube path ran while they were off";
     check_random("cube conv", 10, 71, false, false);
     EXPECT_GT(rknn::emulator::conv_cube_path_tasks(), before + 9);
+}
+
+// Depthwise tasks a tap at a time, where the tap-group kernel would take
+// them (CPUs with AVX-512 VNNI and VBMI): the same bytes.
+TEST(NpuConvLowering, DepthwiseTapAtATimeIsBitExactToo) {
+    struct Guard {
+        ~Guard() { rknn::emulator::set_depthwise_tap_groups(true); }
+    } guard;
+    rknn::emulator::set_depthwise_tap_groups(false);
+    check_random("depthwise tap at a time", 60, 83, true, false);
 }
 
 TEST(NpuConvLowering, RandomConvolutionsWithAFusedPReluAreBitExact) {
