@@ -536,15 +536,18 @@ const DirectWeightsS8& packed_int8_weights(const ConvDesc& d, const uint8_t* wp,
                                            ConvScratch* s) {
     const uint64_t bytes = expected_weight_bytes(d);
     const int k = d.kh * d.kw * d.in_c;
-    const int kernels = std::min(d.kernels, d.out_c);
     // The packed-image layout also depends on the real channel count.
     const int real = layout == WeightLayout::kPackedImageRows ? d.in_c_real : 0;
-    const WeightKey key{d.weight_base, d.kh, d.kw, d.in_c, d.kernels, kernels, static_cast<int>(layout), real};
+    const WeightKey key{d.weight_base, d.kh, d.kw, d.in_c, d.kernels, d.out_c, static_cast<int>(layout), real};
     if (const auto* hit = cached_weights(s->weight_cache, key, wp, bytes, version)) return hit->packed;
     unpack_direct_weights(d, reinterpret_cast<const int8_t*>(wp), d.weight_oc_block, &s->weights);
+    // Output channels beyond the kernels (the task announces more than it has
+    // weights for) are packed as zero kernels: the GEMM writes their zeros
+    // with the rest, so the accumulators need no zero fill first.
+    s->weights.resize(static_cast<size_t>(std::max(d.kernels, d.out_c)) * k, 0);
     PackedWeightCache::Entry* entry = remember_weights(s->weight_cache, key, wp, bytes, version, 2 * bytes);
     DirectWeightsS8* packed = entry != nullptr ? &entry->packed : &s->packed;  // too large to keep: the scratch
-    pack_for(layout, d, s->weights, kernels, k, packed);
+    pack_for(layout, d, s->weights, d.out_c, k, packed);
     return *packed;
 }
 
@@ -946,8 +949,8 @@ Status run_conv_unit(TaskContext& ctx, bool want_window_sum, ConvScratch* scratc
     out->rows_delivered = false;
     const size_t elems = static_cast<size_t>(d.out_w) * d.out_h * d.out_c;
     const bool want_sum = want_window_sum && !d.fp16;
-    // The int8 loops write every sum and accumulator (resize, not assign),
-    // except the lanes of output channels beyond the kernels.
+    // The int8 loops write every sum and accumulator (resize, not assign);
+    // fp16 direct tasks leave the lanes of channels beyond the kernels.
     out->window_sum.resize(want_sum ? (d.depthwise ? elems : static_cast<size_t>(d.out_w) * d.out_h) : 0);
     bool by_rows = false;
     if (d.fp16) {
@@ -964,11 +967,7 @@ Status run_conv_unit(TaskContext& ctx, bool want_window_sum, ConvScratch* scratc
         return d.depthwise ? depthwise_fp16(ctx, d, in, scratch, out, rows) : direct_fp16(ctx, d, in, scratch, out, rows);
     }
     out->facc.clear();
-    if (!d.depthwise && d.kernels < d.out_c) {
-        out->acc.assign(elems, 0);
-    } else {
-        out->acc.resize(elems);
-    }
+    out->acc.resize(elems);  // direct tasks' weights hold a zero kernel for each channel beyond the kernels
     // Rows go to the sink as they are done, unless they still need CLIP_TRUNCATE.
     if (sink != nullptr && d.clip_truncate == 0) RKNN_RETURN_IF_ERROR(sink->begin(*out, &by_rows));
     ConvRowSink* rows = by_rows ? sink : nullptr;

@@ -102,7 +102,7 @@ struct PackedWeightCache {
         DepthwiseWeightsS8 depthwise;    // a depthwise task's
         PackedGemmB fp16;                // a direct fp16 task's, as float32 panels
     };
-    // Direct int8: (address, kh, kw, in_c, kernels, kernels used, layout,
+    // Direct int8: (address, kh, kw, in_c, kernels, output channels, layout,
     // real channels of a packed image); depthwise: (address, kh, kw, in_c,
     // channels, atom bytes, kDepthwiseSurfaces, 0); direct fp16: (address,
     // kh, kw, in_c, kernels, kernels used, kDirectFp16, 0).
