@@ -187,7 +187,26 @@ Status NpuCore::run_task(uint64_t addr, uint32_t fetch_words, uint32_t* link_add
                 break;
             }
             if (d.reg == r::DPU_LUT_ACCESS_CFG) lut_.write_access_cfg(d.value);
-            if (d.reg == r::DPU_LUT_ACCESS_DATA) lut_.write_access_data(d.value);
+            if (d.reg == r::DPU_LUT_ACCESS_DATA) {
+                // A LUT upload is hundreds of writes to this register in a row.
+                // A word's decoding depends on its header only (op and
+                // register, not the value), so the words after this one with
+                // the same header go straight to the table.
+                constexpr uint64_t kHeaderBits = 0xffff00000000ffffull;
+                lut_.write_access_data(d.value);
+                uint32_t last = d.value;
+                while (fetched != nullptr && i + 1 < fetch_words) {
+                    uint64_t next;
+                    std::memcpy(&next, fetched + 8ull * (i + 1), 8);
+                    if ((next & kHeaderBits) != (word & kHeaderBits)) break;
+                    ++i;
+                    ++result->words_decoded;
+                    last = static_cast<uint32_t>(next >> 16);
+                    lut_.write_access_data(last);
+                }
+                regs_.write(d.reg, last);
+                break;
+            }
             regs_.write(d.reg, d.value);
             break;
         case hw::WordKind::kOpEnable:
