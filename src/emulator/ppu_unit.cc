@@ -153,19 +153,25 @@ RKNN_HOT_LOOP void average_int8_row(const Pool& p, const uint8_t* in, uint8_t* o
     const int64_t recip = static_cast<int64_t>(p.recip_w) * static_cast<int64_t>(p.recip_h);
     for (int ox = 0; ox < p.out.width; ++ox) {
         int32_t acc[kLanes] = {};
+        // The taps inside the image summed a row run at a time (no test per
+        // tap), the padded ones counted and added once: the same sums.
+        const int first_x = ox * p.sx - p.pad_l;
+        const int kx0 = std::max(0, -first_x), kx1 = std::min(p.kw, p.in.width - first_x);
+        const int inside_row = std::max(0, kx1 - kx0);
+        int32_t pad_taps = 0;
         for (int ky = 0; ky < p.kh; ++ky) {
             const int iy = oy * p.sy + ky - p.pad_t;
-            for (int kx = 0; kx < p.kw; ++kx) {
-                const int ix = ox * p.sx + kx - p.pad_l;
-                if (iy >= 0 && iy < p.in.height && ix >= 0 && ix < p.in.width) {
-                    const auto* tap = reinterpret_cast<const int8_t*>(plane + static_cast<uint64_t>(iy) * p.in.row_stride +
-                                                                      static_cast<uint64_t>(ix) * kLanes);
-                    for (int i = 0; i < kLanes; ++i) acc[i] += tap[i];
-                } else {
-                    for (int i = 0; i < kLanes; ++i) acc[i] += pad;
-                }
+            if (iy < 0 || iy >= p.in.height) {
+                pad_taps += p.kw;
+                continue;
             }
+            pad_taps += p.kw - inside_row;
+            const auto* tap = reinterpret_cast<const int8_t*>(plane + static_cast<uint64_t>(iy) * p.in.row_stride +
+                                                              static_cast<uint64_t>(first_x + kx0) * kLanes);
+            for (int kx = 0; kx < inside_row; ++kx, tap += kLanes)
+                for (int i = 0; i < kLanes; ++i) acc[i] += tap[i];
         }
+        for (int i = 0; i < kLanes; ++i) acc[i] += pad_taps * pad;
         uint8_t* dst = dst_row + static_cast<uint64_t>(ox) * kLanes;
         for (int i = 0; i < lanes; ++i) write_int(dst + i, 1, shift_round(acc[i] * recip, 32));
     }

@@ -288,6 +288,30 @@ TEST(EmulatorPpu, MaxAndAveragePoolsMatchTheInt8Reference) {
     }
 }
 
+// An average pool's padded taps count with the pad value: the same codes as
+// the pool over the image padded with that value by hand.
+TEST(EmulatorPpu, AveragePoolsAddThePadValueForEachPaddedTap) {
+    constexpr int8_t kPad = 37;
+    HostTensor padded = random_int8({1, 16, 10, 10}, per_tensor(1.0f, 0), 7);
+    HostTensor inner = random_int8({1, 16, 8, 8}, per_tensor(1.0f, 0), 7);
+    for (int c = 0; c < 16; ++c)
+        for (int y = 0; y < 10; ++y)
+            for (int x = 0; x < 10; ++x) {
+                int8_t& v = padded.data<int8_t>()[(c * 10 + y) * 10 + x];
+                if (y == 0 || y == 9 || x == 0 || x == 9) {
+                    v = kPad;
+                } else {
+                    inner.data<int8_t>()[(c * 8 + y - 1) * 8 + x - 1] = v;
+                }
+            }
+    for (int k : {2, 3}) {
+        SCOPED_TRACE("k" + std::to_string(k));
+        const std::vector<int8_t> by_ppu = run_pool(et::PoolTask{0, k, 2, 1, 8, 8, 16, kPad}, inner);
+        const std::vector<int8_t> by_hand = run_pool(et::PoolTask{0, k, 2, 0, 10, 10, 16, 0}, padded);
+        EXPECT_EQ(by_ppu, by_hand);
+    }
+}
+
 // ONNX has no min pool: compare with the definition, padding included.
 TEST(EmulatorPpu, MinPoolFollowsItsDefinition) {
     const et::PoolTask p{2, 3, 2, 1, 8, 8, 16, 100};
