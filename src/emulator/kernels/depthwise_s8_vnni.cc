@@ -20,6 +20,7 @@
 #include <cstdint>
 
 #include "emulator/kernels/depthwise_s8.h"
+#include "emulator/kernels/vnni_accumulate.h"
 
 namespace rknn::emulator::detail {
 
@@ -28,16 +29,6 @@ namespace {
 constexpr int kLanes = 16;
 constexpr int kMaxGroups = (kDepthwiseBandMaxKernel + 3) / 4;
 constexpr int kPixelsPerStep = 4;  // independent accumulators: vpdpbusd's latency is several cycles
-
-// acc += the dot products of x's unsigned and w's signed bytes, in place (as
-// in gemm_s8_avx512.cc: GCC 12 otherwise copies accumulators each step).
-inline void dot_accumulate(__m512i& acc, __m512i x, __m512i w) {
-#if defined(__GNUC__)
-    asm("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(x), "v"(w));
-#else
-    acc = _mm512_dpbusd_epi32(acc, x, w);
-#endif
-}
 
 // Byte 4c + j of the result is byte 16j + c of the source: channel c's value
 // at the four pixels, side by side.

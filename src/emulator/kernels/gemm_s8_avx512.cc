@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "emulator/kernels/gemm_s8.h"
+#include "emulator/kernels/vnni_accumulate.h"
 
 namespace rknn::emulator::detail {
 
@@ -25,18 +26,6 @@ constexpr int kDg = PackedWeightsS8::kDepthGroup;
 constexpr int kTileRows = 8;
 constexpr size_t kPanelBytes = size_t{192} << 10;  // A bytes per panel
 constexpr int kMaxPanelRows = 512;
-
-// acc += the dot products of x's unsigned and w's signed bytes, in place. GCC
-// 12 models the intrinsic as a three-operand op and, in a loop, moves every
-// accumulator to a fresh register each time round (and spills some); the
-// in-place form keeps the tile's 16 accumulators where they are.
-inline void dot_accumulate(__m512i& acc, __m512i x, __m512i w) {
-#if defined(__GNUC__)
-    asm("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(x), "v"(w));
-#else
-    acc = _mm512_dpbusd_epi32(acc, x, w);
-#endif
-}
 
 inline __mmask16 first_columns(int count) {
     return count >= kCb ? static_cast<__mmask16>(0xffff) : (count <= 0 ? 0 : static_cast<__mmask16>((1u << count) - 1));
