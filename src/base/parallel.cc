@@ -153,11 +153,10 @@ private:
             poll = past_poll < kLongestPoll ? std::min(kLongestPoll, poll * 2) : std::max(kShortestPoll, poll / 2);
             // Join whichever job is open; none is when the caller has closed it already.
             uint64_t entry = entry_.load();
-            seen = entry >> kGenerationShift;
             bool joined = false;
             while ((entry & kOpen) != 0 && !joined) joined = entry_.compare_exchange_weak(entry, entry + 1);
+            seen = entry >> kGenerationShift;  // the generation joined, or the last one seen closed
             if (!joined) continue;
-            seen = entry >> kGenerationShift;
             std::exception_ptr failure;
             run_job(*job_, &failure);
             {

@@ -313,6 +313,26 @@ void depthwise_int8_from_cube(const ConvDesc& d, const uint8_t* in, const Depthw
         for (int kx = 0; kx < d.kw; ++kx)
             s->tap_offsets.push_back(static_cast<int64_t>(ky * v.row_stride + kx * v.atom));
     const uint64_t macs = static_cast<uint64_t>(d.out_w) * d.out_h * taps * static_cast<uint64_t>(ch);
+    // The tap-group kernel's fields every surface shares, and each surface's
+    // pad atom, set once per task.
+    DepthwiseBand shared;
+    if (tap_groups) {
+        s->pad_atoms.resize(static_cast<size_t>(in_surfaces) * kAtomBytes);
+        for (size_t c = 0; c < s->pad_atoms.size(); ++c)
+            s->pad_atoms[c] = static_cast<uint8_t>(int8_pad_for_channel(d, static_cast<int>(c)));
+        shared.row_bytes = static_cast<size_t>(d.row_stride);
+        shared.in_w = d.in_w;
+        shared.in_h = d.in_h;
+        shared.pad_top = d.pad_top;
+        shared.pad_left = d.pad_left;
+        shared.kh = d.kh;
+        shared.kw = d.kw;
+        shared.stride_x = d.stride_x;
+        shared.stride_y = d.stride_y;
+        shared.out_w = d.out_w;
+        shared.out_pixel_stride = static_cast<size_t>(ch);
+        shared.out_row_stride = static_cast<size_t>(d.out_w) * ch;
+    }
     // Output rows [y0, y1) of surfaces [s0, s1).
     const auto surface_rows = [&](int s0, int s1, int64_t y0, int64_t y1) {
         for (int sf = s0; sf < s1; ++sf) {
@@ -325,27 +345,13 @@ void depthwise_int8_from_cube(const ConvDesc& d, const uint8_t* in, const Depthw
                 continue;
             }
             if (tap_groups) {
-                uint8_t pad[kAtomBytes];
-                for (int l = 0; l < kAtomBytes; ++l) pad[l] = static_cast<uint8_t>(int8_pad_for_channel(d, sf * kAtomBytes + l));
-                DepthwiseBand band;
+                DepthwiseBand band = shared;
                 band.surface = in + static_cast<uint64_t>(sf) * d.surf_stride;
-                band.row_bytes = static_cast<size_t>(d.row_stride);
-                band.in_w = d.in_w;
-                band.in_h = d.in_h;
-                band.pad_top = d.pad_top;
-                band.pad_left = d.pad_left;
-                band.pad = pad;
-                band.kh = d.kh;
-                band.kw = d.kw;
-                band.stride_x = d.stride_x;
-                band.stride_y = d.stride_y;
+                band.pad = s->pad_atoms.data() + static_cast<size_t>(sf) * kAtomBytes;
                 band.weights = weights.tap_groups.data() + static_cast<size_t>(sf) * band_words;
                 band.y0 = static_cast<int>(y0);
                 band.y1 = static_cast<int>(y1);
-                band.out_w = d.out_w;
                 band.out = corner;
-                band.out_pixel_stride = static_cast<size_t>(ch);
-                band.out_row_stride = static_cast<size_t>(d.out_w) * ch;
                 band.store_lanes = lanes;
                 depthwise_band_s8(band);
                 continue;

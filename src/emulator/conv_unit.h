@@ -126,6 +126,7 @@ struct ConvScratch {
     std::vector<uint32_t> offsets;
     DepthwiseWeightsS8 dw_weights;
     std::vector<int64_t> tap_offsets;
+    std::vector<uint8_t> pad_atoms;  // the depthwise tap-group kernel's pad atom per surface
 };
 
 // int8 tasks whose input reaches the MAC array as stored read it in place
