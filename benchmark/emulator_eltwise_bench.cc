@@ -13,8 +13,10 @@
 //
 // The Add runs twice: in the pairwise multiply-add form the emulator takes
 // (kernels/dpu_int8_pairs.h) and, for the gain, in the staged int32 lanes.
+// The fp16 HardSwish pass (the float pipeline, as PP-OCRv4 rec runs it after
+// most convolutions) runs at two sizes: 12 rows, as the model's, and 48.
 //
-// Usage: emulator_eltwise_bench [rounds] [reps per round]
+// Usage: emulator_eltwise_bench [rounds] [reps per round] [name filter]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -25,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "base/half.h"
 #include "cpu/int8/requant.h"
 #include "emulator/kernels/dpu_int8_pairs.h"
 #include "npu_harness.h"
@@ -130,6 +133,42 @@ bool make_channel_mul(Task* t, int c, int h, int w) {
     return finish(t, b, 0x18);
 }
 
+// The fp16 HardSwish pass after a convolution (npu/graph_conv_fp16.cc):
+// clip(y + 3, 0, 6) / 6 in BS and BN, times y from the EW operand, over an
+// fp16 cube (8 channels per 16-byte atom). The baseline copies its bytes.
+bool make_hardswish_fp16(Task* t, int c, int h, int w) {
+    t->name = "HardSwish fp16 " + shape_name(c, h, w);
+    const size_t bytes = static_cast<size_t>(et::align_up(c, 8)) * h * w * 2;
+    std::vector<uint8_t> a(bytes);
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> value(-6.0f, 6.0f);
+    for (size_t i = 0; i < bytes; i += 2) {
+        const uint16_t half = rknn::float_to_half(value(rng));
+        std::memcpy(&a[i], &half, 2);
+    }
+    t->out_bytes = bytes;
+    t->dev.put(kA, a.data(), a.size());
+    t->dev.zeros(kOut, bytes);
+    et::DpuTask d;
+    d.c = c;
+    d.h = h;
+    d.w = w;
+    d.fp16 = true;
+    d.src = kA;
+    d.dst = kOut;
+    d.bs.enabled = d.bs.alu = d.bs.relu = d.bs.relux = true;
+    d.bs.alu_value = static_cast<int32_t>(rknn::float_bits(3.0f));
+    d.bs.relux_value = static_cast<int32_t>(rknn::float_bits(6.0f));
+    d.bn.enabled = d.bn.mul = true;
+    d.bn.mul_value = static_cast<int16_t>(rknn::float_to_half(1.0f / 6.0f));
+    d.ew.enabled = d.ew.op = d.ew.op_mul = d.ew.tensor = true;
+    d.ew.operand_bytes = 2;
+    d.ew.operand_addr = kA;
+    et::TaskEmitter b;
+    et::emit_dpu_task(&b, d);
+    return finish(t, b, 0x18);
+}
+
 // A PPU 3x3 stride-2 max pool; the baseline copies its output's bytes.
 bool make_max_pool(Task* t, int c, int h, int w) {
     t->name = "MaxPool 3x3/2 int8 " + shape_name(c, h, w);
@@ -171,9 +210,10 @@ double median(std::vector<double> v) {
 int main(int argc, char** argv) {
     const int rounds = argc > 1 ? std::max(1, std::atoi(argv[1])) : 9;
     const int reps = argc > 2 ? std::max(1, std::atoi(argv[2])) : 20;
-    std::vector<Task> tasks(4);
+    std::vector<Task> tasks(6);
     if (!make_add(&tasks[0], 16, 240, 240) || !make_add(&tasks[1], 16, 240, 240) ||
-        !make_channel_mul(&tasks[2], 96, 120, 120) || !make_max_pool(&tasks[3], 16, 240, 240))
+        !make_channel_mul(&tasks[2], 96, 120, 120) || !make_max_pool(&tasks[3], 16, 240, 240) ||
+        !make_hardswish_fp16(&tasks[4], 240, 12, 80) || !make_hardswish_fp16(&tasks[5], 240, 48, 80))
         return 1;
     // The same Add without the pairwise multiply-add form, for the gain.
     tasks[1].staged = true;
@@ -181,7 +221,9 @@ int main(int argc, char** argv) {
     std::printf("int8 Add lanes: %s\n", rknn::emulator::dpu_int8_pairs_target());
     std::printf("%d rounds of %d runs each, task and memcpy alternating\n\n", rounds, reps);
     std::printf("%-40s %10s %10s %12s %12s\n", "task", "task ms", "memcpy ms", "ratio", "ratio range");
+    const std::string filter = argc > 3 ? argv[3] : "";
     for (Task& t : tasks) {
+        if (t.name.find(filter) == std::string::npos) continue;
         std::vector<uint8_t> from(t.out_bytes, 1), to(t.out_bytes, 0);
         std::string why;
         if (!t.run(&why)) {  // warm-up, and a check that the stream runs

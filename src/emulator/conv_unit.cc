@@ -12,6 +12,7 @@
 #include "emulator/conv_cube.h"
 #include "emulator/conv_desc.h"
 #include "emulator/cube.h"
+#include "emulator/depthwise_fp16.h"
 #include "emulator/fixed_point.h"
 #include "hw/rk356x_dialect.h"
 
@@ -840,7 +841,11 @@ Status direct_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, ConvS
         }
     };
     if (sink == nullptr) {
-        parallel_for(pixels, parallel ? band : pixels, [&](int64_t p0, int64_t p1) {
+        // Fewer bands than two per thread (a task of one or two output rows):
+        // an even share of the pixels each, or one thread would do them all.
+        int64_t share = band;
+        if (parallel && pixels < 2 * threads * band) share = ((pixels + threads - 1) / threads + 3) & ~int64_t{3};
+        parallel_for(pixels, parallel ? share : pixels, [&](int64_t p0, int64_t p1) {
             std::vector<float> rows;
             gemm_pixels(p0, p1, &rows);
         });
@@ -900,11 +905,16 @@ Status depthwise_fp16(TaskContext& ctx, const ConvDesc& d, const uint8_t* in, Co
     std::vector<float> raw(bytes / 2);
     halves_to_floats(wp, raw.data(), raw.size());
     unpack_depthwise_weights(d, raw.data(), &s->fweights);
+    const int ch = out->channels;
+    if (ch > d.in_c) return ctx.unsupported("an fp16 depthwise task of %d outputs over %d input channels", ch, d.in_c);
+    if (cube_paths.load(std::memory_order_relaxed) && depthwise_fp16_cube_fits(d)) {
+        cube_path_tasks.fetch_add(1, std::memory_order_relaxed);
+        depthwise_fp16_from_cube(d, in, s->fweights.data(), out, sink);
+        return Status::ok();
+    }
     PaddedImage img;
     UninitVector<float> image;  // every element written
     build_image_f32(d, in, &img, &image);
-    const int ch = out->channels;
-    if (ch > d.in_c) return ctx.unsupported("an fp16 depthwise task of %d outputs over %d input channels", ch, d.in_c);
     const uint64_t macs = static_cast<uint64_t>(d.out_w) * d.out_h * d.kh * d.kw * static_cast<uint64_t>(ch);
     // With a sink, bands of rows (within each thread's share) go to it while
     // their accumulators are in cache.

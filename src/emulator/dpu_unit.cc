@@ -734,7 +734,8 @@ __attribute__((always_inline)) inline void load_block_float(const uint8_t* base,
 // (RKNN_HOT_LOOP): the fp16 conversions vectorise there.
 template <int kLanes>
 __attribute__((always_inline)) inline void run_float_blocks(const Dpu& d, const Source& src, const ConvOutput* conv, const std::vector<uint64_t>& src_c,
-                      const std::vector<uint64_t>& dst_c, const std::vector<uint64_t>& ew_c, int y0, int y1) {
+                      const std::vector<uint64_t>& dst_c, const std::vector<uint64_t>& ew_c, int y0, int y1,
+                      int c_begin, int c_end) {
     const bool ew_tensor = !d.ew.bypass && !d.ew.op_bypass && d.ew.from_tensor;
     const int n = d.width;
     std::vector<float> values(static_cast<size_t>(n) * kLanes), operands(static_cast<size_t>(n) * kLanes);
@@ -745,7 +746,7 @@ __attribute__((always_inline)) inline void run_float_blocks(const Dpu& d, const 
         const uint64_t src_at = static_cast<uint64_t>(y) * src.cube.row_stride;
         const uint64_t dst_at = static_cast<uint64_t>(y) * d.dst.row_stride;
         const uint64_t ew_at = static_cast<uint64_t>(y) * d.ew.cube.row_stride;
-        for (int c0 = 0; c0 < d.channels; c0 += kLanes) {
+        for (int c0 = c_begin; c0 < c_end; c0 += kLanes) {
             const int lanes = std::min(kLanes, d.channels - c0);
             if (conv != nullptr) {
                 const float* acc = conv->facc.data() + static_cast<size_t>(y) * n * conv->channels + c0;
@@ -809,8 +810,9 @@ __attribute__((always_inline)) inline void run_float_blocks(const Dpu& d, const 
 #define RKNN_FLOAT_BLOCKS(kLanes)                                                                                 \
     RKNN_HOT_LOOP_WIDE void run_float_blocks_##kLanes(const Dpu& d, const Source& src, const ConvOutput* conv,             \
                                                  const std::vector<uint64_t>& src_c, const std::vector<uint64_t>& dst_c, \
-                                                 const std::vector<uint64_t>& ew_c, int y0, int y1) {                    \
-        run_float_blocks<kLanes>(d, src, conv, src_c, dst_c, ew_c, y0, y1);                                           \
+                                                 const std::vector<uint64_t>& ew_c, int y0, int y1, int c_begin,        \
+                                                 int c_end) {                                                           \
+        run_float_blocks<kLanes>(d, src, conv, src_c, dst_c, ew_c, y0, y1, c_begin, c_end);                           \
     }
 RKNN_FLOAT_BLOCKS(2)
 RKNN_FLOAT_BLOCKS(4)
@@ -830,25 +832,50 @@ void plan_float_offsets(const Dpu& d, const Source& src, const ConvOutput* conv,
     o->ew = ew_tensor ? channel_offsets(d.ew.cube, d.channels) : std::vector<uint64_t>();
 }
 
-// Rows [y0, y1) of the float pipeline.
-void float_rows(const Dpu& d, const Source& src, const ConvOutput* conv, const FloatOffsets& o, int y0, int y1) {
+// Rows [y0, y1) of the float pipeline, channels [c_begin, c_end) (whole
+// output atoms; all of them by default).
+void float_rows(const Dpu& d, const Source& src, const ConvOutput* conv, const FloatOffsets& o, int y0, int y1,
+                int c_begin = 0, int c_end = -1) {
+    if (c_end < 0) c_end = d.channels;
     switch (d.dst.c2()) {
-    case 2: run_float_blocks_2(d, src, conv, o.src, o.dst, o.ew, y0, y1); break;
-    case 4: run_float_blocks_4(d, src, conv, o.src, o.dst, o.ew, y0, y1); break;
-    case 8: run_float_blocks_8(d, src, conv, o.src, o.dst, o.ew, y0, y1); break;
-    case 16: run_float_blocks_16(d, src, conv, o.src, o.dst, o.ew, y0, y1); break;
+    case 2: run_float_blocks_2(d, src, conv, o.src, o.dst, o.ew, y0, y1, c_begin, c_end); break;
+    case 4: run_float_blocks_4(d, src, conv, o.src, o.dst, o.ew, y0, y1, c_begin, c_end); break;
+    case 8: run_float_blocks_8(d, src, conv, o.src, o.dst, o.ew, y0, y1, c_begin, c_end); break;
+    case 16: run_float_blocks_16(d, src, conv, o.src, o.dst, o.ew, y0, y1, c_begin, c_end); break;
     default: break;  // decode() refuses other atom widths for the float pipeline
     }
 }
 
-// Rows are independent: large cubes share them out over the host's threads,
-// as in the integer pipeline.
+// Rows are independent, and so are the atoms of a row: large cubes share
+// them out over the host's threads, as in the integer pipeline. A cube of
+// few rows (a convolution tile of one or two) is cut into atom groups too,
+// or one thread would take most of it.
 void run_float_pipeline(const Dpu& d, const Source& src, const ConvOutput* conv) {
     FloatOffsets o;
     plan_float_offsets(d, src, conv, &o);
     const int64_t elements = static_cast<int64_t>(d.width) * d.height * d.channels;
-    parallel_for(d.height, elements >= kParallelElements ? 1 : d.height, [&](int64_t y0, int64_t y1) {
-        float_rows(d, src, conv, o, static_cast<int>(y0), static_cast<int>(y1));
+    const int threads = host_threads();
+    if (elements < kParallelElements || threads == 1) {
+        float_rows(d, src, conv, o, 0, d.height);
+        return;
+    }
+    const int c2 = d.dst.c2();
+    const int atoms = (d.channels + c2 - 1) / c2;
+    const int groups = std::min(atoms, (4 * threads + d.height - 1) / d.height);
+    if (groups <= 1) {
+        parallel_for(d.height, 1, [&](int64_t y0, int64_t y1) {
+            float_rows(d, src, conv, o, static_cast<int>(y0), static_cast<int>(y1));
+        });
+        return;
+    }
+    const int per_group = (atoms + groups - 1) / groups;
+    parallel_for(static_cast<int64_t>(d.height) * groups, 1, [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) {
+            const int y = static_cast<int>(i / groups), g = static_cast<int>(i % groups);
+            const int c_begin = g * per_group * c2;
+            const int c_end = std::min(d.channels, (g + 1) * per_group * c2);
+            if (c_begin < c_end) float_rows(d, src, conv, o, y, y + 1, c_begin, c_end);
+        }
     });
 }
 

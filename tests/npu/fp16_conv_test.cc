@@ -13,6 +13,7 @@
 #include "common/test_graphs.h"
 #include "cpu/fused_ops.h"
 #include "cpu/graph_executor.h"
+#include "emulator/conv_unit.h"
 #include "hw/soc_profile.h"
 #include "npu/activation_split.h"
 #include "npu/placement.h"
@@ -224,6 +225,73 @@ TEST(NpuFp16Conv, WideDepthwiseLayersRunInChannelChunks) {
     }
     std::printf("fp16 conv: 480-channel 5x5 depthwise layers in chunks, largest difference %.2f of the tolerance\n", worst);
     EXPECT_LE(worst, 1.0);
+}
+
+// The emulator reads fp16 depthwise inputs from the cube a surface at a time
+// (emulator/depthwise_fp16.h); with the cube paths off it builds a padded
+// fp32 image first. Both sum each output's taps in window order from the
+// same exact products: the outputs must be the same bits. Seeded random
+// shapes: channels that fill part of a surface and many surfaces, kernels up
+// to 7 wide and tall apart, unequal strides and pads, row tiles over cores.
+TEST(NpuFp16Conv, DepthwiseFromTheCubeMatchesThePaddedImageBitForBit) {
+    struct Guard {
+        ~Guard() { rknn::emulator::set_conv_cube_paths(true); }
+    } guard;
+    std::mt19937 rng(4321);
+    auto pick = [&rng](int lo, int hi) { return lo + static_cast<int>(rng() % static_cast<uint32_t>(hi - lo + 1)); };
+    std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+    int compared = 0;
+    for (int i = 0; i < 80; ++i) {
+        const int c = i % 10 == 9 ? pick(200, 480) : pick(2, 70);  // one channel is a direct convolution
+        const int kh = pick(1, 7), kw = pick(1, 7), sy = pick(1, 3), sx = pick(1, 3);
+        const int pt = pick(0, kh - 1), pb = pick(0, kh - 1), pl = pick(0, kw - 1), pr = pick(0, kw - 1);
+        const int h = pick(std::max(1, kh - pt - pb), 24), w = pick(std::max(1, kw - pl - pr), 40);
+        const int oh = (h + pt + pb - kh) / sy + 1, ow = (w + pl + pr - kw) / sx + 1;
+        Graph g;
+        const int32_t x = add_tensor(&g, "x", DType::kFloat16, {1, c, h, w});
+        g.inputs = {x};
+        std::vector<uint16_t> wv(static_cast<size_t>(c) * kh * kw);
+        for (uint16_t& v : wv) v = rknn::float_to_half(dist(rng));
+        const int32_t wt = g.add_constant("w", DType::kFloat16, {c, 1, kh, kw},
+                                          rknn::graph::Buffer::copy_of(wv.data(), wv.size() * 2));
+        std::vector<float> b(static_cast<size_t>(c));
+        for (float& v : b) v = dist(rng);
+        const int32_t bt = g.add_constant("b", DType::kFloat32, {c}, rknn::graph::Buffer::copy_of(b.data(), b.size() * 4));
+        const int32_t y = add_tensor(&g, "y", DType::kFloat16, {1, c, oh, ow});
+        rknn::graph::Op op{OpType::kConv, "dw", "", {x, wt, bt}, {y}, {}};
+        op.attrs.set_ints("kernel_shape", {kh, kw});
+        op.attrs.set_ints("strides", {sy, sx});
+        op.attrs.set_ints("pads", {pt, pl, pb, pr});
+        op.attrs.set_int("group", c);
+        if (i % 3 == 1) {
+            rknn::cpu::kernels::Activation act;
+            act.type = i % 2 ? OpType::kHardSwish : OpType::kRelu;
+            rknn::cpu::set_fused_activation(&op, act);
+        }
+        g.add_op(op);
+        g.outputs = {y};
+        HostTensor input(DType::kFloat16, {1, c, h, w});
+        for (int64_t j = 0; j < input.numel(); ++j) input.data<uint16_t>()[j] = rknn::float_to_half(dist(rng));
+        const auto placement = npu::place_op(g, g.ops[0], rknn::hw::default_soc());
+        if (placement.target != npu::Target::kNpu) continue;
+        const uint32_t mask = i % 4 == 3 ? 7u : 0u;
+        const auto value = [&](int32_t) -> const HostTensor& { return input; };
+        const uint64_t before = rknn::emulator::conv_cube_path_tasks();
+        auto cube = npu::testing::run_graph_op(g, g.ops[0], value, mask);
+        ASSERT_TRUE(cube.is_ok()) << cube.status().message();
+        ASSERT_GT(rknn::emulator::conv_cube_path_tasks(), before) << "case " << i << ": the cube path did not run";
+        rknn::emulator::set_conv_cube_paths(false);
+        auto image = npu::testing::run_graph_op(g, g.ops[0], value, mask);
+        rknn::emulator::set_conv_cube_paths(true);
+        ASSERT_TRUE(image.is_ok()) << image.status().message();
+        ASSERT_EQ(cube.value().output.size(), image.value().output.size());
+        EXPECT_TRUE(cube.value().output == image.value().output)
+            << "case " << i << ": " << c << " channels " << h << "x" << w << " kernel " << kh << "x" << kw << " stride "
+            << sy << "," << sx << " pads " << pt << "," << pl << "," << pb << "," << pr;
+        ++compared;
+    }
+    std::printf("fp16 depthwise: %d random layers, the cube path against the padded image\n", compared);
+    EXPECT_GE(compared, 60);
 }
 
 // Inputs of 1, 3 or 4 channels as channel-packed NHWC images (how the
