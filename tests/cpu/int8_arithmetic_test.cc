@@ -3,7 +3,9 @@
 // quantisation step), plus exact cases.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <random>
 #include <string>
 
@@ -344,6 +346,64 @@ TEST(Int8Kernels, ElementwiseOpsMatchFloatWithinOneStep) {
         const OneOp scalar = binary_case(type, {1, 4, 5, 5}, {1}, 25);
         EXPECT_LE(max_step_difference(scalar.g, scalar.inputs), 1) << "scalar operand";
     }
+}
+
+// The row loops (32-bit lanes where the codes fit, 64-bit otherwise) give
+// the NPU formula's int8 exactly, computed here in 64 bits element by element:
+// whole rows, a row operand broadcast down the rows (a classifier's bias),
+// a column broadcast along them, a scalar, and scales from small to large.
+TEST(Int8Kernels, ElementwiseRowsGiveTheNpuFormulaExactly) {
+    struct Form {
+        Shape a, b;
+    };
+    const Form forms[] = {{{1, 3, 5, 67}, {1, 3, 5, 67}}, {{1, 40, 133}, {133}}, {{1, 3, 5, 67}, {1, 3, 5, 1}}, {{2, 70}, {1}}};
+    // The last: factors of exactly 1/2, so half the sums fall on a tie (half to even).
+    const float scales[][3] = {{0.03f, 0.07f, 0.09f}, {0.5f, 0.004f, 0.05f}, {0.01f, 0.01f, 0.8f}, {0.2f, 0.3f, 0.001f},
+                               {0.25f, 0.25f, 0.5f}};
+    int compared = 0;
+    for (OpType type : {OpType::kAdd, OpType::kSub, OpType::kMul, OpType::kMax, OpType::kMin}) {
+        for (size_t i = 0; i < std::size(forms) * std::size(scales); ++i) {
+            const size_t f = i / std::size(scales);
+            const float* sc = scales[i % std::size(scales)];
+            const QuantParams qa = per_tensor(sc[0], 5), qb = per_tensor(sc[1], -128), qy = per_tensor(sc[2], -3);
+            OneOp c;
+            const int32_t a = add_tensor(&c.g, "a", DType::kInt8, forms[f].a, qa);
+            const int32_t b = add_tensor(&c.g, "b", DType::kInt8, forms[f].b, qb);
+            const int32_t y = add_tensor(&c.g, "y", DType::kInt8, forms[f].a, qy);
+            c.g.inputs = {a, b};
+            c.g.outputs = {y};
+            c.g.add_op({type, "op", "", {a, b}, {y}, {}});
+            c.inputs = {random_int8(forms[f].a, qa, 31 + static_cast<uint32_t>(i)),
+                        random_int8(forms[f].b, qb, 37 + static_cast<uint32_t>(i))};
+            const std::vector<HostTensor> out = run(c.g, c.inputs, true);
+            const bool mul = type == OpType::kMul;
+            const rknn::cpu::int8::Requant r = mul ? rknn::cpu::int8::make_requant(double{sc[0]} * sc[1] / sc[2])
+                                                   : rknn::cpu::int8::make_requant({double{sc[0]} / sc[2], double{sc[1]} / sc[2]});
+            const int64_t ma = r.multiplier(0), mb = mul ? 0 : r.multiplier(1);
+            const int64_t last = forms[f].a.back(), rows = out[0].numel() / last;
+            for (int64_t e = 0; e < out[0].numel(); ++e) {
+                int64_t eb = 0;  // b's element for output e
+                if (c.inputs[1].numel() == out[0].numel()) eb = e;
+                else if (forms[f].b.size() == 1 && forms[f].b[0] == last) eb = e % last;
+                else if (forms[f].b.back() == 1 && c.inputs[1].numel() == rows) eb = e / last;
+                const int64_t da = c.inputs[0].data<int8_t>()[e] - 5, db = c.inputs[1].data<int8_t>()[eb] + 128;
+                int64_t v = 0;
+                switch (type) {
+                case OpType::kAdd: v = da * ma + db * mb; break;
+                case OpType::kSub: v = da * ma - db * mb; break;
+                case OpType::kMul: v = da * db * ma; break;
+                case OpType::kMax: v = std::max(da * ma, db * mb); break;
+                default: v = std::min(da * ma, db * mb); break;
+                }
+                const int8_t want = rknn::cpu::int8::saturate_int8(rknn::cpu::int8::round_shift(v, r.shift) - 3);
+                ASSERT_EQ(out[0].data<int8_t>()[e], want)
+                    << rknn::graph::op_type_name(type) << " form " << f << " scales " << sc[0] << "," << sc[1] << ","
+                    << sc[2] << " element " << e;
+            }
+            ++compared;
+        }
+    }
+    EXPECT_EQ(compared, 100);
 }
 
 TEST(Int8Kernels, ActivationsAndPoolsMatchFloat) {

@@ -6,6 +6,7 @@
 #include "base/parallel.h"
 #include "cpu/kernels/kernel_util.h"
 #include "cpu/kernels/kernels.h"
+#include "cpu/kernels/softmax_simd.h"
 
 namespace rknn::cpu::kernels {
 namespace {
@@ -39,12 +40,16 @@ Status softmax_impl(const KernelArgs& args, bool log) {
     float* dst = args.outputs[0]->data<float>();
     // Each exponential once: kept in doubles for the division, so the values
     // are those of computing it twice. Rows share out over the host's threads.
+    // The reference form; contiguous softmax rows take softmax_simd.h's,
+    // within its documented tolerance.
     const auto rows = [&](int64_t r0, int64_t r1) {
         thread_local std::vector<double> exps;
         exps.resize(static_cast<size_t>(s.axis));
         for (int64_t r = r0; r < r1; ++r) {
             const int64_t o = r / s.inner, i = r % s.inner;
             const int64_t base = o * s.axis * s.inner + i;
+            // Contiguous rows without NaNs or infinities: the vector form.
+            if (!log && s.inner == 1 && softmax_row_simd(src + base, dst + base, s.axis)) continue;
             float max = -INFINITY;
             for (int64_t a = 0; a < s.axis; ++a) max = std::fmax(max, src[base + a * s.inner]);
             double total = 0.0;
