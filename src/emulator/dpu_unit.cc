@@ -847,9 +847,10 @@ void float_rows(const Dpu& d, const Source& src, const ConvOutput* conv, const F
 }
 
 // Rows are independent, and so are the atoms of a row: large cubes share
-// them out over the host's threads, as in the integer pipeline. A cube of
-// few rows (a convolution tile of one or two) is cut into atom groups too,
-// or one thread would take most of it.
+// them out over the host's threads, by surfaces where there are enough
+// (PP-OCRv4 rec about 3% faster than by rows), else by rows, a cube of few
+// rows (a convolution tile of one or two) cut into atom groups too, or one
+// thread would take most of it.
 void run_float_pipeline(const Dpu& d, const Source& src, const ConvOutput* conv) {
     FloatOffsets o;
     plan_float_offsets(d, src, conv, &o);
@@ -861,6 +862,17 @@ void run_float_pipeline(const Dpu& d, const Source& src, const ConvOutput* conv)
     }
     const int c2 = d.dst.c2();
     const int atoms = (d.channels + c2 - 1) / c2;
+    // Enough atoms to share out: each item a surface, all its rows (the
+    // source, operand and output cubes then stream through memory in order;
+    // a row of every surface jumps a surface stride at each atom).
+    if (atoms >= 2 * threads) {
+        parallel_for(atoms, 1, [&](int64_t a0, int64_t a1) {
+            for (int64_t a = a0; a < a1; ++a)
+                float_rows(d, src, conv, o, 0, d.height, static_cast<int>(a) * c2,
+                           std::min(d.channels, static_cast<int>(a + 1) * c2));
+        });
+        return;
+    }
     const int groups = std::min(atoms, (4 * threads + d.height - 1) / d.height);
     if (groups <= 1) {
         parallel_for(d.height, 1, [&](int64_t y0, int64_t y1) {
