@@ -28,21 +28,26 @@ struct BinaryCodes {
     int shift;
 };
 
+// The op's sum before the shift, from the inputs less their zero points.
+template <Kind kKind, typename T>
+inline T combine(T da, T db, T ma, T mb) {
+    switch (kKind) {
+    case Kind::kAdd: return da * ma + db * mb;
+    case Kind::kSub: return da * ma - db * mb;
+    case Kind::kMul: return da * db * ma;
+    case Kind::kMax: return std::max(da * ma, db * mb);
+    case Kind::kMin: return std::min(da * ma, db * mb);
+    }
+    return 0;
+}
+
 template <Kind kKind>
 void binary_row_of(const BinaryCodes& k, const int8_t* a, int64_t step_a, const int8_t* b, int64_t step_b, int8_t* out,
                    int64_t n) {
     const int64_t za = k.za, zb = k.zb, zy = k.zy, ma = k.ma, mb = k.mb;
     const int shift = k.shift;
     for (int64_t i = 0; i < n; ++i) {
-        const int64_t da = a[i * step_a] - za, db = b[i * step_b] - zb;
-        int64_t v = 0;
-        switch (kKind) {
-        case Kind::kAdd: v = da * ma + db * mb; break;
-        case Kind::kSub: v = da * ma - db * mb; break;
-        case Kind::kMul: v = da * db * ma; break;
-        case Kind::kMax: v = std::max(da * ma, db * mb); break;
-        case Kind::kMin: v = std::min(da * ma, db * mb); break;
-        }
+        const int64_t v = combine<kKind, int64_t>(a[i * step_a] - za, b[i * step_b] - zb, ma, mb);
         out[i] = saturate_int8(round_shift(v, shift) + zy);
     }
 }
@@ -58,15 +63,7 @@ RKNN_HOT_LOOP void binary_row32(const BinaryCodes& k, const int8_t* a, const int
     const int shift = k.shift;
     const int32_t half = int32_t{1} << (shift - 1);
     for (int64_t i = 0; i < n; ++i) {
-        const int32_t da = a[i * kStepA] - za, db = b[i * kStepB] - zb;
-        int32_t v = 0;
-        switch (kKind) {
-        case Kind::kAdd: v = da * ma + db * mb; break;
-        case Kind::kSub: v = da * ma - db * mb; break;
-        case Kind::kMul: v = da * db * ma; break;
-        case Kind::kMax: v = std::max(da * ma, db * mb); break;
-        case Kind::kMin: v = std::min(da * ma, db * mb); break;
-        }
+        const int32_t v = combine<kKind, int32_t>(a[i * kStepA] - za, b[i * kStepB] - zb, ma, mb);
         const int32_t floor_div = v >> shift;
         const int32_t remainder = v - floor_div * (int32_t{1} << shift);  // in [0, 2^shift)
         // Round up past the half, and on the half when floor_div is odd, in
