@@ -73,7 +73,7 @@ const KernelEntry kKernels[] = {
     {OpType::kPad,                   k::pad,                 kAllDTypes,      nullptr,             false},
     {OpType::kResize,                k::resize,              kFloat32Only,    q::resize,           false},
     {OpType::kUpsample,              k::resize,              kFloat32Only,    q::resize,           false},
-    {OpType::kSoftmax,               k::softmax,             kFloat32Only,    nullptr,             false},
+    {OpType::kSoftmax,               k::softmax,             kFloat32Only,    q::softmax,          false},
     {OpType::kLogSoftmax,            k::log_softmax,         kFloat32Only,    nullptr,             false},
     {OpType::kReduceMean,            k::reduce,              kNumericDTypes,  nullptr,             false},
     {OpType::kReduceSum,             k::reduce,              kNumericDTypes,  nullptr,             false},

@@ -10,11 +10,17 @@
 //   output's column sums in tap order to zero, then the bias;
 // - Transpose and Slice, which copy whole runs of the dims they keep in
 //   order (over threads for large tensors), put every element where a
-//   plain index computation puts it.
+//   plain index computation puts it;
+// - MaxPool and AveragePool (blocks of outputs across vector lanes, rows
+//   over threads) equal the loop that visits each window's taps in order,
+//   bit for bit, NaNs included; the global pools equal a plain sum in
+//   double (within one float ulp, nearly always exactly) and a running max.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +29,8 @@
 #include "cpu/fused_ops.h"
 #include "cpu/graph_executor.h"
 #include "cpu/kernels/scalar_math.h"
+#include "cpu/kernels/window.h"
+#include "graph/spatial.h"
 
 namespace {
 
@@ -315,6 +323,148 @@ TEST(FloatFastPaths, TransposesAndSlicesMoveEveryElement) {
             return at;
         });
     }
+}
+
+struct PoolCase {
+    bool average;
+    std::vector<int64_t> in_spatial, kernel, strides, pads, dilations;
+    bool ceil = false, include_pad = false;
+};
+
+// The reference kernels' loop (what cpu/kernels/pool.cc ran before its fast
+// forms): each window's taps in kz, ky, kx order.
+std::vector<float> ordered_pool(const rknn::cpu::kernels::Window3& g, bool average, bool include_pad, const float* x,
+                                int64_t planes) {
+    std::vector<float> y(static_cast<size_t>(planes * g.out_size()));
+    for (int64_t p = 0; p < planes; ++p)
+        for (int64_t oz = 0; oz < g.out[0]; ++oz)
+            for (int64_t oy = 0; oy < g.out[1]; ++oy)
+                for (int64_t ox = 0; ox < g.out[2]; ++ox) {
+                    const int64_t o[3] = {oz, oy, ox};
+                    float sum = 0.0f, best = std::numeric_limits<float>::lowest();
+                    int64_t count = 0, padded = 1;
+                    for (int d = 0; d < 3; ++d) {
+                        int64_t inside = 0;
+                        for (int64_t k = 0; k < g.kernel[d]; ++k) {
+                            const int64_t i = o[d] * g.stride[d] - g.pad[d] + k * g.dilation[d];
+                            inside += i >= -g.pad[d] && i < g.in[d] + g.pad_end[d];
+                        }
+                        padded *= inside;
+                    }
+                    for (int64_t kz = 0; kz < g.kernel[0]; ++kz)
+                        for (int64_t ky = 0; ky < g.kernel[1]; ++ky)
+                            for (int64_t kx = 0; kx < g.kernel[2]; ++kx) {
+                                const int64_t iz = oz * g.stride[0] - g.pad[0] + kz * g.dilation[0];
+                                const int64_t iy = oy * g.stride[1] - g.pad[1] + ky * g.dilation[1];
+                                const int64_t ix = ox * g.stride[2] - g.pad[2] + kx * g.dilation[2];
+                                if (iz < 0 || iz >= g.in[0] || iy < 0 || iy >= g.in[1] || ix < 0 || ix >= g.in[2]) continue;
+                                const float v = x[p * g.in_size() + (iz * g.in[1] + iy) * g.in[2] + ix];
+                                sum += v;
+                                if (count == 0 || v > best) best = v;
+                                ++count;
+                            }
+                    if (include_pad) count = padded;
+                    y[static_cast<size_t>((p * g.out[0] + oz) * g.out[1] * g.out[2] + oy * g.out[2] + ox)] =
+                        average ? (count > 0 ? sum / static_cast<float>(count) : 0.0f) : best;
+                }
+    return y;
+}
+
+TEST(FloatFastPaths, PoolsEqualTheOrderedLoop) {
+    const PoolCase cases[] = {
+        {true, {6, 80}, {3, 2}, {3, 2}, {0, 0, 0, 0}, {1, 1}},                  // PP-OCRv4 rec's AveragePool
+        {true, {13, 70}, {3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}},                 // padded, outputs beyond one block
+        {true, {13, 70}, {3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, false, true},    // count_include_pad
+        {true, {12, 67}, {5, 4}, {2, 3}, {2, 1, 1, 3}, {1, 2}, true, true},     // ceil_mode, strides 2 and 3, dilated
+        {false, {9, 75}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}},                 // stride 2 max
+        {false, {10, 66}, {2, 2}, {2, 2}, {0, 0, 0, 0}, {1, 1}, true},          // ceil_mode max
+        {false, {7, 41}, {3, 5}, {1, 1}, {1, 2, 1, 2}, {2, 1}},                 // dilated rows
+        {true, {50}, {4}, {1}, {2, 1}, {1}},                                    // 1-D
+        {false, {4, 5, 40}, {2, 3, 3}, {1, 1, 1}, {1, 1, 1, 0, 1, 1}, {1, 1, 1}},  // 3-D
+    };
+    uint32_t seed = 90;
+    for (const PoolCase& c : cases) {
+        rknn::graph::Shape in_shape = {2, 3};
+        in_shape.insert(in_shape.end(), c.in_spatial.begin(), c.in_spatial.end());
+        rknn::graph::Op op{c.average ? OpType::kAveragePool : OpType::kMaxPool, "pool", "", {}, {}, {}};
+        op.attrs.set_ints("kernel_shape", c.kernel);
+        op.attrs.set_ints("strides", c.strides);
+        op.attrs.set_ints("pads", c.pads);
+        op.attrs.set_ints("dilations", c.dilations);
+        op.attrs.set_int("ceil_mode", c.ceil ? 1 : 0);
+        op.attrs.set_int("count_include_pad", c.include_pad ? 1 : 0);
+        auto spatial = rknn::graph::forward_spatial(op.attrs, c.in_spatial, c.kernel, true);
+        ASSERT_TRUE(spatial.is_ok()) << spatial.status().message();
+        auto window = rknn::cpu::kernels::to_window3(spatial.value(), c.in_spatial);
+        ASSERT_TRUE(window.is_ok());
+        rknn::graph::Shape out_shape = {2, 3};
+        out_shape.insert(out_shape.end(), spatial.value().out.begin(), spatial.value().out.end());
+        Graph g;
+        const int32_t x = add_tensor(&g, "x", DType::kFloat32, in_shape);
+        const int32_t y = add_tensor(&g, "y", DType::kFloat32, out_shape);
+        op.inputs = {x};
+        op.outputs = {y};
+        g.add_op(op);
+        g.inputs = {x};
+        g.outputs = {y};
+        HostTensor input = rknn::testing::random_floats(in_shape, seed++, -4.0f, 4.0f);
+        if (!c.average) {  // NaNs first in a window and later in one
+            input.data<float>()[0] = std::nanf("");
+            input.data<float>()[input.numel() / 2 + 1] = std::nanf("");
+        }
+        const HostTensor got = run_one(g, input);
+        const std::vector<float> want = ordered_pool(window.value(), c.average, c.include_pad, input.data<float>(), 6);
+        ASSERT_EQ(got.numel(), static_cast<int64_t>(want.size()));
+        int mismatches = 0;
+        for (size_t i = 0; i < want.size(); ++i) mismatches += std::memcmp(&got.data<float>()[i], &want[i], 4) != 0;
+        EXPECT_EQ(mismatches, 0) << (c.average ? "average" : "max") << " over " << in_shape.size() - 2 << "-D, kernel "
+                                 << c.kernel[0];
+    }
+}
+
+TEST(FloatFastPaths, GlobalPoolsEqualAPlainSumAndMax) {
+    int exact = 0, total = 0;
+    uint32_t seed = 120;
+    for (const rknn::graph::Shape& shape :
+         std::vector<rknn::graph::Shape>{{1, 480, 6, 80}, {2, 5, 7, 7}, {1, 3, 1, 1}, {1, 4, 3, 5}, {1, 2, 33}}) {
+        for (const bool average : {true, false}) {
+            Graph g;
+            const int32_t x = add_tensor(&g, "x", DType::kFloat32, shape);
+            rknn::graph::Shape out_shape(shape.size(), 1);
+            out_shape[0] = shape[0];
+            out_shape[1] = shape[1];
+            const int32_t y = add_tensor(&g, "y", DType::kFloat32, out_shape);
+            g.add_op({average ? OpType::kGlobalAveragePool : OpType::kGlobalMaxPool, "gp", "", {x}, {y}, {}});
+            g.inputs = {x};
+            g.outputs = {y};
+            // Mostly positive values with a large offset, so that the order of the sum shows.
+            HostTensor input = rknn::testing::random_floats(shape, seed++, -3.0f, 1000.0f);
+            if (!average) input.data<float>()[input.numel() - 1] = std::nanf("");
+            const HostTensor got = run_one(g, input);
+            const int64_t planes = shape[0] * shape[1], size = input.numel() / planes;
+            ASSERT_EQ(got.numel(), planes);
+            for (int64_t p = 0; p < planes; ++p) {
+                double sum = 0.0;
+                float best = std::numeric_limits<float>::lowest();
+                for (int64_t i = 0; i < size; ++i) {
+                    const float v = input.data<float>()[p * size + i];
+                    sum += v;
+                    best = std::max(best, v);
+                }
+                const float want = average ? static_cast<float>(sum / static_cast<double>(size)) : best;
+                const float have = got.data<float>()[p];
+                if (average) {
+                    EXPECT_LE(std::fabs(have - want), std::nextafter(std::fabs(want), INFINITY) - std::fabs(want)) << p;
+                    exact += have == want;
+                    ++total;
+                } else {
+                    EXPECT_EQ(have, want) << p;
+                }
+            }
+        }
+    }
+    // The partial sums change the double total only in its last bits.
+    EXPECT_GE(exact, total - 2) << exact << " of " << total << " means exact";
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <iterator>
 #include <random>
 #include <string>
@@ -309,6 +310,102 @@ TEST(Int8Kernels, WholePlanePoolsEqualTheWindowedLoop) {
             EXPECT_GT(distinct, 0);
         }
     }
+}
+
+// The float reference form of Softmax (cpu/kernels/normalization.cc) between
+// the executor's conversions, one row: widen the codes, subtract the largest
+// value in float, exp and sum in double, divide, round to float, quantise.
+std::vector<int8_t> softmax_reference_codes(const int8_t* row, int64_t n, const QuantParams& qx, const QuantParams& qy,
+                                            std::vector<double>* scaled) {
+    std::vector<float> x(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i)
+        x[static_cast<size_t>(i)] = static_cast<float>((static_cast<double>(row[i]) - qx.zero_point(0)) * qx.scale(0));
+    float top = -INFINITY;
+    for (float v : x) top = std::fmax(top, v);
+    std::vector<double> e(x.size());
+    double total = 0.0;
+    for (size_t i = 0; i < x.size(); ++i) total += e[i] = std::exp(static_cast<double>(x[i] - top));
+    std::vector<int8_t> codes(x.size());
+    scaled->resize(x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+        const double q = static_cast<double>(static_cast<float>(e[i] / total)) / qy.scale(0);
+        (*scaled)[i] = q;
+        codes[i] = static_cast<int8_t>(std::clamp(std::nearbyint(q) + qy.zero_point(0), -128.0, 127.0));
+    }
+    return codes;
+}
+
+// int8 Softmax gives the codes of the float reference form, through its
+// 256-entry tables on rows as long as PP-OCRv4 rec's classes, and through
+// the vector row form on short rows (down to one element); where the
+// difference in the last bits could matter (a result near a rounding
+// boundary) one step is allowed. A softmax over an inner axis is left to the
+// float kernel.
+TEST(Int8Kernels, SoftmaxRowsGiveTheReferenceFormsCodes) {
+    struct Case {
+        Shape shape;
+        QuantParams qx, qy;
+        bool legacy = false;
+    };
+    const Case cases[] = {
+        {{1, 40, 6625}, per_tensor(0.09f, -3), per_tensor(1.0f / 256, -128)},  // PP-OCRv4 rec's last layer
+        {{1, 8, 40, 40}, per_tensor(0.031f, 7), per_tensor(1.0f / 255, -128)},  // attention weights
+        {{3, 5}, per_tensor(0.5f, 0), per_tensor(0.004f, -100)},               // wide steps: large exps
+        {{2, 1}, per_tensor(0.1f, 20), per_tensor(1.0f / 256, -128)},           // one element: 1.0
+        {{2, 3, 4}, per_tensor(0.2f, -1), per_tensor(1.0f / 256, -128), true},  // opset 11: rows of 12
+    };
+    uint32_t seed = 640;
+    int checked = 0, near_boundary = 0;
+    for (const Case& c : cases) {
+        Graph g;
+        const int32_t x = add_tensor(&g, "x", DType::kInt8, c.shape, c.qx);
+        const int32_t y = add_tensor(&g, "y", DType::kInt8, c.shape, c.qy);
+        Op op{OpType::kSoftmax, "softmax", "", {x}, {y}, {}};
+        if (c.legacy) {
+            op.attrs.set_int("legacy_2d", 1);
+            op.attrs.set_int("axis", 1);
+        }
+        g.add_op(op);
+        g.inputs = {x};
+        g.outputs = {y};
+        const HostTensor in = random_int8(c.shape, c.qx, seed++);
+        const HostTensor got = run(g, {in}, true)[0];  // checks that the int8 kernel ran
+        ASSERT_EQ(got.numel(), in.numel());
+        const int64_t n = c.legacy ? c.shape[1] * c.shape[2] : c.shape.back();
+        for (int64_t r = 0; r < in.numel() / n; ++r) {
+            std::vector<double> scaled;
+            const std::vector<int8_t> want = softmax_reference_codes(in.data<int8_t>() + r * n, n, c.qx, c.qy, &scaled);
+            for (int64_t i = 0; i < n; ++i) {
+                const int have = got.data<int8_t>()[r * n + i], expect = want[static_cast<size_t>(i)];
+                const double q = scaled[static_cast<size_t>(i)];
+                // Short rows take the vector exp (within 2^-20 of the reference form's
+                // values: under 1e-3 of a code at these scales); long rows the tables.
+                const bool boundary = std::fabs(q - std::floor(q) - 0.5) < (n < 256 ? 1e-3 : 1e-6);
+                near_boundary += boundary;
+                ASSERT_LE(std::abs(have - expect), boundary ? 1 : 0)
+                    << rknn::graph::shape_to_string(c.shape) << " row " << r << " element " << i;
+                ++checked;
+            }
+        }
+    }
+    std::printf("int8 softmax: %d codes checked, %d near a rounding boundary\n", checked, near_boundary);
+
+    // Softmax over an inner axis: the float kernel runs it.
+    Graph g;
+    const int32_t x = add_tensor(&g, "x", DType::kInt8, {1, 4, 5}, per_tensor(0.1f, 0));
+    const int32_t y = add_tensor(&g, "y", DType::kInt8, {1, 4, 5}, per_tensor(1.0f / 256, -128));
+    Op op{OpType::kSoftmax, "softmax", "", {x}, {y}, {}};
+    op.attrs.set_int("axis", 1);
+    g.add_op(op);
+    g.inputs = {x};
+    g.outputs = {y};
+    auto exec = rknn::cpu::GraphExecutor::create(g, {});
+    ASSERT_TRUE(exec.is_ok()) << exec.status().message();
+    std::vector<HostTensor> outputs;
+    rknn::cpu::GraphExecutor::RunStats stats;
+    ASSERT_TRUE(exec.value()->run({random_int8({1, 4, 5}, per_tensor(0.1f, 0), 3)}, &outputs, nullptr, &stats).is_ok());
+    EXPECT_EQ(stats.int8_ops, 0);
+    EXPECT_EQ(stats.reference_ops, 1);
 }
 
 TEST(Int8Kernels, LinearResizeIsLeftToTheFloatKernel) {

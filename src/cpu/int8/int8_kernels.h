@@ -26,5 +26,6 @@ Status average_pool(const KernelArgs&);
 Status global_average_pool(const KernelArgs&);
 Status global_max_pool(const KernelArgs&);
 Status resize(const KernelArgs&);  // nearest-neighbour Resize / Upsample
+Status softmax(const KernelArgs&);  // rows along the last axis, per-tensor quantisation
 
 }  // namespace rknn::cpu::int8

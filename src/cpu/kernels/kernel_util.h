@@ -83,6 +83,9 @@ struct AxisSplit {
     int64_t inner = 1;
 };
 AxisSplit split_at_axis(const graph::Shape& shape, int64_t axis);
+// Softmax's view of its input: split at `axis`, or for opsets before 13
+// (legacy_2d) with everything from `axis` on as one axis (normalization.cc).
+StatusOr<AxisSplit> softmax_view(const KernelArgs& args);
 
 inline Status require(bool condition, const char* message) {
     return condition ? Status::ok() : Status(StatusCode::kInvalidArgument, message);

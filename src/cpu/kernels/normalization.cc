@@ -19,20 +19,6 @@ Status all_float(const KernelArgs& args) {
     return Status::ok();
 }
 
-// Softmax along one axis of an (outer, axis, inner) view. Opsets before 13
-// flatten everything from `axis` on into the softmax dimension.
-StatusOr<AxisSplit> softmax_view(const KernelArgs& args) {
-    const Shape& shape = args.inputs[0]->shape();
-    const int64_t rank = static_cast<int64_t>(shape.size());
-    const bool legacy = args.op.attrs.get_int("legacy_2d", 0) != 0;
-    RKNN_ASSIGN_OR_RETURN(int64_t axis,
-                          graph::normalize_axis(args.op.attrs.get_int("axis", legacy ? 1 : -1), rank, "Softmax"));
-    if (!legacy) return split_at_axis(shape, axis);
-    AxisSplit s;
-    for (int64_t d = 0; d < rank; ++d) (d < axis ? s.outer : s.axis) *= shape[d];
-    return s;
-}
-
 Status softmax_impl(const KernelArgs& args, bool log) {
     RKNN_RETURN_IF_ERROR(all_float(args));
     RKNN_ASSIGN_OR_RETURN(const AxisSplit s, softmax_view(args));
@@ -167,6 +153,20 @@ Status layer_normalization(const KernelArgs& args) {
         if (args.outputs.size() > 2) args.outputs[2]->data<float>()[o] = static_cast<float>(inv_std);
     }
     return Status::ok();
+}
+
+// Softmax along one axis of an (outer, axis, inner) view. Opsets before 13
+// flatten everything from `axis` on into the softmax dimension.
+StatusOr<AxisSplit> softmax_view(const KernelArgs& args) {
+    const Shape& shape = args.inputs[0]->shape();
+    const int64_t rank = static_cast<int64_t>(shape.size());
+    const bool legacy = args.op.attrs.get_int("legacy_2d", 0) != 0;
+    RKNN_ASSIGN_OR_RETURN(int64_t axis,
+                          graph::normalize_axis(args.op.attrs.get_int("axis", legacy ? 1 : -1), rank, "Softmax"));
+    if (!legacy) return split_at_axis(shape, axis);
+    AxisSplit s;
+    for (int64_t d = 0; d < rank; ++d) (d < axis ? s.outer : s.axis) *= shape[d];
+    return s;
 }
 
 Status softmax(const KernelArgs& args) { return softmax_impl(args, false); }

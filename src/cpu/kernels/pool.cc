@@ -1,10 +1,13 @@
 // Float (and integer max) pooling: MaxPool with optional indices, AveragePool,
-// and the global pools. 1 to 3 spatial dims.
+// and the global pools. 1 to 3 spatial dims. float32 goes through the
+// threaded, vectorised forms in pool_float.cc; the loops here take what
+// they do not (other dtypes, MaxPool's indices output).
 #include <cmath>
 #include <limits>
 
 #include "cpu/kernels/kernel_util.h"
 #include "cpu/kernels/kernels.h"
+#include "cpu/kernels/pool_float.h"
 #include "cpu/kernels/window.h"
 
 namespace rknn::cpu::kernels {
@@ -37,21 +40,6 @@ void for_each_tap(const Window3& g, int64_t oz, int64_t oy, int64_t ox, F f) {
     }
 }
 
-// Window positions inside the padded input (for count_include_pad).
-int64_t padded_count(const Window3& g, int64_t oz, int64_t oy, int64_t ox) {
-    int64_t count = 1;
-    const int64_t pos[3] = {oz, oy, ox};
-    for (int d = 0; d < 3; ++d) {
-        int64_t inside = 0;
-        for (int64_t k = 0; k < g.kernel[d]; ++k) {
-            const int64_t i = pos[d] * g.stride[d] - g.pad[d] + k * g.dilation[d];
-            if (i >= -g.pad[d] && i < g.in[d] + g.pad_end[d]) ++inside;
-        }
-        count *= inside;
-    }
-    return count;
-}
-
 }  // namespace
 
 Status max_pool(const KernelArgs& args) {
@@ -60,6 +48,10 @@ Status max_pool(const KernelArgs& args) {
     HostTensor* indices = args.outputs.size() > 1 ? args.outputs[1] : nullptr;
     const bool column_major = args.op.attrs.get_int("storage_order", 0) != 0;
     const int64_t planes = x.dim(0) * x.dim(1);
+    if (x.dtype() == DType::kFloat32 && indices == nullptr) {
+        max_pool_f32(g, x.data<float>(), args.outputs[0]->data<float>(), planes);
+        return Status::ok();
+    }
     return visit_numeric(x.dtype(), [&](auto tag) {
         using T = decltype(tag);
         const T* src = x.data<T>();
@@ -91,24 +83,7 @@ Status average_pool(const KernelArgs& args) {
     RKNN_RETURN_IF_ERROR(require(x.dtype() == DType::kFloat32, "AveragePool takes float32"));
     RKNN_ASSIGN_OR_RETURN(const Window3 g, pool_window(args));
     const bool include_pad = args.op.attrs.get_int("count_include_pad", 0) != 0;
-    const int64_t planes = x.dim(0) * x.dim(1);
-    const float* src = x.data<float>();
-    float* dst = args.outputs[0]->data<float>();
-    for (int64_t plane = 0; plane < planes; ++plane) {
-        const float* in = src + plane * g.in_size();
-        for (int64_t oz = 0, o = plane * g.out_size(); oz < g.out[0]; ++oz)
-            for (int64_t oy = 0; oy < g.out[1]; ++oy)
-                for (int64_t ox = 0; ox < g.out[2]; ++ox, ++o) {
-                    float sum = 0.0f;
-                    int64_t count = 0;
-                    for_each_tap(g, oz, oy, ox, [&](int64_t off, int64_t, int64_t, int64_t) {
-                        sum += in[off];
-                        ++count;
-                    });
-                    if (include_pad) count = padded_count(g, oz, oy, ox);
-                    dst[o] = count > 0 ? sum / static_cast<float>(count) : 0.0f;
-                }
-    }
+    average_pool_f32(g, include_pad, x.data<float>(), args.outputs[0]->data<float>(), x.dim(0) * x.dim(1));
     return Status::ok();
 }
 
@@ -117,11 +92,7 @@ Status global_average_pool(const KernelArgs& args) {
     RKNN_RETURN_IF_ERROR(require(x.dtype() == DType::kFloat32, "GlobalAveragePool takes float32"));
     const int64_t planes = x.dim(0) * x.dim(1);
     const int64_t size = planes > 0 ? x.numel() / planes : 0;
-    for (int64_t p = 0; p < planes; ++p) {
-        double sum = 0.0;
-        for (int64_t i = 0; i < size; ++i) sum += x.data<float>()[p * size + i];
-        args.outputs[0]->data<float>()[p] = size > 0 ? static_cast<float>(sum / static_cast<double>(size)) : 0.0f;
-    }
+    global_average_pool_f32(x.data<float>(), args.outputs[0]->data<float>(), planes, size);
     return Status::ok();
 }
 
@@ -129,6 +100,10 @@ Status global_max_pool(const KernelArgs& args) {
     const HostTensor& x = *args.inputs[0];
     const int64_t planes = x.dim(0) * x.dim(1);
     const int64_t size = planes > 0 ? x.numel() / planes : 0;
+    if (x.dtype() == DType::kFloat32) {
+        global_max_pool_f32(x.data<float>(), args.outputs[0]->data<float>(), planes, size);
+        return Status::ok();
+    }
     return visit_numeric(x.dtype(), [&](auto tag) {
         using T = decltype(tag);
         for (int64_t p = 0; p < planes; ++p) {
