@@ -9,7 +9,9 @@
 #include <random>
 
 #include "common/test_graphs.h"
+#include "cpu/fused_ops.h"
 #include "cpu/graph_executor.h"
+#include "cpu/kernels/scalar_math.h"
 #include "passes/passes.h"
 
 namespace {
@@ -378,6 +380,41 @@ TEST(AffineFolding, PaddingKeepsTheAffineWhichBecomesADepthwiseConvolution) {
     ASSERT_EQ(count(b.g, OpType::kConv), 2);
     EXPECT_EQ(b.g.ops.size(), 2u);
     EXPECT_EQ(b.g.ops[0].attrs.get_int("group", 1), 4);
+}
+
+// A float16 convolution with a fused HardSwish and a post affine (PP-LCNetV3's
+// learnable affine blocks) read only by unpadded float16 convolutions: the
+// bias moves into theirs (the NPU then needs one DPU pass for the activation,
+// not two); the result stays within float16 rounding. A padded reader keeps it.
+TEST(AffineFolding, AFloat16HardSwishBiasMovesIntoUnpaddedReaders) {
+    for (const bool padded_reader : {false, true}) {
+        Builder b;
+        const Shape s = {1, 4, 6, 6};
+        const int32_t x = b.input(s);
+        const int32_t h = b.conv(x, b.constant({4, 4, 1, 1}, 30), b.constant({4}, 31), s);
+        Op& producer = b.g.ops.back();
+        rknn::cpu::kernels::Activation act;
+        act.type = OpType::kHardSwish;
+        act.alpha = 1.0f / 6.0f;
+        act.beta = 0.5f;
+        act.post_scale = 0.75f;
+        act.post_bias = -0.4f;
+        rknn::cpu::set_fused_activation(&producer, act);
+        const int32_t pointwise = b.conv(h, b.constant({6, 4, 1, 1}, 32), b.constant({6}, 33), {1, 6, 6, 6});
+        const int32_t grouped = b.conv(h, b.constant({6, 2, 1, 1}, 34), -1, {1, 6, 6, 6}, 2, padded_reader ? 1 : 0);
+        if (padded_reader) b.g.tensors[grouped].shape = {1, 6, 8, 8};
+        b.g.outputs = {pointwise, grouped};
+        for (int32_t t : {h, pointwise, grouped}) b.g.tensors[t].dtype = DType::kFloat16;  // the input stays float32
+        const std::string name = b.g.tensors[h].name;
+        expect_same_result(
+            &b, [&](Graph* g) { EXPECT_EQ(rknn::convert::fold_fp16_activation_bias_into_readers(g), padded_reader ? 0 : 1); },
+            0.02f);
+        const std::vector<float> post = b.g.ops[0].attrs.get_floats("act_post");
+        ASSERT_EQ(post.size(), 2u);
+        EXPECT_FLOAT_EQ(post[0], 0.75f);
+        EXPECT_FLOAT_EQ(post[1], padded_reader ? -0.4f : 0.0f);
+        EXPECT_EQ(b.g.tensors[h].name == name, padded_reader);  // renamed: its values lack the bias
+    }
 }
 
 TEST(AffineFolding, AStandaloneBatchNormBecomesAnAffine) {

@@ -554,6 +554,9 @@ StatusOr<ConvertResult> convert_onnx(const ConvertOptions& given) {
         RKNN_RETURN_IF_ERROR(convert_to_fp16(&g));
         result.log.push_back("fp16: weights and activations converted to float16");
     }
+    if (const int moved = fold_fp16_activation_bias_into_readers(&g); moved > 0)
+        result.log.push_back(std::to_string(moved) +
+                             " float16 HardSwish biases moved into the convolutions reading them (one DPU pass each)");
     if (!options.accuracy_input.empty()) {
         if (float_graph.inputs.size() != 1)
             return Status(StatusCode::kInvalidArgument, "--accuracy-analysis works for one-input models");

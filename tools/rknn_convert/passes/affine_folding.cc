@@ -8,11 +8,16 @@
 //   after a lookup-table activation:   y = a * f(x) + d   (recorded on the op)
 //   before a Conv without padding:     W' = W * c, b' = b + sum(W * d) (per input channel)
 //   anything left on an NCHW tensor:   a depthwise 1x1 Conv (weight c, bias d)
+//   a float16 HardSwish's post bias d, before float16 Convs without padding:
+//                                      b' = b + sum(W) * d (once the float16
+//                                      layers are known, after quantisation)
 //
 // The passes expect canonical arithmetic (canonicalize_arithmetic): the
 // constant is the second operand and division/subtraction are gone.
 #include <cmath>
+#include <cstring>
 
+#include "base/half.h"
 #include "cpu/int8/lut_stage.h"
 #include "passes/graph_edit.h"
 #include "passes/passes.h"
@@ -199,6 +204,43 @@ bool fold_into_consumers(graph::Graph* g, const GraphIndex& index, int32_t step_
     return true;
 }
 
+// ---- a float16 activation's bias, into the convolutions reading it ----------------
+
+// A float16 convolution reading `tensor` as its input alone, without padding,
+// with constant weights and a float32 bias (or none).
+bool fp16_unpadded_conv_reading(const graph::Graph& g, const Op& op, int32_t tensor) {
+    if (op.type != OpType::kConv || op.inputs.size() < 2 || op.inputs[0] != tensor || op.outputs.size() != 1 ||
+        g.tensors[op.outputs[0]].dtype != graph::DType::kFloat16 || op.inputs[1] < 0 || !g.is_constant(op.inputs[1]))
+        return false;
+    const graph::DType w = g.tensors[op.inputs[1]].dtype;
+    if (w != graph::DType::kFloat16 && w != graph::DType::kFloat32) return false;
+    for (size_t i = 1; i < op.inputs.size(); ++i) {
+        if (op.inputs[i] == tensor) return false;
+    }
+    const std::string auto_pad = op.attrs.get_string("auto_pad", "NOTSET");
+    if (auto_pad != "NOTSET" && auto_pad != "VALID" && !auto_pad.empty()) return false;
+    for (int64_t v : op.attrs.get_ints("pads")) {
+        if (v != 0) return false;
+    }
+    const int64_t out_channels = g.tensors[op.inputs[1]].shape.empty() ? 0 : g.tensors[op.inputs[1]].shape[0];
+    return out_channels > 0 && !bias_or_zeros(g, op, out_channels).empty();
+}
+
+// The weights of `conv` as floats (float16 or float32 constants).
+std::vector<float> weights_as_floats(const graph::Graph& g, const Op& conv) {
+    const int32_t w = conv.inputs[1];
+    if (g.tensors[w].dtype == graph::DType::kFloat32) return constant_floats(g, w);
+    const graph::Buffer* buffer = g.constant_buffer(w);
+    std::vector<float> values(buffer != nullptr ? buffer->size / 2 : 0);
+    for (size_t i = 0; i < values.size(); ++i) {
+        uint16_t h;
+        std::memcpy(&h, buffer->data + 2 * i, 2);
+        values[i] = half_to_float(h);
+    }
+    return values;
+}
+
+
 // ---- what is left: a depthwise 1x1 convolution ----------------------------------
 
 bool to_depthwise(graph::Graph* g, Op* step) {
@@ -323,6 +365,40 @@ int affine_to_depthwise(graph::Graph* g) {
         if (changed) fold_affine_into_producers(g);
     }
     return rewritten;
+}
+
+int fold_fp16_activation_bias_into_readers(graph::Graph* g) {
+    const GraphIndex index(*g);
+    int folded = 0;
+    for (Op& producer : g->ops) {
+        if (producer.outputs.size() != 1 || producer.attrs.get_string("activation", "") != "HardSwish") continue;
+        const std::vector<float> post = producer.attrs.get_floats("act_post");
+        if (post.size() != 2 || post[1] == 0.0f || !std::isfinite(post[1])) continue;
+        const int32_t y = producer.outputs[0];
+        if (g->tensors[y].dtype != graph::DType::kFloat16 || index.is_output[y] || index.readers[y].empty()) continue;
+        bool every = true;
+        for (int32_t r : index.readers[y]) every = every && fp16_unpadded_conv_reading(*g, g->ops[r], y);
+        if (!every) continue;
+        // conv(h + d) = conv(h) + d * (the sum of each kernel's weights).
+        for (int32_t r : index.readers[y]) {
+            Op& conv = g->ops[r];
+            const std::vector<float> w = weights_as_floats(*g, conv);
+            const int64_t oc = g->tensors[conv.inputs[1]].shape[0];
+            std::vector<float> bias = bias_or_zeros(*g, conv, oc);
+            const int64_t per_kernel = static_cast<int64_t>(w.size()) / oc;
+            for (int64_t o = 0; o < oc; ++o) {
+                double sum = 0.0;
+                for (int64_t k = 0; k < per_kernel; ++k) sum += w[static_cast<size_t>(o * per_kernel + k)];
+                bias[static_cast<size_t>(o)] = static_cast<float>(bias[static_cast<size_t>(o)] + sum * post[1]);
+            }
+            set_bias(g, &conv, g->tensors[conv.inputs[1]].name + "_in_shifted", bias);
+        }
+        producer.attrs.set_floats("act_post", {post[0], 0.0f});
+        // Its values now lack the bias: a new name, so that nothing compares it with the float graph's tensor.
+        g->tensors[y].name = g->unique_tensor_name(g->tensors[y].name + "_without_bias");
+        ++folded;
+    }
+    return folded;
 }
 
 }  // namespace rknn::convert

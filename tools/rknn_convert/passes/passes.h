@@ -67,6 +67,12 @@ int fuse_activations(graph::Graph* g);
 // table; without it (float and fp16 models) nothing is recorded.
 int fuse_lut_activations(graph::Graph* g, const std::map<std::string, std::pair<float, float>>* input_ranges);
 
+// After the float16 layers are known: the bias of a float16 HardSwish's post
+// affine moves into the bias of the convolutions reading it, when every
+// reader is a float16 convolution without padding (affine_folding.cc). The
+// NPU then runs the activation in one DPU pass instead of two.
+int fold_fp16_activation_bias_into_readers(graph::Graph* g);
+
 // Removes ops that no output depends on, and unreferenced tensors.
 int remove_dead_code(graph::Graph* g);
 
