@@ -25,19 +25,13 @@ StatusOr<Window3> pool_window(const KernelArgs& args) {
 // output position (oz, oy, ox) that lies inside the input.
 template <typename F>
 void for_each_tap(const Window3& g, int64_t oz, int64_t oy, int64_t ox, F f) {
-    for (int64_t kz = 0; kz < g.kernel[0]; ++kz) {
-        const int64_t iz = oz * g.stride[0] - g.pad[0] + kz * g.dilation[0];
-        if (iz < 0 || iz >= g.in[0]) continue;
-        for (int64_t ky = 0; ky < g.kernel[1]; ++ky) {
-            const int64_t iy = oy * g.stride[1] - g.pad[1] + ky * g.dilation[1];
-            if (iy < 0 || iy >= g.in[1]) continue;
-            for (int64_t kx = 0; kx < g.kernel[2]; ++kx) {
-                const int64_t ix = ox * g.stride[2] - g.pad[2] + kx * g.dilation[2];
-                if (ix < 0 || ix >= g.in[2]) continue;
-                f((iz * g.in[1] + iy) * g.in[2] + ix, iz, iy, ix);
-            }
+    for_each_window_row(g, oz, oy, [&](int64_t row, int64_t iz, int64_t iy) {
+        for (int64_t kx = 0; kx < g.kernel[2]; ++kx) {
+            const int64_t ix = ox * g.stride[2] - g.pad[2] + kx * g.dilation[2];
+            if (ix < 0 || ix >= g.in[2]) continue;
+            f(row + ix, iz, iy, ix);
         }
-    }
+    });
 }
 
 }  // namespace

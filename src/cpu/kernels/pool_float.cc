@@ -28,15 +28,7 @@ void interior(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t d
 // input, in the reference's order (kz outer, ky inner).
 int window_rows(const Window3& g, const float* plane, int64_t oz, int64_t oy, const float** rows) {
     int n = 0;
-    for (int64_t kz = 0; kz < g.kernel[0]; ++kz) {
-        const int64_t iz = oz * g.stride[0] - g.pad[0] + kz * g.dilation[0];
-        if (iz < 0 || iz >= g.in[0]) continue;
-        for (int64_t ky = 0; ky < g.kernel[1]; ++ky) {
-            const int64_t iy = oy * g.stride[1] - g.pad[1] + ky * g.dilation[1];
-            if (iy < 0 || iy >= g.in[1]) continue;
-            rows[n++] = plane + (iz * g.in[1] + iy) * g.in[2];
-        }
-    }
+    for_each_window_row(g, oz, oy, [&](int64_t row, int64_t, int64_t) { rows[n++] = plane + row; });
     return n;
 }
 

@@ -24,6 +24,22 @@ struct Window3 {
     int64_t kernel_size() const { return kernel[0] * kernel[1] * kernel[2]; }
 };
 
+// Calls f(row_offset, iz, iy) for each input row (z, y) of the windows at
+// output row (oz, oy) that lies inside the input, kz outer and ky inner;
+// row_offset is where the row starts within its plane.
+template <typename F>
+void for_each_window_row(const Window3& g, int64_t oz, int64_t oy, F f) {
+    for (int64_t kz = 0; kz < g.kernel[0]; ++kz) {
+        const int64_t iz = oz * g.stride[0] - g.pad[0] + kz * g.dilation[0];
+        if (iz < 0 || iz >= g.in[0]) continue;
+        for (int64_t ky = 0; ky < g.kernel[1]; ++ky) {
+            const int64_t iy = oy * g.stride[1] - g.pad[1] + ky * g.dilation[1];
+            if (iy < 0 || iy >= g.in[1]) continue;
+            f((iz * g.in[1] + iy) * g.in[2], iz, iy);
+        }
+    }
+}
+
 inline StatusOr<Window3> to_window3(const graph::SpatialParams& p, const graph::Shape& in_spatial) {
     const size_t n = in_spatial.size();
     if (n == 0 || n > kMaxSpatialDims) {

@@ -140,11 +140,13 @@ bool fold_into_activation(graph::Graph* g, const GraphIndex& index, int32_t step
 
 // ---- into the consumers --------------------------------------------------------
 
-bool unpadded_conv_reading(const graph::Graph& g, const Op& op, int32_t tensor) {
-    if (op.type != OpType::kConv || op.inputs.size() < 2 || op.inputs[0] != tensor || op.inputs[1] == tensor ||
-        !g.is_constant(op.inputs[1]) || g.tensors[op.inputs[1]].dtype != graph::DType::kFloat32)
+// A Conv with constant weights, without padding, reading `tensor` as its
+// input and nowhere else.
+bool conv_reads_alone_unpadded(const graph::Graph& g, const Op& op, int32_t tensor) {
+    if (op.type != OpType::kConv || op.inputs.size() < 2 || op.inputs[0] != tensor || op.inputs[1] < 0 ||
+        !g.is_constant(op.inputs[1]))
         return false;
-    for (size_t i = 2; i < op.inputs.size(); ++i) {
+    for (size_t i = 1; i < op.inputs.size(); ++i) {
         if (op.inputs[i] == tensor) return false;
     }
     const std::string auto_pad = op.attrs.get_string("auto_pad", "NOTSET");
@@ -153,6 +155,10 @@ bool unpadded_conv_reading(const graph::Graph& g, const Op& op, int32_t tensor) 
         if (v != 0) return false;
     }
     return true;
+}
+
+bool unpadded_conv_reading(const graph::Graph& g, const Op& op, int32_t tensor) {
+    return conv_reads_alone_unpadded(g, op, tensor) && g.tensors[op.inputs[1]].dtype == graph::DType::kFloat32;
 }
 
 // Absorbs `step` (per input channel `c`) into one convolution reading its result.
@@ -209,19 +215,11 @@ bool fold_into_consumers(graph::Graph* g, const GraphIndex& index, int32_t step_
 // A float16 convolution reading `tensor` as its input alone, without padding,
 // with constant weights and a float32 bias (or none).
 bool fp16_unpadded_conv_reading(const graph::Graph& g, const Op& op, int32_t tensor) {
-    if (op.type != OpType::kConv || op.inputs.size() < 2 || op.inputs[0] != tensor || op.outputs.size() != 1 ||
-        g.tensors[op.outputs[0]].dtype != graph::DType::kFloat16 || op.inputs[1] < 0 || !g.is_constant(op.inputs[1]))
+    if (!conv_reads_alone_unpadded(g, op, tensor) || op.outputs.size() != 1 ||
+        g.tensors[op.outputs[0]].dtype != graph::DType::kFloat16)
         return false;
     const graph::DType w = g.tensors[op.inputs[1]].dtype;
     if (w != graph::DType::kFloat16 && w != graph::DType::kFloat32) return false;
-    for (size_t i = 1; i < op.inputs.size(); ++i) {
-        if (op.inputs[i] == tensor) return false;
-    }
-    const std::string auto_pad = op.attrs.get_string("auto_pad", "NOTSET");
-    if (auto_pad != "NOTSET" && auto_pad != "VALID" && !auto_pad.empty()) return false;
-    for (int64_t v : op.attrs.get_ints("pads")) {
-        if (v != 0) return false;
-    }
     const int64_t out_channels = g.tensors[op.inputs[1]].shape.empty() ? 0 : g.tensors[op.inputs[1]].shape[0];
     return out_channels > 0 && !bias_or_zeros(g, op, out_channels).empty();
 }
