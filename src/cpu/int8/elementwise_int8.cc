@@ -53,9 +53,10 @@ void binary_row_of(const BinaryCodes& k, const int8_t* a, int64_t step_a, const 
 }
 
 // The same values in 32-bit lanes, the steps known at compile time, so the
-// loop vectorises (8 to 16 lanes where row loops of int64s ran one at a time): |a - za| and |b - zb| <= 255 and |M| <= 32767 (requant.h),
-// so every product and sum fits (a Mul's 255 * 255 * 32767 < 2^31), and the
-// rounding shift is round_shift's for shifts of 1 to 30.
+// loop vectorises (8 to 16 lanes where row loops of int64s ran one at a
+// time): |a - za| and |b - zb| <= 255 and |M| <= 32767 (requant.h), so every
+// product and sum fits (a Mul's 255 * 255 * 32767 < 2^31), and the rounding
+// shift is round_shift's for shifts of 1 to 30.
 template <Kind kKind, int kStepA, int kStepB>
 RKNN_HOT_LOOP void binary_row32(const BinaryCodes& k, const int8_t* a, const int8_t* b, int8_t* out, int64_t n) {
     const auto za = static_cast<int32_t>(k.za), zb = static_cast<int32_t>(k.zb), zy = static_cast<int32_t>(k.zy);

@@ -67,6 +67,23 @@ Status softmax(const KernelArgs& args) {
     const int64_t n = s.axis;
     if (n == 0 || s.outer == 0) return Status::ok();  // nothing to write
     const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 14) / std::max<int64_t>(n, 1));
+    // Each code's softmax value in one row, as the reference form computes it
+    // (the total summed per code); 0 for codes the row lacks.
+    const auto per_code = [&](const int8_t* row, float* result) {
+        uint32_t count[256] = {};
+        for (int64_t i = 0, len = n; i < len; ++i) ++count[row[i] + 128];
+        int largest = 255;
+        while (count[largest] == 0) --largest;
+        const float top = value[largest];  // the largest value: codes and values rise together
+        double e[256];
+        double total = 0.0;
+        for (int c = 0; c < 256; ++c) {
+            if (count[c] == 0) continue;
+            e[c] = std::exp(static_cast<double>(value[c] - top));
+            total += static_cast<double>(count[c]) * e[c];
+        }
+        for (int c = 0; c < 256; ++c) result[c] = count[c] != 0 ? static_cast<float>(e[c] / total) : 0.0f;
+    };
     parallel_for(s.outer, grain, [&](int64_t r0, int64_t r1) {
         if (n < kTableRow) {
             // Short rows: widened, through the float kernel's own row form (its
@@ -79,36 +96,21 @@ Status softmax(const KernelArgs& args) {
                 float* dst = result.data() + (r - r0) * n;
                 for (int64_t i = 0; i < n; ++i) widened[static_cast<size_t>(i)] = value[row[i] + 128];
                 if (kernels::softmax_row_simd(widened.data(), dst, n)) continue;
-                float top = widened[0];  // cannot happen with finite values; the reference form all the same
-                for (float v : widened) top = std::max(top, v);
-                double total = 0.0;
-                for (float v : widened) total += std::exp(static_cast<double>(v - top));
-                for (int64_t i = 0; i < n; ++i)
-                    dst[i] = static_cast<float>(std::exp(static_cast<double>(widened[static_cast<size_t>(i)] - top)) / total);
+                float codes[256];  // a row the vector form refuses (finite values never are)
+                per_code(row, codes);
+                for (int64_t i = 0; i < n; ++i) dst[i] = codes[row[i] + 128];
             }
             quantize(result.data(), (r1 - r0) * n, out + r0 * n);
             return;
         }
         for (int64_t r = r0; r < r1; ++r) {
             const int8_t* row = in + r * n;
-            int8_t* dst = out + r * n;
-            int8_t largest = row[0];
-            for (int64_t i = 1; i < n; ++i) largest = std::max(largest, row[i]);
-            const float top = value[largest + 128];  // the largest value: codes and values rise together
-            uint32_t count[256] = {};
-            for (int64_t i = 0; i < n; ++i) ++count[row[i] + 128];
-            double e[256];
-            double total = 0.0;
-            for (int c = 0; c < 256; ++c) {
-                if (count[c] == 0) continue;
-                e[c] = std::exp(static_cast<double>(value[c] - top));
-                total += static_cast<double>(count[c]) * e[c];
-            }
             float result[256];
-            for (int c = 0; c < 256; ++c) result[c] = count[c] != 0 ? static_cast<float>(e[c] / total) : 0.0f;
+            per_code(row, result);
             int8_t code[256];
             quantize(result, 256, code);
-            for (int64_t i = 0; i < n; ++i) dst[i] = code[row[i] + 128];
+            int8_t* dst = out + r * n;
+            for (int64_t i = 0, len = n; i < len; ++i) dst[i] = code[row[i] + 128];  // a local bound: int8 stores may alias the captured n
         }
     });
     return Status::ok();

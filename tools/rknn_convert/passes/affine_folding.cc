@@ -15,7 +15,6 @@
 // The passes expect canonical arithmetic (canonicalize_arithmetic): the
 // constant is the second operand and division/subtraction are gone.
 #include <cmath>
-#include <cstring>
 
 #include "base/half.h"
 #include "cpu/int8/lut_stage.h"
@@ -230,11 +229,7 @@ std::vector<float> weights_as_floats(const graph::Graph& g, const Op& conv) {
     if (g.tensors[w].dtype == graph::DType::kFloat32) return constant_floats(g, w);
     const graph::Buffer* buffer = g.constant_buffer(w);
     std::vector<float> values(buffer != nullptr ? buffer->size / 2 : 0);
-    for (size_t i = 0; i < values.size(); ++i) {
-        uint16_t h;
-        std::memcpy(&h, buffer->data + 2 * i, 2);
-        values[i] = half_to_float(h);
-    }
+    if (!values.empty()) halves_to_floats(buffer->data, values.data(), values.size());
     return values;
 }
 
