@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Builds and runs every test:
 #   native          the whole suite (unit, ABI, ONNX conformance, real models)
-#   asan+ubsan      the same under AddressSanitizer + UndefinedBehaviorSanitizer
-#                   (without the real-model accuracy runs, which only re-check numbers,
-#                   and so without the examples and benchmarks only those use)
+#   asan+ubsan+fuzz the same under AddressSanitizer + UndefinedBehaviorSanitizer, built
+#                   with clang (without the real-model accuracy runs, which only re-check
+#                   numbers, and so without the examples and benchmarks only those use),
+#                   and in the same build the model-loader and ONNX-importer libFuzzer
+#                   targets, each run for a bounded time: one sanitizer build instead of two
 #   tsan            the threaded pieces (host thread pool, mock kernel, emulated NPU, lowered programs) under ThreadSanitizer
 #   aarch64 (qemu)  the cross build, tests run under qemu-user
-#   fuzz            the model-loader and ONNX-importer libFuzzer targets (clang), each for a bounded time
 # Installs missing Debian packages first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,11 +35,10 @@ run_suite() {
 }
 
 run_suite "native" build "" "" "${optimised[@]}"
-run_suite "asan+ubsan" build-asan "-LE models" "" "${sanitized[@]}" -DRKNN_SANITIZE=address,undefined -DRKNN_BUILD_EXAMPLES=OFF \
+# clang, for libFuzzer: its coverage instrumentation goes into every test binary too.
+run_suite "asan+ubsan+fuzz" build-asan "-LE models" "" "${sanitized[@]}" -DCMAKE_C_COMPILER=clang \
+  -DCMAKE_CXX_COMPILER=clang++ -DRKNN_FUZZ=ON -DRKNN_SANITIZE=address,undefined -DRKNN_BUILD_EXAMPLES=OFF \
   -DRKNN_BUILD_BENCHMARKS=OFF
 run_suite "tsan" build-tsan "-L unit" "base_test driver_test emulator_test npu_test matmul_api_test async_run_test" "${sanitized[@]}" -DRKNN_SANITIZE=thread -DRKNN_BUILD_TOOLS=OFF
 run_suite "aarch64 (qemu)" build-aarch64 "" "" "${optimised[@]}" -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DRKNN_BUILD_TOOLS=OFF
-run_suite "fuzz" build-fuzz "-L fuzz" "model_loader_fuzzer make_fuzz_seeds onnx_import_fuzzer" "${sanitized[@]}" -DCMAKE_C_COMPILER=clang \
-  -DCMAKE_CXX_COMPILER=clang++ -DRKNN_FUZZ=ON -DRKNN_SANITIZE=address,undefined -DRKNN_BUILD_EXAMPLES=OFF \
-  -DRKNN_BUILD_BENCHMARKS=OFF
 echo "==== all test suites passed"

@@ -12,6 +12,7 @@
 
 #include "api/handle_table.h"
 #include "base/log.h"
+#include "c_callers.h"
 #include "rknn_api.h"
 #include "rknn_custom_op.h"
 #include "rknn_matmul_api.h"
@@ -329,18 +330,12 @@ TEST_F(ApiMisuseTest, QueryRejectsUnknownCommands) {
     const rknn_context context = make_live(HandleKind::kContext);
     rknn_input_output_num io{};
     EXPECT_EQ(rknn_query(context, RKNN_QUERY_CMD_MAX, &io, sizeof(io)), RKNN_ERR_PARAM_INVALID);
-    int minus_one = -1;
-    rknn_query_cmd bad_cmd;
-    std::memcpy(&bad_cmd, &minus_one, sizeof(bad_cmd));  // what a C client can pass
-    EXPECT_EQ(rknn_query(context, bad_cmd, &io, sizeof(io)), RKNN_ERR_PARAM_INVALID);
+    EXPECT_EQ(query_with_raw_command(context, -1, &io, sizeof(io)), RKNN_ERR_PARAM_INVALID);
     EXPECT_EQ(rknn_destroy(context), RKNN_SUCC);
 }
 
 TEST_F(ApiMisuseTest, OutOfRangeEnumValuesAreRejected) {
-    int minus_one = -1;
-    rknn_mem_sync_mode bad_mode;
-    std::memcpy(&bad_mode, &minus_one, sizeof(bad_mode));
-    EXPECT_EQ(rknn_mem_sync(0, nullptr, bad_mode), RKNN_ERR_PARAM_INVALID);
+    EXPECT_EQ(mem_sync_with_raw_mode(0, nullptr, -1), RKNN_ERR_PARAM_INVALID);
     rknn_matmul_info info{};
     info.M = info.K = info.N = 4;
     int thirteen = 13;  // a gap in rknn_matmul_type
@@ -348,6 +343,7 @@ TEST_F(ApiMisuseTest, OutOfRangeEnumValuesAreRejected) {
     rknn_matmul_ctx out = 0;
     rknn_matmul_io_attr io{};
     EXPECT_EQ(rknn_matmul_create(&out, &info, &io), RKNN_ERR_PARAM_INVALID);
+    const int minus_one = -1;
     std::memcpy(&info.type, &minus_one, sizeof(info.type));
     EXPECT_EQ(rknn_matmul_create(&out, &info, &io), RKNN_ERR_PARAM_INVALID);
 }

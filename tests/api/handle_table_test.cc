@@ -23,8 +23,8 @@ private:
 };
 
 TEST(HandleTable, HandlesAreNeverZeroAndNeverRepeat) {
+    int live = 0;  // before the table: its objects count down here when it goes
     HandleTable table;
-    int live = 0;
     std::set<rknn_context> seen;
     for (int i = 0; i < 20000; ++i) {
         const rknn_context handle = table.insert(std::make_shared<Counted>(&live));
@@ -37,8 +37,8 @@ TEST(HandleTable, HandlesAreNeverZeroAndNeverRepeat) {
 }
 
 TEST(HandleTable, RemovedAndUnknownHandlesAreNotFound) {
-    HandleTable table;
     int live = 0;
+    HandleTable table;
     const rknn_context handle = table.insert(std::make_shared<Counted>(&live));
     EXPECT_NE(table.find(handle, HandleKind::kContext), nullptr);
     EXPECT_EQ(table.find(handle, HandleKind::kMatmul), nullptr) << "kind must match";
@@ -51,8 +51,8 @@ TEST(HandleTable, RemovedAndUnknownHandlesAreNotFound) {
 }
 
 TEST(HandleTable, ALookupKeepsTheObjectAliveAcrossRemove) {
-    HandleTable table;
     int live = 0;
+    HandleTable table;
     const rknn_context handle = table.insert(std::make_shared<Counted>(&live));
     std::shared_ptr<HandleObject> in_use = table.find(handle, HandleKind::kContext);
     table.remove(handle, HandleKind::kContext);

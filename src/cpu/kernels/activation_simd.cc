@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstring>
 
 #include "cpu/kernels/activation_simd.h"
@@ -53,9 +54,23 @@ HWY_INLINE void map_activation(const Activation& act, float* values, int64_t n, 
 HWY_INLINE V max_with(V x, V bound) { return hn::IfThenElse(hn::Gt(x, bound), x, bound); }
 HWY_INLINE V min_with(V x, V bound) { return hn::IfThenElse(hn::Lt(x, bound), x, bound); }
 
-// exp(x) for any x: Highway's Exp is defined up to +104, above which the
-// float result is +inf anyway. NaN lanes are restored by the caller.
-HWY_INLINE V exp_any(D d, V x) { return hn::Exp(d, min_with(x, hn::Set(d, 104.0f))); }
+// exp(x) for any x: Highway's Exp is defined on [-FLT_MAX, +104]; above that
+// the float result is +inf anyway, and -inf goes in as -FLT_MAX (whose exp is
+// 0 as well; taken as it is, -inf would turn into a NaN inside Exp and meet a
+// float-to-int conversion). NaN lanes are restored by the caller.
+HWY_INLINE V exp_any(D d, V x) {
+    return hn::Exp(d, max_with(min_with(x, hn::Set(d, 104.0f)), hn::Set(d, std::numeric_limits<float>::lowest())));
+}
+
+// tanh(x) for any x: Highway's Tanh is defined on finite floats; the
+// infinities go in as +-FLT_MAX (tanh is +-1 there too) and NaNs as
+// -FLT_MAX, which the callers' keep_nan replaces. (Inside Tanh a NaN or an
+// infinity would reach a float-to-int conversion.)
+HWY_INLINE V tanh_any(D d, V x) {
+    const V finite = min_with(max_with(x, hn::Set(d, std::numeric_limits<float>::lowest())),
+                              hn::Set(d, std::numeric_limits<float>::max()));
+    return hn::Tanh(d, finite);
+}
 
 // The transcendental forms give a NaN input back as NaN, as libm does.
 HWY_INLINE V keep_nan(V x, V y) { return hn::IfThenElse(hn::IsNaN(x), x, y); }
@@ -100,7 +115,7 @@ bool ActivationSpan(const Activation& act, float* v, int64_t n) {
     case OpType::kSilu:
         map_activation(act, v, n, [&](V x) { return keep_nan(x, hn::Div(x, hn::Add(one, exp_any(d, hn::Neg(x))))); });
         return true;
-    case OpType::kTanh: map_activation(act, v, n, [&](V x) { return keep_nan(x, hn::Tanh(d, x)); }); return true;
+    case OpType::kTanh: map_activation(act, v, n, [&](V x) { return keep_nan(x, tanh_any(d, x)); }); return true;
     case OpType::kElu:
     case OpType::kSelu: {
         const V alpha = hn::Set(d, act.alpha);
@@ -128,7 +143,7 @@ bool ActivationSpan(const Activation& act, float* v, int64_t n) {
         const V k0 = hn::Set(d, 0.7978845608028654f), k1 = hn::Set(d, 0.044715f), half = hn::Set(d, 0.5f);
         map_activation(act, v, n, [&](V x) {
             const V inner = hn::Mul(k0, hn::Add(x, hn::Mul(hn::Mul(hn::Mul(k1, x), x), x)));
-            return keep_nan(x, hn::Mul(hn::Mul(half, x), hn::Add(one, hn::Tanh(d, inner))));
+            return keep_nan(x, hn::Mul(hn::Mul(half, x), hn::Add(one, tanh_any(d, inner))));
         });
         return true;
     }
