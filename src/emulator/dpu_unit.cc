@@ -1013,6 +1013,7 @@ bool ew_multiplier_as_bs_scale(const Dpu& d, std::vector<double>* scale) {
 // multiplies by a per-channel operand (ew_multiplier_as_bs_scale), int8
 // output rounded half to even.
 bool plan_fused_requant(const Dpu& d, const Source& src, std::shared_ptr<const DpuRequantPlan>* plan) {
+    plan->reset();  // an earlier task's plan, let go before folded_once looks for its scratch
     if (!fused_passes.load(std::memory_order_relaxed)) return false;
     const ConvOutput* conv = src.conv;
     if (conv != nullptr ? conv->is_float : (src.is_float_in || src.cube.elem_bytes != 1)) return false;
@@ -1092,7 +1093,8 @@ bool plan_fused_requant(const Dpu& d, const Source& src, std::shared_ptr<const D
     p->out_offset = d.out_offset;
     p->out_atom_bytes = d.dst.atom_bytes;
     p->out_surf_stride = d.dst.surf_stride;
-    *plan = memoised_plan(*p);
+    // A multiplier read from a tensor changes with the data.
+    *plan = ew_mul && e.from_tensor ? folded_once(*p) : memoised_plan(*p);
     fused_pass_tasks.fetch_add(1, std::memory_order_relaxed);
     return true;
 }

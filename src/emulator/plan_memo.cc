@@ -77,4 +77,15 @@ std::shared_ptr<const DpuRequantPlan> memoised_plan(const DpuRequantPlan& candid
     return plan;
 }
 
+std::shared_ptr<const DpuRequantPlan> folded_once(const DpuRequantPlan& candidate) {
+    thread_local std::shared_ptr<DpuRequantPlan> scratch;
+    if (scratch == nullptr || scratch.use_count() > 1) {
+        scratch = std::make_shared<DpuRequantPlan>(candidate);
+    } else {
+        *scratch = candidate;  // the vectors keep their storage
+    }
+    fold_code_bounds(scratch.get());
+    return scratch;
+}
+
 }  // namespace rknn::emulator

@@ -665,6 +665,39 @@ TEST(EmulatorDpuFused, PlanMemoMatchesEveryInput) {
     EXPECT_EQ(em::memoised_plan(p), first);
 }
 
+// Plans whose multipliers come from a tensor are folded afresh each time,
+// into a scratch plan that is reused only once no task holds it.
+TEST(EmulatorDpuFused, DataDependentPlansAreFoldedEachTime) {
+    em::DpuRequantPlan p;
+    p.channels = p.real_channels = p.acc_stride = 32;
+    p.int8_source = true;
+    p.bs_mul = true;
+    for (int c = 0; c < 32; ++c) p.scale.push_back(std::ldexp(static_cast<double>(c * 7 % 255), -8));
+    p.out_scale = std::ldexp(20000.0, -22);
+    p.out_surf_stride = 512;
+    em::DpuRequantPlan folded = p;
+    em::fold_code_bounds(&folded);
+    std::shared_ptr<const em::DpuRequantPlan> held = em::folded_once(p);
+    ASSERT_TRUE(held->folded);
+    EXPECT_EQ(held->code_lo, folded.code_lo);
+    EXPECT_EQ(held->code_hi, folded.code_hi);
+    EXPECT_EQ(held->scale, p.scale);
+    // Held: the next plan is another object, and the held one keeps its values.
+    em::DpuRequantPlan next = p;
+    next.scale[3] = 0.5;
+    std::shared_ptr<const em::DpuRequantPlan> second = em::folded_once(next);
+    EXPECT_NE(second, held);
+    EXPECT_EQ(held->scale, p.scale);
+    EXPECT_EQ(second->scale[3], 0.5);
+    // Let go: the scratch plan comes back with the new values, folded again.
+    const em::DpuRequantPlan* storage = second.get();
+    second.reset();
+    const auto third = em::folded_once(p);
+    EXPECT_EQ(third.get(), storage);
+    EXPECT_EQ(third->scale, p.scale);
+    EXPECT_EQ(third->code_hi, folded.code_hi);
+}
+
 // A convolution whose output lands on its own input, a few rows further on:
 // the DPU must not write a band of rows while later bands still read the
 // input there, so the bytes equal those of the same task writing elsewhere.
