@@ -103,9 +103,9 @@ def cosine(a, b):
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-30))
 
 
-# ONNX Runtime's outputs by model and input bytes: the four recogniser forms
-# read the same crops (one detector cuts them), and each run of ort_run.js
-# costs about 0.4 s, mostly loading the model.
+# ONNX Runtime's outputs by model and input bytes: the static recognisers
+# read the same crops (one detector cuts them), as do the dynamic ones, and
+# each run of ort_run.js costs about 0.4 s, mostly loading the model.
 ORT_OUTPUTS = {}
 
 
