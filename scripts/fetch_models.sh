@@ -38,6 +38,12 @@ for arg in "$@"; do
   esac
 done
 
+# One fetch at a time: tests that need the models may start it side by side,
+# and each copies into the same cache.
+mkdir -p "$cache"
+exec 9> "$cache/.fetch.lock"
+flock 9
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

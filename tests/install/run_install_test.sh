@@ -31,3 +31,23 @@ echo "pkg-config --cflags --libs librknnrt: $(pkg-config --cflags --libs librknn
 "$cc" -std=c99 -Wall -Wextra -Werror "$client_src/client.c" -o "$scratch/pc-client" \
   $(pkg-config --cflags --libs librknnrt) -Wl,-rpath,"$(dirname "$lib")"
 "$scratch/pc-client"
+
+# The Python module, where the build has it: importable from the prefix, its
+# extension loading the installed librknnrt.so.
+if compgen -G "$build/python/rknnlite/api/_rknnlite*.so" > /dev/null; then
+  echo "== python3: from rknnlite.api import RKNNLite"
+  site=$(dirname "$(find "$prefix" -path '*/rknnlite/__init__.py' | head -n 1)")
+  [ "$site" != . ] || { echo "FAIL: the rknnlite package is not installed"; exit 1; }
+  PYTHONPATH=$(dirname "$site") LD_LIBRARY_PATH=$(dirname "$lib") /usr/bin/python3 - "$prefix" <<'PY'
+import os, sys
+from rknnlite.api import RKNNLite, _rknnlite
+prefix = os.path.realpath(sys.argv[1])
+module = os.path.realpath(_rknnlite.__file__)
+assert module.startswith(prefix), "imported %s, not the installed module" % module
+with open("/proc/self/maps") as maps:
+    libs = {line.split()[-1] for line in maps if line.rstrip().endswith("librknnrt.so")}
+assert libs and all(os.path.realpath(l).startswith(prefix) for l in libs), "librknnrt.so loaded from %s" % libs
+assert RKNNLite().list_support_target_platform()["RK3588"] == ["RK3588", "RK3588S"]
+print("rknnlite imported from %s with %s" % (module, sorted(libs)))
+PY
+fi
