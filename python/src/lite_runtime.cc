@@ -46,6 +46,11 @@ void LiteRuntime::release() {
     ctx_ = 0;
 }
 
+bool LiteRuntime::released() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return ctx_ == 0;
+}
+
 void LiteRuntime::check_open(const char* function) const {
     if (ctx_ == 0) throw CallError(std::string(function) + ": the runtime was released", RKNN_ERR_CTX_INVALID);
 }
@@ -77,11 +82,14 @@ TensorInfo LiteRuntime::tensor(rknn_query_cmd cmd, uint32_t index, uint32_t coun
     info.scale = attr.scale;
     info.n_elems = attr.n_elems;
     info.size = attr.size;
+    info.size_with_stride = attr.size_with_stride;
     return info;
 }
 
-TensorInfo LiteRuntime::input(uint32_t index, bool current) {
-    return tensor(current ? RKNN_QUERY_CURRENT_INPUT_ATTR : RKNN_QUERY_INPUT_ATTR, index, n_inputs_);
+TensorInfo LiteRuntime::input(uint32_t index, bool current, bool native) {
+    const rknn_query_cmd cmd = native ? (current ? RKNN_QUERY_CURRENT_NATIVE_INPUT_ATTR : RKNN_QUERY_NATIVE_INPUT_ATTR)
+                                      : (current ? RKNN_QUERY_CURRENT_INPUT_ATTR : RKNN_QUERY_INPUT_ATTR);
+    return tensor(cmd, index, n_inputs_);
 }
 
 TensorInfo LiteRuntime::output(uint32_t index, bool current) {
@@ -181,6 +189,15 @@ int64_t LiteRuntime::last_run_us() {
     rknn_perf_run perf{};
     check(rknn_query(ctx_, RKNN_QUERY_PERF_RUN, &perf, sizeof(perf)), "rknn_query(PERF_RUN)");
     return perf.run_duration;
+}
+
+std::string LiteRuntime::perf_detail() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    check_open("rknn_query");
+    rknn_perf_detail detail{};
+    check(rknn_query(ctx_, RKNN_QUERY_PERF_DETAIL, &detail, sizeof(detail)), "rknn_query(PERF_DETAIL)");
+    if (detail.perf_data == nullptr) return std::string();
+    return std::string(detail.perf_data, strnlen(detail.perf_data, static_cast<size_t>(detail.data_len)));
 }
 
 }  // namespace rknnlite

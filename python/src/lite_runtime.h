@@ -37,6 +37,7 @@ struct TensorInfo {
     float scale = 1.0f;
     uint32_t n_elems = 0;
     uint32_t size = 0;
+    uint32_t size_with_stride = 0;
 };
 
 // The shapes one input takes: the model's shape sets (none for a static
@@ -72,13 +73,14 @@ public:
 
     // rknn_destroy; later calls raise CallError. Waits for a run in progress.
     void release();
-    bool released() const { return ctx_ == 0; }
+    bool released();
 
     void set_core_mask(int mask);
     uint32_t n_inputs() const { return n_inputs_; }
     uint32_t n_outputs() const { return n_outputs_; }
     // current: the shapes set last (CURRENT_*_ATTR); otherwise the model's.
-    TensorInfo input(uint32_t index, bool current);
+    // native: the layout pass-through bytes must have (NATIVE_INPUT_ATTR).
+    TensorInfo input(uint32_t index, bool current, bool native = false);
     TensorInfo output(uint32_t index, bool current);
     InputShapes input_shapes(uint32_t index);
     // One dims list per input, 4-D as NHWC.
@@ -90,6 +92,9 @@ public:
     std::pair<std::string, std::string> sdk_version();
     // Microseconds of the last run (RKNN_QUERY_PERF_RUN).
     int64_t last_run_us();
+    // The per-layer table of the last run (RKNN_QUERY_PERF_DETAIL; the
+    // context needs RKNN_FLAG_COLLECT_PERF_MASK).
+    std::string perf_detail();
 
 private:
     void check_open(const char* function) const;

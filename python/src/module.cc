@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +31,7 @@ py::dict to_dict(const rknnlite::TensorInfo& info) {
     d["scale"] = info.scale;
     d["n_elems"] = info.n_elems;
     d["size"] = info.size;
+    d["size_with_stride"] = info.size_with_stride;
     return d;
 }
 
@@ -67,6 +69,8 @@ py::tuple run(LiteRuntime& runtime, const py::list& inputs, const std::vector<st
     std::vector<rknnlite::OutputView> outputs;
     for (const auto& shape : output_shapes) {
         py::array_t<float> array(shape);
+        // Zeroed: nothing uninitialised reaches Python whatever the run writes.
+        std::fill_n(array.mutable_data(), array.size(), 0.0f);
         outputs.push_back({array.mutable_data(), static_cast<size_t>(array.nbytes())});
         results.append(array);
     }
@@ -102,8 +106,9 @@ PYBIND11_MODULE(_rknnlite, m) {
         .def_property_readonly("n_inputs", &LiteRuntime::n_inputs)
         .def_property_readonly("n_outputs", &LiteRuntime::n_outputs)
         .def("set_core_mask", &LiteRuntime::set_core_mask)
-        .def("input_attr", [](LiteRuntime& r, uint32_t i, bool current) { return to_dict(r.input(i, current)); },
-             py::arg("index"), py::arg("current") = false)
+        .def("input_attr",
+             [](LiteRuntime& r, uint32_t i, bool current, bool native) { return to_dict(r.input(i, current, native)); },
+             py::arg("index"), py::arg("current") = false, py::arg("native") = false)
         .def("output_attr", [](LiteRuntime& r, uint32_t i, bool current) { return to_dict(r.output(i, current)); },
              py::arg("index"), py::arg("current") = false)
         .def("input_shapes",
@@ -119,5 +124,6 @@ PYBIND11_MODULE(_rknnlite, m) {
         .def("set_input_shapes", &LiteRuntime::set_input_shapes)
         .def("run", &run, py::arg("inputs"), py::arg("output_shapes"))
         .def("sdk_version", &LiteRuntime::sdk_version)
-        .def("last_run_us", &LiteRuntime::last_run_us);
+        .def("last_run_us", &LiteRuntime::last_run_us)
+        .def("perf_detail", &LiteRuntime::perf_detail);
 }

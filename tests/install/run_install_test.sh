@@ -32,8 +32,8 @@ echo "pkg-config --cflags --libs librknnrt: $(pkg-config --cflags --libs librknn
   $(pkg-config --cflags --libs librknnrt) -Wl,-rpath,"$(dirname "$lib")"
 "$scratch/pc-client"
 
-# The Python module, where the build has it: importable from the prefix, its
-# extension loading the installed librknnrt.so.
+# The Python modules, where the build has them: importable from the prefix,
+# rknnlite's extension loading the installed librknnrt.so.
 if compgen -G "$build/python/rknnlite/api/_rknnlite*.so" > /dev/null; then
   echo "== python3: from rknnlite.api import RKNNLite"
   site=$(dirname "$(find "$prefix" -path '*/rknnlite/__init__.py' | head -n 1)")
@@ -49,5 +49,13 @@ with open("/proc/self/maps") as maps:
 assert libs and all(os.path.realpath(l).startswith(prefix) for l in libs), "librknnrt.so loaded from %s" % libs
 assert RKNNLite().list_support_target_platform()["RK3588"] == ["RK3588", "RK3588S"]
 print("rknnlite imported from %s with %s" % (module, sorted(libs)))
+try:
+    from rknn.api import RKNN, _rknn_convert
+except ImportError:
+    sys.exit(0)  # a build without the converter has no rknn module
+converter = os.path.realpath(_rknn_convert.__file__)
+assert converter.startswith(prefix), "imported %s, not the installed module" % converter
+assert _rknn_convert.version().startswith("rknn_convert "), _rknn_convert.version()
+print("rknn imported from %s (%s)" % (converter, _rknn_convert.version()))
 PY
 fi

@@ -122,6 +122,42 @@ class Outputs(unittest.TestCase):
         np.testing.assert_allclose(third[0], small_models.conv_relu_reference(xs[1]), atol=FP16_TOLERANCE)
         r.release()
 
+    def test_async_mode_with_changing_shapes(self):
+        r = lite(model("conv_dyn.rknn"), async_mode=True)
+        rng = np.random.default_rng(12)
+        xs = [image(rng, 8, 8), image(rng, 16, 16), image(rng, 8, 8)]
+        got = [r.inference([x], data_format="nchw", get_frame_id=True) for x in xs]
+        # Each call hands out the frame before (the first its own), in that frame's shape.
+        for k, (out, source) in enumerate(zip(got, [xs[0], xs[0], xs[1]])):
+            self.assertIsNotNone(out, "call %d" % k)
+            self.assertEqual(out[0].shape, source.shape[:1] + (4,) + source.shape[2:], "call %d" % k)
+            np.testing.assert_allclose(out[0], small_models.conv_relu_reference(source), atol=FP16_TOLERANCE)
+        self.assertEqual([out[-1] for out in got], [1, 1, 2])
+        r.release()
+
+    def test_pass_through_takes_exactly_the_native_bytes(self):
+        r = lite(model("conv16.rknn"))
+        size = r._runtime.input_attr(0, False, True)["size_with_stride"]
+        self.assertIsNotNone(r.inference([np.zeros(size, np.uint8)], inputs_pass_through=[1]))
+        self.assertIsNotNone(r.inference([np.zeros(size // 2, np.float16)], inputs_pass_through=[True]))
+        for wrong in (np.zeros(size + 1, np.uint8), np.zeros(size // 2, np.float32), np.zeros(1, np.uint8)):
+            result, lines = quiet(r.inference, [wrong], inputs_pass_through=[1])
+            self.assertIsNone(result)
+            self.assertTrue(any(l.startswith("E ") and "native bytes" in l for l in lines), lines)
+        r.release()
+
+    def test_numpy_ints_and_verbose_leave_the_environment(self):
+        before = os.environ.get("RKNN_LOG_LEVEL")
+        r = RKNNLite(verbose=True)
+        quiet(r.load_rknn, model("conv16.rknn"))
+        self.assertEqual(quiet(r.init_runtime, core_mask=np.int64(RKNNLite.NPU_CORE_1))[0], 0)
+        _, lines = quiet(r.inference, [image(np.random.default_rng(13))], data_format="nchw")
+        self.assertTrue(any("the first run, layer by layer" in l for l in lines), lines)
+        self.assertEqual(os.environ.get("RKNN_LOG_LEVEL"), before)
+        r.release()
+        quiet(RKNNLite, verbose=True, verbose_file=1)  # not a path: a warning, and stdout stays open
+        os.write(1, b"")
+
     def test_threads_share_one_object_and_own_others(self):
         rng = np.random.default_rng(6)
         xs = [image(rng) for _ in range(4)]
@@ -261,6 +297,14 @@ class BadCalls(unittest.TestCase):
             ([nhwc], {"inputs_pass_through": [2]}),
             ([nhwc], {"inputs_pass_through": "yes"}),
             ([nhwc.astype(np.uint8)[:, :, :, :2]], {}),
+            ([nhwc.astype(np.int32)], {}),                # a dtype the runtime does not convert
+            ([np.float32(1.0)], {}),
+            ([np.array(1.0, np.float32)], {}),            # 0-d
+            ([nhwc], {"data_type": [["uint8"]]}),
+            ([nhwc], {"data_type": [{}]}),
+            ([np.zeros((1, 16, 16, 3), "U1")], {"data_type": "float32"}),
+            ([nhwc], {"inputs_pass_through": [np.array([1, 0])]}),
+            ([nhwc], {"inputs_pass_through": [0.5]}),
         ]
         for inputs, kwargs in cases:
             with self.subTest(inputs=type(inputs).__name__, kwargs=kwargs):

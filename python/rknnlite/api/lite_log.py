@@ -2,12 +2,20 @@
 verbose, in the verbose file too."""
 import sys
 
+from .paths import is_path
+
 
 class LiteLog:
     def __init__(self, verbose=False, verbose_file=None):
-        self.verbose = bool(verbose)
+        try:
+            self.verbose = bool(verbose)
+        except (TypeError, ValueError):  # an array, say
+            self.verbose = False
         self._file = None
-        if self.verbose and verbose_file:
+        if self.verbose and verbose_file is not None:
+            if not is_path(verbose_file):
+                self.w("verbose_file %r is not a path; debug lines go to the screen only" % (verbose_file,))
+                return
             try:
                 self._file = open(verbose_file, "a", encoding="utf-8")
             except OSError as e:

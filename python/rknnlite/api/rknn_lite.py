@@ -2,19 +2,30 @@
 
 Calls return what Lite2's do (0 or -1; None for a failed inference) and say
 why on a line starting with "E". The runtime logs its own reasons too."""
+import operator
 import os
 import threading
+
+import numpy as np
 
 from . import lite_inputs
 from . import model_file
 from .lite_log import LiteLog
+from .paths import is_path
 from ._rknnlite import RknnError, Runtime
 
 _RKNN_FLAG_ASYNC_MASK = 0x4
 
 
-def _is_path(value):
-    return isinstance(value, (str, bytes, os.PathLike)) and len(os.fspath(value)) > 0
+def _core_mask(value):
+    """The mask as an int (numpy ints too), or None when it cannot be one."""
+    if isinstance(value, (bool, np.bool_)):
+        return None
+    try:
+        mask = operator.index(value)
+    except TypeError:
+        return None
+    return mask if 0 <= mask <= 0xffff else None
 
 
 class RKNNLite:
@@ -27,12 +38,8 @@ class RKNNLite:
     NPU_CORE_ALL = 0xffff
 
     def __init__(self, verbose=False, verbose_file=None):
-        self.verbose = verbose
         self.log = LiteLog(verbose, verbose_file)
-        # The runtime prints its per-layer table at level 4; it reads the level
-        # once, at its first log line in the process.
-        if verbose and "RKNN_LOG_LEVEL" not in os.environ:
-            os.environ["RKNN_LOG_LEVEL"] = "4"
+        self.verbose = self.log.verbose
         self._model = None
         self._runtime = None
         self._lock = threading.Lock()  # init_runtime and release against inference
@@ -41,7 +48,7 @@ class RKNNLite:
 
     def load_rknn(self, path):
         # (An int would pass os.path.isfile as a file descriptor.)
-        if not _is_path(path) or not os.path.isfile(path):
+        if not is_path(path) or not os.path.isfile(path):
             self.log.e("Invalid RKNN model path: %r" % (path,))
             return -1
         try:
@@ -53,6 +60,10 @@ class RKNNLite:
         self.log.d("loaded %s (%d bytes)" % (path, len(self._model)))
         return 0
 
+    def _load_bytes(self, data):
+        """A model already in memory (rknn.api.RKNN's build)."""
+        self._model = bytes(data)
+
     def init_runtime(self, target=None, device_id=None, async_mode=False, core_mask=NPU_CORE_AUTO):
         if self._model is None:
             self.log.e("Model is not loaded yet, this interface should be called after load_rknn!")
@@ -62,8 +73,9 @@ class RKNNLite:
                        "not on a connected board; the target is ignored" % (target,))
         if device_id is not None:
             self.log.w("device_id is for a connected board; ignored")
-        if not isinstance(core_mask, int) or isinstance(core_mask, bool) or not 0 <= core_mask <= 0xffff:
-            self.log.e("core_mask %r is not one of the NPU_CORE_* values" % (core_mask,))
+        mask = _core_mask(core_mask)
+        if mask is None:
+            self.log.e("core_mask %r is not a core mask (the NPU_CORE_* values)" % (core_mask,))
             return -1
         with self._lock:
             self._release_runtime()
@@ -73,20 +85,26 @@ class RKNNLite:
                 self.log.e("Init runtime environment failed: %s" % e)
                 return -1
             try:
-                if core_mask != self.NPU_CORE_AUTO:
-                    runtime.set_core_mask(core_mask)
+                if mask != self.NPU_CORE_AUTO:
+                    runtime.set_core_mask(mask)
                 attrs = [runtime.input_attr(i) for i in range(runtime.n_inputs)]
                 shape_info = [runtime.input_shapes(i) for i in range(runtime.n_inputs)]
+                dynamic = any(s["sets"] or s["min"] for s in shape_info)
+                outputs = None if dynamic else [runtime.output_attr(i)["dims"] for i in range(runtime.n_outputs)]
             except RknnError as e:
                 runtime.release()
                 self.log.e("Init runtime environment failed: %s" % e)
                 return -1
             self._runtime = runtime
+            self._async = bool(async_mode)
             self._input_attrs = attrs
-            self._dynamic = any(s["sets"] or s["min"] for s in shape_info)
+            self._dynamic = dynamic
             self._input_shapes = shape_info
             self._shapes_set = None  # a dynamic model's shapes chosen last
-            self._output_shapes = None if self._dynamic else self._query_output_shapes(current=False)
+            self._output_shapes = outputs
+            # Async mode hands out the frame before: its output shapes.
+            self._frame_shapes = None
+            self._runs = 0
         self.log.d("runtime ready: %d input(s), %d output(s)%s" %
                    (runtime.n_inputs, runtime.n_outputs, ", dynamic shapes" if self._dynamic else ""))
         return 0
@@ -102,25 +120,47 @@ class RKNNLite:
             if self._runtime is None:
                 self.log.e("Runtime environment is not inited, please call init_runtime to init it first!")
                 return None
-            attrs = self._input_attrs
-            if self._dynamic and self._shapes_set is not None:
-                attrs = [self._runtime.input_attr(i, True) for i in range(self._runtime.n_inputs)]
             try:
-                specs, shapes = lite_inputs.prepare(attrs, self._dynamic, inputs, data_type, data_format,
-                                                    inputs_pass_through)
+                specs, shapes = self._prepare(inputs, data_type, data_format, inputs_pass_through)
             except lite_inputs.InputError as e:
                 self.log.e("Invalid inputs: %s" % e)
+                return None
+            except Exception as e:  # noqa: BLE001 - Lite2 reports every failure as None
+                self.log.e("Invalid inputs: %s: %s" % (type(e).__name__, e))
                 return None
             try:
                 if shapes is not None and shapes != self._shapes_set:
                     self._set_shapes(shapes)
-                outputs, frame_id = self._runtime.run(specs, self._output_shapes)
+                returned = self._frame_shapes if self._async and self._frame_shapes else self._output_shapes
+                outputs, frame_id = self._runtime.run(specs, returned)
+                self._frame_shapes = self._output_shapes
             except Exception as e:  # noqa: BLE001 - Lite2 reports every failure as None
+                self._frame_shapes = None
                 self.log.e("Inference failed: %s" % e)
                 return None
+            self._runs += 1
+            if self._runs == 1 and self.log.verbose:
+                self._log_layers()
         if get_frame_id:
             outputs.append(frame_id)
         return outputs
+
+    def _prepare(self, inputs, data_type, data_format, pass_through):
+        runtime = self._runtime
+        current = self._dynamic and self._shapes_set is not None
+        attrs = self._input_attrs
+        if current:
+            attrs = [runtime.input_attr(i, True) for i in range(runtime.n_inputs)]
+        native_sizes = None
+        if pass_through is not None:
+            native_sizes = [runtime.input_attr(i, current, True)["size_with_stride"] for i in range(runtime.n_inputs)]
+        return lite_inputs.prepare(attrs, self._dynamic, inputs, data_type, data_format, pass_through, native_sizes)
+
+    def _log_layers(self):
+        try:
+            self.log.d("the first run, layer by layer:\n" + self._runtime.perf_detail())
+        except RknnError as e:
+            self.log.d("no per-layer table: %s" % e)
 
     def _set_shapes(self, shapes):
         try:
@@ -167,7 +207,7 @@ class RKNNLite:
                 print("%-16s %s" % (npu, platforms))
             print(stars)
             return support
-        if not _is_path(rknn_model) or not os.path.isfile(rknn_model):
+        if not is_path(rknn_model) or not os.path.isfile(rknn_model):
             self.log.e("The model %r does not exist." % (rknn_model,))
             return None
         try:

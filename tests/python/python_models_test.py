@@ -1,11 +1,16 @@
 #!/usr/bin/python3
-"""RKNNLite against the C API on real models: mobilenet_v2 (int8, torchvision's
-architecture from the test-model export) and the pretrained PP-OCRv4 detector
-(int8 and float16, 480x480). For each, RKNNLite.inference's outputs must be the
-same bytes as rknn_benchmark's (the C API, want_float), from the same pixels;
-the detector also from NCHW pixels.
+"""The Python modules on real models.
+  - RKNNLite against the C API: mobilenet_v2 (int8, torchvision's architecture
+    from the test-model export) and the pretrained PP-OCRv4 detector (int8 and
+    float16, 480x480). RKNNLite.inference's outputs must be the same bytes as
+    rknn_benchmark's (the C API, want_float) from the same pixels; the
+    detector's also from NCHW pixels.
+  - Scripts written as users write them, run unchanged: the model-zoo-style
+    examples/python/convert.py (rknn.api.RKNN) must write the bytes
+    rknn_convert writes with the same settings, and the Lite2-style
+    examples/python/classify_lite.py must print the C API's top 5.
 
-usage: rknnlite_models_test.py BUILD_DIR WORK_DIR TEST_MODELS_DIR
+usage: python_models_test.py BUILD_DIR WORK_DIR TEST_MODELS_DIR
 Exit 77 (skipped) when neither model is at hand."""
 import os
 import shutil
@@ -51,6 +56,8 @@ def compare(name, model, pixels, also_nchw=False):
     if also_nchw:
         forms.append(("nchw", lite.inference(inputs=[pixels.transpose(0, 3, 1, 2)], data_format=["nchw"])))
     lite.release()
+    if any(got is None for _, got in forms):
+        sys.exit("%s: RKNNLite.inference from NCHW pixels failed" % name)
     if all(np.ptp(a) == 0 for a in outputs):
         sys.exit("%s: every output is constant; the comparison would say nothing" % name)
     for form, got in forms:
@@ -63,6 +70,35 @@ def compare(name, model, pixels, also_nchw=False):
               (name, form, len(got), [tuple(a.shape) for a in got]))
 
 
+def user_scripts(onnx_path):
+    """convert.py and classify_lite.py as a user runs them, from the work folder."""
+    images = sorted(os.path.join(TEST_MODELS, "images", n) for n in os.listdir(os.path.join(TEST_MODELS, "images")))
+    with open(os.path.join(WORK, "dataset.txt"), "w") as f:
+        f.write("".join(p + "\n" for p in images[:8]))
+    examples = os.path.join(ROOT, "examples/python")
+    env = dict(os.environ, DATASET_PATH=os.path.join(WORK, "dataset.txt"))
+    subprocess.run([sys.executable, os.path.join(examples, "convert.py"), onnx_path, "rk3588", "i8", "zoo.rknn"],
+                   cwd=WORK, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    expected = convert(onnx_path, os.path.join(WORK, "zoo_cli.rknn"), "--dtype", "int8", "--dataset",
+                       os.path.join(WORK, "dataset.txt"), *IMAGENET)
+    with open(os.path.join(WORK, "zoo.rknn"), "rb") as a, open(expected, "rb") as b:
+        if a.read() != b.read():
+            sys.exit("convert.py (rknn.api.RKNN) wrote other bytes than rknn_convert with the same settings")
+    print("convert.py        : the same bytes as rknn_convert")
+    image = images[0]
+    printed = subprocess.run([sys.executable, os.path.join(examples, "classify_lite.py"), "zoo.rknn", image],
+                             cwd=WORK, check=True, stdout=subprocess.PIPE, text=True).stdout
+    top = [int(line.split("]")[0][1:]) for line in printed.splitlines() if line.startswith("[")]
+    pixels = np.asarray(Image.open(image).convert("RGB").resize((224, 224)), dtype=np.uint8)[None]
+    npy = os.path.join(WORK, "classify_pixels.npy")
+    np.save(npy, pixels)
+    scores = c_api_outputs(os.path.join(WORK, "zoo.rknn"), npy, 1)[0].reshape(-1)
+    expected_top = [int(i) for i in np.argsort(-scores, kind="stable")[:5]]
+    if top != expected_top:
+        sys.exit("classify_lite.py printed the top 5 %s; the C API's are %s" % (top, expected_top))
+    print("classify_lite.py  : the C API's top 5 %s" % top)
+
+
 def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
@@ -72,6 +108,7 @@ def main():
         model = convert(mobilenet, os.path.join(WORK, "mobilenet_v2_int8.rknn"), "--dtype", "int8", "--dataset",
                         os.path.join(TEST_MODELS, "images"), *IMAGENET)
         compare("mobilenet_v2", model, np.load(os.path.join(TEST_MODELS, "mobilenet_v2_input.npy")))
+        user_scripts(mobilenet)
         ran += 1
     else:
         print("mobilenet_v2: not exported (no torch?); skipped")
