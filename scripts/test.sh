@@ -34,7 +34,8 @@ run_suite() {
   ctest --test-dir "$dir" --output-on-failure -j "$jobs" $ctest_args
 }
 
-run_suite "native" build "" "" "${optimised[@]}"
+# Installed under /usr (the multiarch libdir), as the Debian packages deb_packages makes.
+run_suite "native" build "" "" "${optimised[@]}" -DCMAKE_INSTALL_PREFIX=/usr
 # clang, for libFuzzer: its coverage instrumentation goes into every test binary too.
 run_suite "asan+ubsan+fuzz" build-asan "-LE models" "" "${sanitized[@]}" -DCMAKE_C_COMPILER=clang \
   -DCMAKE_CXX_COMPILER=clang++ -DRKNN_FUZZ=ON -DRKNN_SANITIZE=address,undefined -DRKNN_BUILD_EXAMPLES=OFF \

@@ -1,6 +1,8 @@
 #include "hw/soc_profile.h"
 
 #include <algorithm>
+#include <cctype>
+#include <string>
 
 namespace rknn::hw {
 
@@ -137,6 +139,19 @@ int SocProfile::atom_channels(Precision p) const {
     case 2: return c2_fp16;
     default: return c2_32bit;
     }
+}
+
+bool runs_models_for(std::string_view soc, std::string_view model_target) {
+    // Each chip's class: the name its NPU's models are converted for.
+    const auto model_class = [](std::string_view name) {
+        std::string lower(name);
+        for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (lower == "rk3566") return std::string("rk3568");
+        if (lower == "rk3588s") return std::string("rk3588");
+        if (lower == "rv1103") return std::string("rv1106");
+        return lower;
+    };
+    return model_class(soc) == model_class(model_target);
 }
 
 const SocProfile* find_soc(std::string_view name) {

@@ -8,6 +8,7 @@
 
 #include "base/log.h"
 #include "cpu/kernel_registry.h"
+#include "hw/soc_profile.h"
 #include "graph/shape_check.h"
 #include "graph/topology.h"
 #include "npu/activation_split.h"
@@ -139,7 +140,7 @@ StatusOr<std::shared_ptr<CompiledPlan>> CompiledPlan::build(graph::Graph graph, 
                       "the graph has dims left open (-1) and no shape set fixes them (rknn_convert --input-shapes)");
     RKNN_RETURN_IF_ERROR(check_tensor_sizes(g));
     const hw::SocProfile& soc = *driver.soc;
-    if (!g.target_soc.empty() && g.target_soc != soc.name)
+    if (!g.target_soc.empty() && !hw::runs_models_for(soc.name, g.target_soc))
         return make_status(StatusCode::kTargetMismatch, "the model was converted for %s, this NPU is %s",
                            g.target_soc.c_str(), soc.name);
 

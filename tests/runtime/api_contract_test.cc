@@ -27,6 +27,7 @@
 #include "rknn_api.h"
 #include "rknn_matmul_api.h"
 #include "rknn_custom_op.h"
+#include "hw/soc_profile.h"
 #include "npu/placement.h"
 #include "runtime/context.h"
 #include "common/test_graphs.h"
@@ -36,6 +37,7 @@ namespace {
 
 using rknn::cpu::HostTensor;
 namespace graph = rknn::graph;
+namespace hw = rknn::hw;
 
 using rknn::testing::init_graph;
 using rknn::testing::input_of;
@@ -955,6 +957,21 @@ TEST(ApiInit, BadModelsAreRefusedWithAClearCode) {
     graph::Graph g = quantized_cnn();
     g.target_soc = "rk3568";
     EXPECT_EQ(init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &ctx), RKNN_ERR_TARGET_PLATFORM_UNMATCH);
+}
+
+TEST(ApiInit, ChipsThatShareAnNpuTakeEachOthersModels) {
+    graph::Graph g = quantized_cnn();
+    g.target_soc = "RK3588S";  // runtime-spec 10.3: 3588 and 3588S are one target
+    rknn_context ctx = 0;
+    ASSERT_EQ(init_graph(g, RKNN_FLAG_DISABLE_PROC_HIGH_PRIORITY, &ctx), RKNN_SUCC);
+    EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
+    EXPECT_TRUE(hw::runs_models_for("rk3568", "rk3566"));
+    EXPECT_TRUE(hw::runs_models_for("rk3566", "rk3568"));
+    EXPECT_TRUE(hw::runs_models_for("rv1106", "rv1103"));
+    EXPECT_TRUE(hw::runs_models_for("rk3588", "rk3588"));
+    EXPECT_FALSE(hw::runs_models_for("rk3588", "rk3576"));
+    EXPECT_FALSE(hw::runs_models_for("rk3568", "rk3562"));
+    EXPECT_FALSE(hw::runs_models_for("rk3588", ""));
 }
 
 TEST(ApiInit, PriorityIsRaisedUnlessDisabled) {
