@@ -7,8 +7,10 @@ install(TARGETS rknnrt EXPORT rknnrtTargets
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 # Board software opens /usr/lib/librknnrt.so by that path (rknn_server, Lite2):
 # with a multiarch libdir, a link there too.
-if(RKNN_INSTALL_COMPAT_LINK AND NOT CMAKE_INSTALL_LIBDIR STREQUAL "lib")
-  file(RELATIVE_PATH RKNN_LIB_FROM_LIB "/prefix/lib" "/prefix/${CMAKE_INSTALL_LIBDIR}/librknnrt.so")
+cmake_path(SET RKNN_LIBDIR NORMALIZE "${CMAKE_INSTALL_LIBDIR}")
+string(REGEX REPLACE "/+$" "" RKNN_LIBDIR "${RKNN_LIBDIR}")
+if(RKNN_INSTALL_COMPAT_LINK AND NOT RKNN_LIBDIR STREQUAL "lib" AND NOT IS_ABSOLUTE "${RKNN_LIBDIR}")
+  file(RELATIVE_PATH RKNN_LIB_FROM_LIB "/prefix/lib" "/prefix/${RKNN_LIBDIR}/librknnrt.so")
   file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/compat-link)
   file(CREATE_LINK ${RKNN_LIB_FROM_LIB} ${PROJECT_BINARY_DIR}/compat-link/librknnrt.so SYMBOLIC)
   install(FILES ${PROJECT_BINARY_DIR}/compat-link/librknnrt.so DESTINATION lib COMPONENT Runtime)

@@ -18,6 +18,12 @@ set(CPACK_PACKAGE_DIRECTORY ${PROJECT_BINARY_DIR}/packages)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION "libs")
+# The library dependencies come from dpkg-shlibdeps (dpkg-dev); without it CPack
+# would write packages that depend on nothing.
+find_program(RKNN_DPKG_SHLIBDEPS dpkg-shlibdeps)
+if(NOT RKNN_DPKG_SHLIBDEPS)
+  message(STATUS "Debian packages: dpkg-shlibdeps (dpkg-dev) not found; cpack would leave out the library dependencies")
+endif()
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_STRIP_FILES ON)  # the debug sections stay in the build tree
 if(CMAKE_CROSSCOMPILING AND CMAKE_SYSTEM_PROCESSOR STREQUAL "aarch64")

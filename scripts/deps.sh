@@ -10,10 +10,10 @@ job=${1:-test}
 # Building: the runtime (libdrm, Highway for the CPU kernels' SIMD), the converter
 # (libonnx, protobuf) and the model format (flatbuffers); the OpenCL headers for GPU
 # custom ops (the library is loaded at run time); python3-dev and pybind11 for the
-# rknnlite Python module.
+# Python modules; dpkg-dev for the Debian packages' dependencies (dpkg-shlibdeps).
 native=(cmake g++ make pkg-config file binutils libdrm-dev libhwy-dev libbenchmark-dev
         flatbuffers-compiler libflatbuffers-dev libonnx-dev libprotobuf-dev protobuf-compiler libstb-dev
-        python3-onnx python3-numpy opencl-c-headers python3-dev pybind11-dev)
+        python3-onnx python3-numpy opencl-c-headers python3-dev pybind11-dev dpkg-dev)
 # The OCR demo renders its calibration pages with PIL and a Debian font, and
 # fetches the PP-OCRv4 models with npm.
 demo=(python3-pil fonts-dejavu-core)

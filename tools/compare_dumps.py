@@ -4,10 +4,12 @@ for example OpenRKNN on a board's NPU against OpenRKNN on the mock (int8
 should be byte for byte the same), or against another runtime's dumps.
 
 Files of folder A are named as OpenRKNN writes them,
-<run>_<position>_<OpType>_<tensor>.npy; the last run in A is used. A file of
-folder B matches when its name holds the same <tensor> part (B may be named
-otherwise, as long as the tensor name is in it). Values are compared as
-float64, flattened; a layer whose element counts differ is listed as such.
+<run>_<position>_<OpType>_<tensor>.npy; the last run in A is used (empty the
+folders before dumping: runs of another model would mix in). A file of folder B
+matches when it is named the same way with the same <tensor>, or else when its
+name ends in "_<tensor>.npy" or is "<tensor>.npy" (another runtime's naming);
+several such files are reported as ambiguous. Values are compared as float64,
+flattened; a layer whose element counts differ is listed as such.
 
 usage: compare_dumps.py DIR_A DIR_B [--exact]
   --exact   exit 1 unless every matched layer is the same bytes
@@ -23,21 +25,26 @@ OURS = re.compile(r"^(\d+)_(\d+)_([^_]+)_(.+)\.npy$")
 
 
 def our_layers(folder):
-    """{position: (op_type, tensor, path)} of the last run in the folder."""
+    """{(position, tensor): (op_type, path)} of the last run in the folder (the
+    inputs share position 0, and an op's outputs share its position)."""
     runs = {}
     for name in os.listdir(folder):
         m = OURS.match(name)
         if m:
-            runs.setdefault(int(m.group(1)), {})[int(m.group(2))] = (m.group(3), m.group(4),
-                                                                      os.path.join(folder, name))
+            runs.setdefault(int(m.group(1)), {})[(int(m.group(2)), m.group(4))] = (m.group(3),
+                                                                                   os.path.join(folder, name))
     if not runs:
         sys.exit("%s holds no <run>_<position>_<OpType>_<tensor>.npy files" % folder)
+    tensors = {frozenset(t for _, t in layers) for layers in runs.values()}
+    if len(tensors) > 1:
+        print("warning: %s holds runs of different models; comparing its last run" % folder, file=sys.stderr)
     return runs[max(runs)]
 
 
 def find_in(folder, tensor, cache={}):
-    """The file of `folder` for `tensor`: OpenRKNN's naming first, else any
-    .npy whose name holds the tensor name (the newest when several do)."""
+    """(path, None) of the file of `folder` for `tensor`, or (None, why not):
+    OpenRKNN's naming first (the last run), else a name that ends in
+    "_<tensor>.npy" or is "<tensor>.npy"."""
     if folder not in cache:
         names = [n for n in os.listdir(folder) if n.endswith(".npy")]
         ours = {}
@@ -48,9 +55,11 @@ def find_in(folder, tensor, cache={}):
         cache[folder] = (names, ours)
     names, ours = cache[folder]
     if tensor in ours:
-        return os.path.join(folder, ours[tensor][1])
-    found = [n for n in names if tensor in n]
-    return os.path.join(folder, max(found, key=lambda n: os.path.getmtime(os.path.join(folder, n)))) if found else None
+        return os.path.join(folder, ours[tensor][1]), None
+    found = [n for n in names if n == tensor + ".npy" or n.endswith("_" + tensor + ".npy")]
+    if len(found) > 1:
+        return None, "ambiguous in %s: %s" % (folder, ", ".join(sorted(found)[:3]))
+    return (os.path.join(folder, found[0]), None) if found else (None, "not in " + folder)
 
 
 def cosine(a, b):
@@ -69,11 +78,11 @@ def main():
     layers = our_layers(args.a)
     differing = 0
     print("%4s %-16s %-48s %12s %9s %s" % ("pos", "op", "tensor", "max |a-b|", "cosine", "bytes"))
-    for position in sorted(layers):
-        op, tensor, path_a = layers[position]
-        path_b = find_in(args.b, tensor)
+    for position, tensor in sorted(layers):
+        op, path_a = layers[(position, tensor)]
+        path_b, why = find_in(args.b, tensor)
         if path_b is None:
-            print("%4d %-16s %-48s %s" % (position, op, tensor[:48], "not in " + args.b))
+            print("%4d %-16s %-48s %s" % (position, op, tensor[:48], why))
             continue
         try:
             a, b = np.load(path_a), np.load(path_b)

@@ -5,6 +5,8 @@
 #include <xf86drm.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 namespace rknn::driver {
@@ -13,7 +15,11 @@ namespace {
 // Asks the kernel for the driver behind a DRM or accel node (DRM_IOCTL_VERSION).
 bool query_drm_driver(const std::string& path, DeviceNode* out) {
     const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-    if (fd < 0) return false;
+    if (fd < 0) {
+        out->path = path;
+        out->error = std::strerror(errno);
+        return false;
+    }
     drmVersionPtr version = drmGetVersion(fd);
     ::close(fd);
     if (version == nullptr) return false;
@@ -49,12 +55,12 @@ std::vector<DeviceNode> probe_npu_nodes() {
     std::vector<DeviceNode> found;
     for (const std::string& path : list_nodes("/dev/dri", "renderD")) {
         DeviceNode node;
-        if (query_drm_driver(path, &node) && node.driver == "rknpu") found.push_back(node);
+        if (query_drm_driver(path, &node) ? node.driver == "rknpu" : !node.error.empty()) found.push_back(node);
     }
-    if (::access("/dev/rknpu", F_OK) == 0) found.push_back({"/dev/rknpu", "rknpu", "misc"});
+    if (::access("/dev/rknpu", F_OK) == 0) found.push_back({"/dev/rknpu", "rknpu", "misc", ""});
     for (const std::string& path : list_nodes("/dev/accel", "accel")) {
         DeviceNode node;
-        if (query_drm_driver(path, &node) && node.driver == "rocket") found.push_back(node);
+        if (query_drm_driver(path, &node) ? node.driver == "rocket" : !node.error.empty()) found.push_back(node);
     }
     return found;
 }
@@ -79,7 +85,18 @@ StatusOr<DeviceChoice> choose_device(const std::string& requested, const std::ve
             return DeviceChoice{driver, node->path, std::string("found ") + driver + " at " + node->path};
         }
     }
-    return DeviceChoice{"mock", "", "no RKNPU device node found; using the emulated NPU"};
+    // A node we may not open may be the NPU: say so rather than quietly emulate.
+    std::string closed;
+    for (const DeviceNode& node : nodes) {
+        if (node.driver.empty() && !node.error.empty())
+            closed += (closed.empty() ? "" : ", ") + node.path + " (" + node.error + ")";
+    }
+    if (closed.empty()) return DeviceChoice{"mock", "", "no RKNPU device node found; using the emulated NPU"};
+    return DeviceChoice{"mock", "",
+                        "no RKNPU device node found, but " + closed +
+                            " could not be opened: if one is the NPU, give this user access to it (often the "
+                            "render group); using the emulated NPU",
+                        true};
 }
 
 }  // namespace rknn::driver

@@ -17,17 +17,20 @@ namespace rknn::driver {
 
 struct DeviceNode {
     std::string path;     // e.g. /dev/dri/renderD129
-    std::string driver;   // "rknpu" or "rocket"
+    std::string driver;   // "rknpu" or "rocket"; empty when the node could not be opened
     std::string version;  // driver version as the kernel reports it, e.g. "0.9.8"
+    std::string error;    // why the node could not be opened (then its driver is unknown)
 };
 
-// The NPU nodes present on this machine (empty on an ordinary host).
+// The NPU nodes present on this machine (empty on an ordinary host), and the
+// render and accel nodes that could not be opened (an NPU among them, maybe).
 std::vector<DeviceNode> probe_npu_nodes();
 
 struct DeviceChoice {
     std::string backend;  // "rknpu", "rocket" or "mock"
     std::string node;     // device path, empty for the mock
     std::string reason;   // one line saying why, for the log
+    bool warn = false;    // the reason is worth a warning (the mock taken while a node was closed to us)
 };
 
 // Picks a back-end for `requested` ("" or "auto", "rknpu", "rocket", "mock").

@@ -10,6 +10,7 @@
 #include "driver/mock/mock_kernel.h"
 #include "driver/rknpu_driver.h"
 #include "driver/rocket_driver.h"
+#include "driver/soc_identify.h"
 
 namespace rknn::driver {
 
@@ -73,7 +74,19 @@ StatusOr<OpenedDriver> open_kernel_driver(const std::string& device, const hw::S
     if (choice.backend == "mock") {
         RKNN_ASSIGN_OR_RETURN(opened, open_mock(soc));
     } else {
-        const std::string soc_name = soc != nullptr ? soc->name : "";
+        // The board's SoC sets the register dialect, cores and target checks.
+        if (soc == nullptr) {
+            StatusOr<const hw::SocProfile*> found = identify_board_soc();
+            if (found.is_ok()) {
+                soc = found.value();
+            } else if (choice.backend == "rocket") {
+                soc = hw::find_soc("rk3588");  // rocket drives RK3588 NPUs only
+                RKNN_LOGW("%s; rocket drives RK3588 NPUs only: taking rk3588", found.status().message().c_str());
+            } else {
+                return found.status();
+            }
+        }
+        const std::string soc_name = soc->name;
         auto transport = make_system_transport();
         if (choice.backend == "rknpu") {
             const auto variant = choice.node == "/dev/rknpu" ? RknpuDriver::Variant::kMisc : RknpuDriver::Variant::kDrm;
@@ -84,8 +97,9 @@ StatusOr<OpenedDriver> open_kernel_driver(const std::string& device, const hw::S
         opened.soc = soc;
     }
     opened.choice = choice;
-    RKNN_LOGI("NPU kernel driver: %s%s%s (%s)", opened.driver->backend_name(),
-              opened.mock ? " on the mock kernel, " : "", opened.mock ? opened.soc->name : "", choice.reason.c_str());
+    if (choice.warn) RKNN_LOGW("%s", choice.reason.c_str());
+    RKNN_LOGI("NPU kernel driver: %s%s, %s (%s)", opened.driver->backend_name(), opened.mock ? " on the mock kernel" : "",
+              opened.soc->name, choice.reason.c_str());
     return opened;
 }
 

@@ -147,7 +147,8 @@ bool runs_models_for(std::string_view soc, std::string_view model_target) {
         std::string lower(name);
         for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         if (lower == "rk3566") return std::string("rk3568");
-        if (lower == "rk3588s") return std::string("rk3588");
+        // RK3583 has RK3588's NPU with fewer cores; no converter targets it.
+        if (lower == "rk3588s" || lower == "rk3583") return std::string("rk3588");
         if (lower == "rv1103") return std::string("rv1106");
         return lower;
     };

@@ -73,7 +73,8 @@ std::vector<std::string> soc_names();
 
 // Whether a model converted for `model_target` runs on the NPU of `soc`: the
 // same name, or chips that share an NPU and take the same models (rk3566 and
-// rk3568, rk3588 and rk3588s, rv1103 and rv1106; runtime-spec 10.3). Any case.
+// rk3568, rk3588 and rk3588s, rv1103 and rv1106; runtime-spec 10.3; and rk3583,
+// RK3588's NPU with fewer cores, takes rk3588 models). Any case.
 bool runs_models_for(std::string_view soc, std::string_view model_target);
 
 }  // namespace rknn::hw

@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <string>
+
+#include "driver/soc_identify.h"
+
 namespace {
 
 using rknn::StatusCode;
@@ -9,10 +14,10 @@ using rknn::driver::choose_device;
 using rknn::driver::DeviceNode;
 
 const std::vector<DeviceNode> kNone;
-const std::vector<DeviceNode> kVendor = {{"/dev/dri/renderD129", "rknpu", "0.9.8"}};
-const std::vector<DeviceNode> kBoth = {{"/dev/dri/renderD129", "rknpu", "0.9.8"},
-                                       {"/dev/accel/accel0", "rocket", "1.0.0"}};
-const std::vector<DeviceNode> kRocket = {{"/dev/accel/accel0", "rocket", "1.0.0"}};
+const std::vector<DeviceNode> kVendor = {{"/dev/dri/renderD129", "rknpu", "0.9.8", ""}};
+const std::vector<DeviceNode> kBoth = {{"/dev/dri/renderD129", "rknpu", "0.9.8", ""},
+                                       {"/dev/accel/accel0", "rocket", "1.0.0", ""}};
+const std::vector<DeviceNode> kRocket = {{"/dev/accel/accel0", "rocket", "1.0.0", ""}};
 
 TEST(DeviceChoice, AutoUsesTheMockWithoutHardware) {
     for (const char* requested : {"", "auto"}) {
@@ -48,8 +53,57 @@ TEST(DeviceProbe, ProbingThisMachineDoesNotFail) {
     // No NPU here in CI; on a board this lists it. Either way every node found
     // must name a driver we know.
     for (const DeviceNode& node : rknn::driver::probe_npu_nodes()) {
-        EXPECT_TRUE(node.driver == "rknpu" || node.driver == "rocket") << node.path;
+        EXPECT_TRUE(node.driver == "rknpu" || node.driver == "rocket" || !node.error.empty()) << node.path;
     }
+}
+
+TEST(DeviceChoice, ANodeClosedToUsIsNamedWhenTheMockIsTaken) {
+    const std::vector<DeviceNode> closed = {{"/dev/dri/renderD129", "", "", "Permission denied"}};
+    auto choice = choose_device("auto", closed);
+    ASSERT_TRUE(choice.is_ok());
+    EXPECT_EQ(choice->backend, "mock");
+    EXPECT_TRUE(choice->warn);
+    EXPECT_NE(choice->reason.find("/dev/dri/renderD129 (Permission denied)"), std::string::npos) << choice->reason;
+    EXPECT_FALSE(choose_device("auto", kNone)->warn);
+    // A closed node is never taken for the driver asked for.
+    EXPECT_FALSE(choose_device("rknpu", closed).is_ok());
+}
+
+TEST(BoardSoc, TheDeviceTreeNamesIt) {
+    using rknn::driver::soc_from_compatible;
+    using namespace std::string_literals;
+    const auto name = [](const std::string& compatible) {
+        const rknn::hw::SocProfile* soc = soc_from_compatible(compatible);
+        return soc != nullptr ? std::string(soc->name) : std::string("none");
+    };
+    EXPECT_EQ(name("rockchip,rk3588-evb1-v10\0rockchip,rk3588\0"s), "rk3588");
+    EXPECT_EQ(name("xunlong,orangepi-5\0rockchip,rk3588s\0"s), "rk3588");
+    EXPECT_EQ(name("pine64,quartz64-a\0rockchip,rk3566\0"s), "rk3566");
+    EXPECT_EQ(name("radxa,rock-3a\0rockchip,rk3568"s), "rk3568");  // no final NUL
+    EXPECT_EQ(name("rockchip,rk3576-evb\0rockchip,rk3576\0"s), "rk3576");
+    EXPECT_EQ(name("raspberrypi,4-model-b\0brcm,bcm2711\0"s), "none");
+    EXPECT_EQ(name("rockchip,rk3399\0"s), "none");
+    EXPECT_EQ(name(""), "none");
+}
+
+TEST(BoardSoc, AFileThatNamesNoneIsAnErrorSayingWhat) {
+    const std::string dir = ::testing::TempDir();
+    const std::string path = dir + "/compatible";
+    {
+        std::ofstream out(path, std::ios::binary);
+        out << std::string("vendor,board\0vendor,chip\0", 25);
+    }
+    auto soc = rknn::driver::identify_board_soc(path);
+    ASSERT_FALSE(soc.is_ok());
+    EXPECT_EQ(soc.status().code(), StatusCode::kUnavailable);
+    EXPECT_NE(soc.status().message().find("vendor,board vendor,chip"), std::string::npos) << soc.status().message();
+    {
+        std::ofstream out(path, std::ios::binary);
+        out << std::string("rockchip,rk3562-evb\0rockchip,rk3562\0", 36);
+    }
+    ASSERT_TRUE(rknn::driver::identify_board_soc(path).is_ok());
+    EXPECT_STREQ(rknn::driver::identify_board_soc(path).value()->name, "rk3562");
+    EXPECT_FALSE(rknn::driver::identify_board_soc(dir + "/missing").is_ok());
 }
 
 }  // namespace

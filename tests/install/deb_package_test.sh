@@ -27,10 +27,13 @@ for package in "${expected[@]}"; do
   echo "$deb: Depends: $(dpkg-deb -f "$deb" Depends)"
 done
 [ "$(ls ./*.deb | wc -l)" = "${#expected[@]}" ] || { echo "FAIL: unexpected packages:"; ls; exit 1; }
+# dpkg-shlibdeps ran: the library depends on the libraries it links.
+dpkg-deb -f librknnrt_*.deb Depends | grep -q "libdrm2" ||
+  { echo "FAIL: librknnrt does not depend on libdrm2 (was dpkg-shlibdeps there?)"; exit 1; }
 
 echo "== apt-get install --simulate ./*.deb"
 apt-get install --simulate ./*.deb > "$scratch/apt.log" 2>&1 || { cat "$scratch/apt.log"; exit 1; }
-grep -c "^Inst " "$scratch/apt.log" | sed 's/^/packages apt would install: /'
+echo "packages apt would install: $(grep -c "^Inst " "$scratch/apt.log" || true)"
 
 echo "== unpacked into $scratch/root"
 for deb in ./*.deb; do dpkg-deb -x "$deb" "$scratch/root"; done

@@ -57,6 +57,21 @@ def main():
     print(changed.stdout)
     if changed.returncode != 1 or "DIFFER" not in changed.stdout:
         sys.exit("a changed value must make its layer DIFFER and the exit status 1")
+    # Two inputs share position 0: both are compared.
+    small_models.add_onnx(os.path.join(WORK, "add.onnx"))
+    add = small_models.convert(BUILD, os.path.join(WORK, "add.onnx"), os.path.join(WORK, "add.rknn"), "--dtype", "fp16")
+    np.save(os.path.join(WORK, "a.npy"), rng.uniform(-1, 1, (2, 5)).astype(np.float32))
+    c, d = os.path.join(WORK, "c"), os.path.join(WORK, "d")
+    for folder in (c, d):
+        env = dict(os.environ, RKNN_LOG_LEVEL="5", RKNN_DUMP_DIR=folder)
+        inputs = os.path.join(WORK, "a.npy") + "#" + os.path.join(WORK, "a.npy")
+        subprocess.run([os.path.join(BUILD, "examples/rknn_benchmark"), add, inputs, "1"], env=env, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    both = compare(c, d, "--exact")
+    print(both.stdout)
+    rows = [line.split() for line in both.stdout.splitlines()[1:-1]]
+    if both.returncode != 0 or sorted(r[2] for r in rows if r[1] == "InputOperator") != ["a", "b"]:
+        sys.exit("both inputs of the Add must be compared")
     return 0
 
 

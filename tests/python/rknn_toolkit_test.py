@@ -138,9 +138,13 @@ class BadCalls(unittest.TestCase):
                        {"quantized_algorithm": "best"}, {"mean_values": [1, 2, 3]}, {"std_values": [["a"]]},
                        {"mean_values": [[1, 2, 3]], "std_values": [[1, 2, 3], [4, 5, 6]]},
                        {"dynamic_input": [[[1, 3, 0, 8]]]}, {"dynamic_input": "1,3,8,8"},
-                       {"custom_string": "x" * 2000}, {"float_dtype": "bfloat16"}):
+                       {"custom_string": "x" * 2000}, {"float_dtype": "bfloat16"}, {"quantized_algorithm": [1]},
+                       {"custom_string": "\udcff"}, {"quant_img_RGB2BGR": [True, False]},
+                       {"quant_img_RGB2BGR": np.array([True])}, {"dynamic_input": [[[1, 3, 2**64, 8]]]}):
             with self.subTest(kwargs=kwargs):
                 self.expect_error(-1, rknn.config, **kwargs)
+        self.assertEqual(quiet(rknn.config, quant_img_RGB2BGR=[True])[0], 0)  # one per input, as Toolkit2 takes it
+        self.assertTrue(rknn._config["rgb2bgr"])
         result, lines = quiet(rknn.config, optimization_level=2, not_a_keyword=1)
         self.assertEqual(result, 0)
         self.assertEqual(sum(l.startswith("W ") for l in lines), 2)
@@ -162,12 +166,22 @@ class BadCalls(unittest.TestCase):
         self.expect_error(-1, rknn.load_onnx, path("conv_any.onnx"), inputs=["nope"], input_size_list=[[1, 3, 8, 8]])
         self.expect_error(-1, rknn.load_onnx, path("conv_any.onnx"), inputs=["x"], input_size_list=[[1, 3, 8, 8], [1]])
         self.expect_error(-1, rknn.load_onnx, path("conv_any.onnx"), outputs=["c"])
+        self.expect_error(-1, rknn.load_onnx, path("conv_any.onnx"), inputs=5)
+        self.expect_error(-1, rknn.load_onnx, path("conv_any.onnx"), input_size_list=5)
+        self.expect_error(-1, rknn.load_onnx, path("garbage.onnx"), inputs=["x"])
+        self.expect_error(-1, rknn.load_onnx, path("conv_any.onnx"), input_size_list=[[1, 3, 2**64, 8]])
         self.assertEqual(quiet(rknn.load_onnx, path("conv.onnx"))[0], 0)
         self.expect_error(-1, rknn.build, do_quantization=True)  # no dataset
         self.expect_error(-1, rknn.build, do_quantization=True, dataset=path("missing.txt"))
         self.expect_error(-1, rknn.build, do_quantization=False, rknn_batch_size=0)
+        self.expect_error(-1, rknn.build, do_quantization=False, rknn_batch_size=True)
+        self.expect_error(-1, rknn.build, do_quantization=True, dataset=123)
+        self.expect_error(-1, rknn.build, do_quantization=True, dataset=[path("samples/dataset.txt")])
         self.assertEqual(quiet(rknn.build, do_quantization=False)[0], 0)
         self.expect_error(-1, rknn.export_rknn, os.path.join(WORK, "no-such-folder", "m.rknn"))
+        self.expect_error(-1, rknn.export_rknn, 1)  # not taken as a file descriptor (stdout)
+        self.expect_error(-1, rknn.export_rknn, True)
+        os.write(1, b"")  # stdout is still open
         self.expect_error(-1, rknn.accuracy_analysis, "x0.npy")
         self.expect_error(-1, rknn.accuracy_analysis, [path("samples/x0.npy"), path("samples/x1.npy")])
         self.expect_error(-1, rknn.accuracy_analysis, [path("samples/missing.npy")])

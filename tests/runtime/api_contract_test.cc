@@ -969,6 +969,7 @@ TEST(ApiInit, ChipsThatShareAnNpuTakeEachOthersModels) {
     EXPECT_TRUE(hw::runs_models_for("rk3566", "rk3568"));
     EXPECT_TRUE(hw::runs_models_for("rv1106", "rv1103"));
     EXPECT_TRUE(hw::runs_models_for("rk3588", "rk3588"));
+    EXPECT_TRUE(hw::runs_models_for("rk3583", "rk3588"));
     EXPECT_FALSE(hw::runs_models_for("rk3588", "rk3576"));
     EXPECT_FALSE(hw::runs_models_for("rk3568", "rk3562"));
     EXPECT_FALSE(hw::runs_models_for("rk3588", ""));

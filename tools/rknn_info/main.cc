@@ -15,6 +15,10 @@ int print_devices() {
     const std::vector<rknn::driver::DeviceNode> nodes = rknn::driver::probe_npu_nodes();
     if (nodes.empty()) std::printf("NPU device nodes: none\n");
     for (const rknn::driver::DeviceNode& node : nodes) {
+        if (!node.error.empty()) {
+            std::printf("device node %s: cannot be opened (%s)\n", node.path.c_str(), node.error.c_str());
+            continue;
+        }
         std::printf("NPU device node: %s (driver %s, version %s)\n", node.path.c_str(), node.driver.c_str(),
                     node.version.c_str());
     }

@@ -11,6 +11,7 @@ import os
 import numpy as np
 
 from rknnlite.api.lite_log import LiteLog
+from rknnlite.api.paths import is_path
 from rknnlite.api.rknn_lite import RKNNLite
 
 from . import toolkit_config
@@ -47,14 +48,14 @@ class RKNN:
             self._config = toolkit_config.make_options(mean_values, std_values, quant_img_RGB2BGR, quantized_dtype,
                                                        quantized_algorithm, quantized_method, float_dtype,
                                                        target_platform, custom_string, dynamic_input)
-        except toolkit_config.ConfigError as e:
+        except Exception as e:  # noqa: BLE001 - Toolkit2 answers -1
             self.log.e("config: %s" % e)
             return -1
         self.log.d("config: %s" % self._config)
         return 0
 
     def load_onnx(self, model, inputs=None, input_size_list=None, input_initial_val=None, outputs=None):
-        if not isinstance(model, (str, os.PathLike)) or not os.path.isfile(model):
+        if not is_path(model) or not os.path.isfile(model):
             self.log.e("load_onnx: %r is not a file" % (model,))
             return -1
         if input_initial_val is not None:
@@ -62,15 +63,26 @@ class RKNN:
             return -1
         try:
             shapes = self._onnx_input_shapes(model, inputs, input_size_list, outputs)
-        except ValueError as e:
+        except ImportError:
+            self.log.e("load_onnx: naming inputs or outputs needs python3-onnx (to read the file's names)")
+            return -1
+        except Exception as e:  # noqa: BLE001 - a file onnx cannot parse, a list of the wrong kind
             self.log.e("load_onnx: %s" % e)
             return -1
+        if shapes is not None and self._config.get("input_shapes"):
+            self.log.w("load_onnx: config's dynamic_input sets the shapes; input_size_list is not used")
         self._onnx = (os.fspath(model), shapes)
         self.log.i("Loading : %s" % os.fspath(model))
         return 0
 
     def _onnx_input_shapes(self, model, inputs, input_size_list, outputs):
         """input_size_list in the ONNX file's input order (inputs names them)."""
+        if input_size_list is not None and not isinstance(input_size_list, (list, tuple)):
+            raise ValueError("input_size_list takes one shape per input")
+        if inputs is not None and not isinstance(inputs, (list, tuple)):
+            raise ValueError("inputs takes a list of input names")
+        if outputs is not None and not isinstance(outputs, (list, tuple)):
+            raise ValueError("outputs takes a list of output names")
         if inputs is None and outputs is None:
             return None if input_size_list is None else [toolkit_config._shape(s, "input_size_list")
                                                          for s in input_size_list]
@@ -97,19 +109,21 @@ class RKNN:
             self.log.e("build: load a model with load_onnx first")
             return -1
         options = dict(self._config)
-        options["onnx_path"], shapes = self._onnx
+        onnx_path, shapes = self._onnx
+        options["onnx_path"] = os.fsencode(onnx_path)  # bytes: any file name the system allows
         if options.get("input_shapes") is None:
             options["input_shapes"] = [shapes] if shapes else []
         if do_quantization:
-            if not dataset or not os.path.isfile(os.fspath(dataset)):
+            if not is_path(dataset) or not os.path.isfile(dataset):
                 self.log.e("build: do_quantization needs dataset, a text file listing the calibration inputs")
                 return -1
             options["dtype"] = "int8"
-            options["dataset"] = os.fspath(dataset)
+            options["dataset"] = os.fsencode(dataset)
         else:
             options["dtype"] = "fp16"
         if rknn_batch_size is not None:
-            if not isinstance(rknn_batch_size, int) or not 1 <= rknn_batch_size <= 256:
+            if not isinstance(rknn_batch_size, int) or isinstance(rknn_batch_size, bool) or \
+                    not 1 <= rknn_batch_size <= 256:
                 self.log.e("build: rknn_batch_size must be an int from 1 to 256")
                 return -1
             options["batch"] = rknn_batch_size
@@ -123,8 +137,11 @@ class RKNN:
     def _convert(self, options, step):
         try:
             result = convert(options)
-        except (ConvertError, ValueError, TypeError) as e:
+        except ConvertError as e:
             self.log.e("%s: %s" % (step, e))
+            return None
+        except Exception as e:  # noqa: BLE001 - an option of the wrong kind
+            self.log.e("%s: %s: %s" % (step, type(e).__name__, e))
             return None
         for line in result["log"]:
             self.log.d(line)
@@ -133,6 +150,9 @@ class RKNN:
     def export_rknn(self, export_path, cpp_gen_cfg=None, **others):
         if self._model is None:
             self.log.e("export_rknn: there is no model; call build (or load_rknn) first")
+            return -1
+        if not is_path(export_path):
+            self.log.e("export_rknn: export_path %r is not a path" % (export_path,))
             return -1
         if cpp_gen_cfg or others:
             self.log.w("export_rknn: cpp_gen_cfg and other keywords are not implemented; ignored")
@@ -195,7 +215,7 @@ class RKNN:
         if self._options is None:
             self.log.e("accuracy_analysis: build a model from load_onnx first (a loaded .rknn has no float model)")
             return -1
-        if not isinstance(inputs, (list, tuple)) or not all(isinstance(p, (str, os.PathLike)) for p in inputs):
+        if not isinstance(inputs, (list, tuple)) or not all(is_path(p) for p in inputs):
             self.log.e("accuracy_analysis: inputs takes a list of image or .npy paths, one per input")
             return -1
         if len(inputs) != 1:
@@ -203,12 +223,15 @@ class RKNN:
             return -1
         if target is not None or device_id is not None:
             self.log.w("accuracy_analysis: target and device_id are for a connected board; ignored")
-        options = dict(self._options, accuracy_input=os.fspath(inputs[0]))
+        options = dict(self._options, accuracy_input=os.fsencode(inputs[0]))
         result = self._convert(options, "accuracy_analysis")
         if result is None:
             return -1
         if result["model"] != self._model:
             self.log.w("accuracy_analysis: the analysed conversion differs from the built model")
+        if not is_path(output_dir):
+            self.log.e("accuracy_analysis: output_dir %r is not a path" % (output_dir,))
+            return -1
         try:
             os.makedirs(output_dir, exist_ok=True)
             with open(os.path.join(output_dir, "error_analysis.txt"), "w") as f:

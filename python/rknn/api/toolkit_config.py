@@ -29,9 +29,19 @@ def _per_input_lists(values, name):
 def _shape(value, what):
     if not isinstance(value, (list, tuple)) or not value:
         raise ConfigError("%s is not a shape: %r" % (what, value))
-    if not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in value):
-        raise ConfigError("%s has a dim that is not a positive int: %r" % (what, value))
+    if not all(isinstance(d, int) and not isinstance(d, bool) and 0 < d < 2**31 for d in value):
+        raise ConfigError("%s has a dim that is not an int from 1 to 2^31 - 1: %r" % (what, value))
     return [int(d) for d in value]
+
+
+def _flag(value, name):
+    """A bool, or one bool per input that are all the same (Toolkit2 takes both)."""
+    values = list(value) if isinstance(value, (list, tuple)) else [value]
+    if not values or not all(isinstance(v, bool) for v in values):
+        raise ConfigError("%s takes True or False (or one per input)" % name)
+    if len(set(values)) != 1:
+        raise ConfigError("%s differing between inputs is not implemented" % name)
+    return values[0]
 
 
 def shape_sets(dynamic_input):
@@ -56,24 +66,28 @@ def make_options(mean_values=None, std_values=None, quant_img_RGB2BGR=False, qua
                "std": _per_input_lists(std_values, "std_values")}
     if options["mean"] and options["std"] and len(options["mean"]) != len(options["std"]):
         raise ConfigError("mean_values and std_values describe different numbers of inputs")
-    options["rgb2bgr"] = bool(quant_img_RGB2BGR)
-    if quantized_dtype not in INT8_DTYPES:
+    options["rgb2bgr"] = _flag(quant_img_RGB2BGR, "quant_img_RGB2BGR")
+    if not isinstance(quantized_dtype, str) or quantized_dtype not in INT8_DTYPES:
         raise ConfigError("quantized_dtype %r is not implemented (int8: %s)" % (quantized_dtype, " or ".join(INT8_DTYPES)))
-    if quantized_algorithm not in ALGORITHMS:
+    if not isinstance(quantized_algorithm, str) or quantized_algorithm not in ALGORITHMS:
         raise ConfigError("quantized_algorithm %r is not one of %s" % (quantized_algorithm, ", ".join(ALGORITHMS)))
     options["calib_method"] = ALGORITHMS[quantized_algorithm]
-    if quantized_method != "channel":
+    if not isinstance(quantized_method, str) or quantized_method != "channel":
         raise ConfigError("quantized_method %r is not implemented: weights are quantised per output channel "
                           "('channel')" % (quantized_method,))
-    if float_dtype != "float16":
+    if not isinstance(float_dtype, str) or float_dtype != "float16":
         raise ConfigError("float_dtype %r is not implemented ('float16')" % (float_dtype,))
     target = "rk3588" if target_platform is None else str(target_platform).lower()
     if target not in TARGETS:
         raise ConfigError("target_platform %r is not one of %s" % (target_platform, ", ".join(TARGETS)))
     options["target_soc"] = target
     if custom_string is not None:
-        if not isinstance(custom_string, str) or len(custom_string.encode()) > 1023:
-            raise ConfigError("custom_string must be a str of at most 1023 bytes")
+        try:
+            size = len(custom_string.encode()) if isinstance(custom_string, str) else None
+        except UnicodeEncodeError:
+            size = None
+        if size is None or size > 1023:
+            raise ConfigError("custom_string must be a str of at most 1023 UTF-8 bytes")
         options["custom_string"] = custom_string
     options["input_shapes"] = shape_sets(dynamic_input) if dynamic_input is not None else None
     return options

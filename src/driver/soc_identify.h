@@ -1,0 +1,22 @@
+// Which SoC a board is, for a real NPU node: the device tree's compatible list
+// (the file /proc/device-tree/compatible, NUL-separated "vendor,model" strings,
+// which RKNN-Toolkit-Lite2 reads too; runtime-spec 10.1).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "hw/soc_profile.h"
+
+namespace rknn::driver {
+
+// The SoC a compatible list names ("rockchip,rk3588" or "rockchip,rk3588s" ->
+// rk3588, ...), or nullptr when it names none this runtime knows.
+const hw::SocProfile* soc_from_compatible(std::string_view compatible);
+
+// The board's SoC from the file at `path`; kUnavailable, with what the file
+// says, when it is missing or names no known SoC.
+StatusOr<const hw::SocProfile*> identify_board_soc(const std::string& path = "/proc/device-tree/compatible");
+
+}  // namespace rknn::driver
