@@ -67,11 +67,18 @@ std::vector<DeviceNode> probe_npu_nodes() {
 
 StatusOr<DeviceChoice> choose_device(const std::string& requested, const std::vector<DeviceNode>& nodes) {
     if (requested == "mock") return DeviceChoice{"mock", "", "RKNN_DEVICE=mock"};
+    // Nodes we may not open may be the NPU: their names go into what we say.
+    std::string closed;
+    for (const DeviceNode& node : nodes) {
+        if (node.driver.empty() && !node.error.empty())
+            closed += (closed.empty() ? "" : ", ") + node.path + " (" + node.error + ")";
+    }
     if (requested == "rknpu" || requested == "rocket") {
         const DeviceNode* node = find_driver(nodes, requested);
         if (node == nullptr) {
             return Status(StatusCode::kUnavailable,
-                          "RKNN_DEVICE=" + requested + " but no " + requested + " device node was found");
+                          "RKNN_DEVICE=" + requested + " but no " + requested + " device node was found" +
+                              (closed.empty() ? "" : "; " + closed + " could not be opened"));
         }
         return DeviceChoice{requested, node->path, "RKNN_DEVICE=" + requested};
     }
@@ -84,12 +91,6 @@ StatusOr<DeviceChoice> choose_device(const std::string& requested, const std::ve
         if (const DeviceNode* node = find_driver(nodes, driver)) {
             return DeviceChoice{driver, node->path, std::string("found ") + driver + " at " + node->path};
         }
-    }
-    // A node we may not open may be the NPU: say so rather than quietly emulate.
-    std::string closed;
-    for (const DeviceNode& node : nodes) {
-        if (node.driver.empty() && !node.error.empty())
-            closed += (closed.empty() ? "" : ", ") + node.path + " (" + node.error + ")";
     }
     if (closed.empty()) return DeviceChoice{"mock", "", "no RKNPU device node found; using the emulated NPU"};
     return DeviceChoice{"mock", "",

@@ -1,6 +1,8 @@
 #include "driver/kernel_driver_factory.h"
 
+#include <atomic>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -38,6 +40,24 @@ std::shared_ptr<mock::MockKernel> shared_mock_kernel(const hw::SocProfile& soc, 
     return kernel;
 }
 
+// A warning said once per process: contexts are opened by the thousand.
+void warn_once(std::atomic<bool>* said, const std::string& text) {
+    if (!said->exchange(true)) RKNN_LOGW("%s", text.c_str());
+}
+
+// The SoC of the board under a real node: the device tree, else what the
+// node's sysfs uevent names (containers often hide /proc/device-tree).
+StatusOr<const hw::SocProfile*> board_soc(const std::string& node) {
+    StatusOr<const hw::SocProfile*> found = identify_board_soc();
+    if (found.is_ok()) return found;
+    std::ifstream in(uevent_path_of(node));
+    std::string uevent(4096, '\0');
+    in.read(uevent.data(), static_cast<std::streamsize>(uevent.size()));
+    uevent.resize(static_cast<size_t>(in.gcount()));
+    if (const hw::SocProfile* soc = soc_from_uevent(uevent)) return soc;
+    return found;
+}
+
 StatusOr<OpenedDriver> open_mock(const hw::SocProfile* soc) {
     OpenedDriver opened;
     if (soc == nullptr) {
@@ -72,20 +92,30 @@ StatusOr<OpenedDriver> open_kernel_driver(const std::string& device, const hw::S
     RKNN_ASSIGN_OR_RETURN(DeviceChoice choice, choose_device(requested, nodes));
     OpenedDriver opened;
     if (choice.backend == "mock") {
+        if (choice.warn && soc == nullptr && std::getenv("RKNN_MOCK_SOC") == nullptr) {
+            // A board whose NPU node we may not open: emulate that board's NPU,
+            // so that its models are not refused for the wrong reason.
+            StatusOr<const hw::SocProfile*> board = identify_board_soc();
+            if (board.is_ok()) soc = board.value();
+        }
         RKNN_ASSIGN_OR_RETURN(opened, open_mock(soc));
     } else {
         // The board's SoC sets the register dialect, cores and target checks.
         if (soc == nullptr) {
-            StatusOr<const hw::SocProfile*> found = identify_board_soc();
+            StatusOr<const hw::SocProfile*> found = board_soc(choice.node);
             if (found.is_ok()) {
                 soc = found.value();
             } else if (choice.backend == "rocket") {
                 soc = hw::find_soc("rk3588");  // rocket drives RK3588 NPUs only
-                RKNN_LOGW("%s; rocket drives RK3588 NPUs only: taking rk3588", found.status().message().c_str());
+                static std::atomic<bool> said{false};
+                warn_once(&said, found.status().message() + "; rocket drives RK3588 NPUs only: taking rk3588");
             } else {
                 return found.status();
             }
         }
+        if (choice.backend == "rocket" && !hw::runs_models_for("rk3588", soc->name))
+            return Status(StatusCode::kUnavailable, std::string("the rocket driver drives RK3588 NPUs only; this is ") +
+                                                        soc->name + " (use the vendor's rknpu driver)");
         const std::string soc_name = soc->name;
         auto transport = make_system_transport();
         if (choice.backend == "rknpu") {
@@ -97,7 +127,8 @@ StatusOr<OpenedDriver> open_kernel_driver(const std::string& device, const hw::S
         opened.soc = soc;
     }
     opened.choice = choice;
-    if (choice.warn) RKNN_LOGW("%s", choice.reason.c_str());
+    static std::atomic<bool> said_closed{false};
+    if (choice.warn) warn_once(&said_closed, choice.reason);
     RKNN_LOGI("NPU kernel driver: %s%s, %s (%s)", opened.driver->backend_name(), opened.mock ? " on the mock kernel" : "",
               opened.soc->name, choice.reason.c_str());
     return opened;

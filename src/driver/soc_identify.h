@@ -19,4 +19,13 @@ const hw::SocProfile* soc_from_compatible(std::string_view compatible);
 // says, when it is missing or names no known SoC.
 StatusOr<const hw::SocProfile*> identify_board_soc(const std::string& path = "/proc/device-tree/compatible");
 
+// The SoC whose NPU a kernel's uevent text names (its OF_COMPATIBLE_<n>= lines,
+// e.g. "rockchip,rk3588-rknpu", matched with SocProfile::compatible), or
+// nullptr. Containers often hide /proc/device-tree but not /sys/class.
+const hw::SocProfile* soc_from_uevent(std::string_view uevent);
+
+// The uevent file of a device node (/dev/dri/renderD129 ->
+// /sys/class/drm/renderD129/device/uevent; accel and misc nodes likewise).
+std::string uevent_path_of(const std::string& node);
+
 }  // namespace rknn::driver

@@ -65,8 +65,11 @@ TEST(DeviceChoice, ANodeClosedToUsIsNamedWhenTheMockIsTaken) {
     EXPECT_TRUE(choice->warn);
     EXPECT_NE(choice->reason.find("/dev/dri/renderD129 (Permission denied)"), std::string::npos) << choice->reason;
     EXPECT_FALSE(choose_device("auto", kNone)->warn);
-    // A closed node is never taken for the driver asked for.
-    EXPECT_FALSE(choose_device("rknpu", closed).is_ok());
+    // A closed node is never taken for the driver asked for, and the refusal names it.
+    auto forced = choose_device("rknpu", closed);
+    ASSERT_FALSE(forced.is_ok());
+    EXPECT_NE(forced.status().message().find("/dev/dri/renderD129 (Permission denied)"), std::string::npos)
+        << forced.status().message();
 }
 
 TEST(BoardSoc, TheDeviceTreeNamesIt) {
@@ -81,6 +84,8 @@ TEST(BoardSoc, TheDeviceTreeNamesIt) {
     EXPECT_EQ(name("pine64,quartz64-a\0rockchip,rk3566\0"s), "rk3566");
     EXPECT_EQ(name("radxa,rock-3a\0rockchip,rk3568"s), "rk3568");  // no final NUL
     EXPECT_EQ(name("rockchip,rk3576-evb\0rockchip,rk3576\0"s), "rk3576");
+    EXPECT_EQ(name("luckfox,pico\0rockchip,rv1106\0"s), "rv1106");
+    EXPECT_EQ(name("rockchip,rk3568\n"s), "rk3568");  // written by hand with echo
     EXPECT_EQ(name("raspberrypi,4-model-b\0brcm,bcm2711\0"s), "none");
     EXPECT_EQ(name("rockchip,rk3399\0"s), "none");
     EXPECT_EQ(name(""), "none");
@@ -104,6 +109,25 @@ TEST(BoardSoc, AFileThatNamesNoneIsAnErrorSayingWhat) {
     ASSERT_TRUE(rknn::driver::identify_board_soc(path).is_ok());
     EXPECT_STREQ(rknn::driver::identify_board_soc(path).value()->name, "rk3562");
     EXPECT_FALSE(rknn::driver::identify_board_soc(dir + "/missing").is_ok());
+    {
+        std::ofstream out(path, std::ios::binary);  // only the first page is read
+        out << std::string(5000, 'x') << std::string("\0rockchip,rk3588\0", 17);
+    }
+    auto beyond = rknn::driver::identify_board_soc(path);
+    ASSERT_FALSE(beyond.is_ok());
+    EXPECT_LT(beyond.status().message().size(), 1000u);
+}
+
+TEST(BoardSoc, TheNodesUeventNamesItInAContainer) {
+    using rknn::driver::soc_from_uevent;
+    const rknn::hw::SocProfile* soc =
+        soc_from_uevent("DRIVER=RKNPU\nOF_NAME=npu\nOF_COMPATIBLE_0=rockchip,rk3588-rknpu\nOF_COMPATIBLE_N=1\n");
+    ASSERT_NE(soc, nullptr);
+    EXPECT_TRUE(rknn::hw::runs_models_for(soc->name, "rk3588"));
+    EXPECT_EQ(soc_from_uevent("DRIVER=panfrost\nOF_COMPATIBLE_0=rockchip,rk3588-mali\n"), nullptr);
+    EXPECT_EQ(rknn::driver::uevent_path_of("/dev/dri/renderD129"), "/sys/class/drm/renderD129/device/uevent");
+    EXPECT_EQ(rknn::driver::uevent_path_of("/dev/accel/accel0"), "/sys/class/accel/accel0/device/uevent");
+    EXPECT_EQ(rknn::driver::uevent_path_of("/dev/rknpu"), "/sys/class/misc/rknpu/device/uevent");
 }
 
 }  // namespace

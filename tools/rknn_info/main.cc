@@ -8,12 +8,21 @@
 
 #include "base/version.h"
 #include "driver/device_probe.h"
+#include "driver/soc_identify.h"
 
 namespace {
 
 int print_devices() {
     const std::vector<rknn::driver::DeviceNode> nodes = rknn::driver::probe_npu_nodes();
-    if (nodes.empty()) std::printf("NPU device nodes: none\n");
+    bool any_npu = false;
+    for (const rknn::driver::DeviceNode& node : nodes) any_npu = any_npu || node.error.empty();
+    if (!any_npu) std::printf("NPU device nodes: none\n");
+    const auto soc = rknn::driver::identify_board_soc();
+    if (soc.is_ok()) {
+        std::printf("SoC: %s (/proc/device-tree/compatible)\n", soc.value()->name);
+    } else {
+        std::printf("SoC: unknown (%s)\n", soc.status().message().c_str());
+    }
     for (const rknn::driver::DeviceNode& node : nodes) {
         if (!node.error.empty()) {
             std::printf("device node %s: cannot be opened (%s)\n", node.path.c_str(), node.error.c_str());
