@@ -2,7 +2,6 @@
 
 #include <atomic>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -43,19 +42,6 @@ std::shared_ptr<mock::MockKernel> shared_mock_kernel(const hw::SocProfile& soc, 
 // A warning said once per process: contexts are opened by the thousand.
 void warn_once(std::atomic<bool>* said, const std::string& text) {
     if (!said->exchange(true)) RKNN_LOGW("%s", text.c_str());
-}
-
-// The SoC of the board under a real node: the device tree, else what the
-// node's sysfs uevent names (containers often hide /proc/device-tree).
-StatusOr<const hw::SocProfile*> board_soc(const std::string& node) {
-    StatusOr<const hw::SocProfile*> found = identify_board_soc();
-    if (found.is_ok()) return found;
-    std::ifstream in(uevent_path_of(node));
-    std::string uevent(4096, '\0');
-    in.read(uevent.data(), static_cast<std::streamsize>(uevent.size()));
-    uevent.resize(static_cast<size_t>(in.gcount()));
-    if (const hw::SocProfile* soc = soc_from_uevent(uevent)) return soc;
-    return found;
 }
 
 StatusOr<OpenedDriver> open_mock(const hw::SocProfile* soc) {
@@ -102,7 +88,7 @@ StatusOr<OpenedDriver> open_kernel_driver(const std::string& device, const hw::S
     } else {
         // The board's SoC sets the register dialect, cores and target checks.
         if (soc == nullptr) {
-            StatusOr<const hw::SocProfile*> found = board_soc(choice.node);
+            StatusOr<const hw::SocProfile*> found = identify_node_soc(choice.node);
             if (found.is_ok()) {
                 soc = found.value();
             } else if (choice.backend == "rocket") {

@@ -28,4 +28,8 @@ const hw::SocProfile* soc_from_uevent(std::string_view uevent);
 // /sys/class/drm/renderD129/device/uevent; accel and misc nodes likewise).
 std::string uevent_path_of(const std::string& node);
 
+// The SoC under a real NPU node: the device tree, else the node's uevent;
+// identify_board_soc's error when neither names one.
+StatusOr<const hw::SocProfile*> identify_node_soc(const std::string& node);
+
 }  // namespace rknn::driver

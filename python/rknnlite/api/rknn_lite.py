@@ -17,6 +17,10 @@ from ._rknnlite import RknnError, Runtime
 _RKNN_FLAG_ASYNC_MASK = 0x4
 
 
+def _output_shapes(runtime, current):
+    return [runtime.output_attr(i, current)["dims"] for i in range(runtime.n_outputs)]
+
+
 def _core_mask(value):
     """The mask as an int (numpy ints too), or None when it cannot be one."""
     if isinstance(value, (bool, np.bool_)):
@@ -90,7 +94,7 @@ class RKNNLite:
                 attrs = [runtime.input_attr(i) for i in range(runtime.n_inputs)]
                 shape_info = [runtime.input_shapes(i) for i in range(runtime.n_inputs)]
                 dynamic = any(s["sets"] or s["min"] for s in shape_info)
-                outputs = None if dynamic else [runtime.output_attr(i)["dims"] for i in range(runtime.n_outputs)]
+                outputs = None if dynamic else _output_shapes(runtime, current=False)
             except RknnError as e:
                 runtime.release()
                 self.log.e("Init runtime environment failed: %s" % e)
@@ -108,10 +112,6 @@ class RKNNLite:
         self.log.d("runtime ready: %d input(s), %d output(s)%s" %
                    (runtime.n_inputs, runtime.n_outputs, ", dynamic shapes" if self._dynamic else ""))
         return 0
-
-    def _query_output_shapes(self, current):
-        runtime = self._runtime
-        return [runtime.output_attr(i, current)["dims"] for i in range(runtime.n_outputs)]
 
     # ---- inference ---------------------------------------------------------
 
@@ -170,7 +170,7 @@ class RKNNLite:
             raise RknnError("the model takes none of the shapes %s; it takes %s" %
                             (shapes, self._describe_shapes()))
         self._shapes_set = shapes
-        self._output_shapes = self._query_output_shapes(current=True)
+        self._output_shapes = _output_shapes(self._runtime, current=True)
         self.log.d("input shapes set to %s" % (shapes,))
 
     def _describe_shapes(self):
