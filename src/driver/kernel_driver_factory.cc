@@ -26,11 +26,20 @@ std::string env_or(const char* name, const char* fallback) {
 // NPU driver: every context opens its own fd on it, so memory one context
 // allocated can be imported by another (shared internal memory) and jobs of
 // several contexts queue on one device. It goes with the last fd's driver.
+struct MockKernels {
+    std::mutex mutex;
+    std::map<std::pair<std::string, std::string>, std::weak_ptr<mock::MockKernel>> by_soc_and_abi;
+};
+
+MockKernels& mock_kernels() {
+    static MockKernels* kernels = new MockKernels();  // never destroyed: contexts may outlive statics
+    return *kernels;
+}
+
 std::shared_ptr<mock::MockKernel> shared_mock_kernel(const hw::SocProfile& soc, const std::string& abi) {
-    static std::mutex mutex;
-    static std::map<std::pair<std::string, std::string>, std::weak_ptr<mock::MockKernel>> kernels;
-    std::lock_guard<std::mutex> lock(mutex);
-    std::weak_ptr<mock::MockKernel>& slot = kernels[{soc.name, abi}];
+    MockKernels& kernels = mock_kernels();
+    std::lock_guard<std::mutex> lock(kernels.mutex);
+    std::weak_ptr<mock::MockKernel>& slot = kernels.by_soc_and_abi[{soc.name, abi}];
     std::shared_ptr<mock::MockKernel> kernel = slot.lock();
     if (!kernel) {
         kernel = std::make_shared<mock::MockKernel>(soc);
@@ -71,6 +80,13 @@ StatusOr<OpenedDriver> open_mock(const hw::SocProfile* soc) {
 }
 
 }  // namespace
+
+std::shared_ptr<mock::MockKernel> live_mock_kernel(const std::string& soc, const std::string& abi) {
+    MockKernels& kernels = mock_kernels();
+    std::lock_guard<std::mutex> lock(kernels.mutex);
+    auto it = kernels.by_soc_and_abi.find({soc, abi});
+    return it == kernels.by_soc_and_abi.end() ? nullptr : it->second.lock();
+}
 
 StatusOr<OpenedDriver> open_kernel_driver(const std::string& device, const hw::SocProfile* soc) {
     const std::string requested = device.empty() ? env_or("RKNN_DEVICE", "auto") : device;

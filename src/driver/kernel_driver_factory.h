@@ -34,4 +34,9 @@ struct OpenedDriver {
 // Logs the choice once at RKNN_LOG_LEVEL >= 2.
 StatusOr<OpenedDriver> open_kernel_driver(const std::string& device = "", const hw::SocProfile* soc = nullptr);
 
+// The process's mock kernel for `soc` and `abi` (as RKNN_MOCK_DRIVER names
+// it) while some context holds it open, else nullptr. For tests and tools
+// that inject faults under the public API; no client path calls it.
+std::shared_ptr<mock::MockKernel> live_mock_kernel(const std::string& soc, const std::string& abi = "rknpu");
+
 }  // namespace rknn::driver

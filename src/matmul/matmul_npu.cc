@@ -14,7 +14,6 @@ namespace rknn::matmul {
 namespace {
 
 constexpr uint64_t kAtomBytes = 16;
-constexpr uint32_t kTimeoutMs = 6000;
 constexpr int64_t kMaxInt8K = 65536;  // |a - zp| * |b| * K stays below 2^31
 constexpr int64_t kMaxConvK = 8192;   // the CNA's channel fields: one convolution's K
 constexpr int64_t kPartAlign = 256;   // where each K part's kernels and records start
@@ -232,7 +231,7 @@ Status NpuMatmul::run(const uint8_t* a, uint8_t* c, int64_t c_sub, int64_t m, in
     if (split && integer()) int_sums_.assign(values, 0);
     if (split && !integer()) float_sums_.assign(values, 0.0f);
     for (size_t p = 0; p < parts.size(); ++p) {
-        driver::SubmitRequest submit = runtime::make_submit(*programs[p], linked_[p].addresses[0], kTimeoutMs);
+        driver::SubmitRequest submit = runtime::make_submit(*programs[p], linked_[p].addresses[0], timeout_ms_);
         submit.iommu_domain = iommu_domain_;
         RKNN_ASSIGN_OR_RETURN(driver::SubmitResult result, driver_->driver->submit(submit));
         if (result.task_counter != programs[p]->tasks.size())

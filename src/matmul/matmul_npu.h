@@ -36,6 +36,7 @@
 #include "matmul/matmul_layout.h"
 #include "npu/program.h"
 #include "runtime/io_memory.h"
+#include "runtime/npu_segments.h"
 
 namespace rknn::matmul {
 
@@ -74,6 +75,7 @@ private:
     std::shared_ptr<driver::OpenedDriver> driver_;
     Plan plan_;
     int32_t iommu_domain_ = 0;
+    uint32_t timeout_ms_ = runtime::npu_timeout_ms(6000);  // per submit; RKNN_NPU_TIMEOUT_MS overrides
     std::shared_ptr<runtime::IoMemory> input_, weights_, records_, output_, stream_;
     int64_t b_k_ = 0, b_n_ = 0;         // the shape B was packed for (0: none yet)
     std::vector<int64_t> column_sums_;  // int8: sum over K of each column of B

@@ -65,13 +65,6 @@ size_t main_shape_set(const graph::Graph& g) {
     return found == g.shape_sets.end() ? 0 : static_cast<size_t>(found - g.shape_sets.begin());
 }
 
-uint32_t timeout_from_env() {
-    const char* text = std::getenv("RKNN_NPU_TIMEOUT_MS");
-    if (text == nullptr) return 20000;
-    const long value = std::strtol(text, nullptr, 10);
-    return value > 0 ? static_cast<uint32_t>(value) : 20000;
-}
-
 }  // namespace
 
 StatusOr<std::shared_ptr<Context>> Context::create(const void* model, uint32_t size, uint32_t flags,
@@ -181,7 +174,7 @@ Status Context::build(std::vector<std::shared_ptr<const CompiledPlan>> plans, si
     set_ = &sets_[main];
     main_set_ = set_;
     const graph::Graph& g = set_->plan->graph;
-    timeout_ms_ = timeout_from_env();
+    timeout_ms_ = npu_timeout_ms(20000);
     ranged_sync_ = driver_->driver->syncs_byte_ranges() && log::level() < 5;
     // Every plan runs in the same buffers: each as large as the largest set needs.
     buffer_bytes_ = set_->plan->memory.buffer_bytes;

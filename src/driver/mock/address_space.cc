@@ -98,6 +98,11 @@ bool AddressSpace::block(uint64_t addr) {
     return true;
 }
 
+void AddressSpace::block_all() {
+    std::unique_lock<std::shared_mutex> lock(mu_);
+    for (auto& entry : mappings_) entry.second.blocked = true;
+}
+
 void AddressSpace::unblock_all() {
     std::unique_lock<std::shared_mutex> lock(mu_);
     for (auto& entry : mappings_) entry.second.blocked = false;

@@ -50,6 +50,8 @@ public:
     // Fault injection: the mapping that contains `addr` stops resolving until
     // unblock_all(). False when no mapping contains it.
     bool block(uint64_t addr);
+    // Blocks every mapping there is now.
+    void block_all();
     void unblock_all();
 
     size_t mapping_count() const;

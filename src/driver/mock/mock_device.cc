@@ -55,7 +55,7 @@ JobOutcome MockDevice::run_job(AddressSpace& space, JobRunner::Protocol protocol
     uint32_t mask = 0;
     for (const CoreJob& job : cores) mask |= 1u << job.core;
     // Injected faults reset cores and block mappings: such a job runs alone.
-    const bool alone = faults_now.hang || faults_now.reset || !faults_now.unmapped.empty();
+    const bool alone = faults_now.any();
     const uint32_t held = scheduler.acquire(any_core ? 0 : mask, &space, alone, priority);
     if (any_core) {
         int core = 0;
@@ -65,6 +65,8 @@ JobOutcome MockDevice::run_job(AddressSpace& space, JobRunner::Protocol protocol
     for (uint64_t addr : faults_now.unmapped) {
         if (!space.block(addr)) RKNN_LOGW("mock: no buffer is mapped at 0x%llx to fault on", static_cast<unsigned long long>(addr));
     }
+    if (faults_now.unmap_everything) space.block_all();
+    const bool blocked = faults_now.unmap_everything || !faults_now.unmapped.empty();
     // The cores go back however the job ends.
     struct Held {
         MockDevice& device;
@@ -80,7 +82,7 @@ JobOutcome MockDevice::run_job(AddressSpace& space, JobRunner::Protocol protocol
                                                 std::chrono::steady_clock::now() - start)
                                                 .count());
         }
-    } hold{*this, space, held, !faults_now.unmapped.empty()};
+    } hold{*this, space, held, blocked};
     // Buffers another client frees from here on keep their memory and address
     // until this job ends: the emulator reads through pointers it resolved.
     hold.job = space.begin_job();
