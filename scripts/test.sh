@@ -4,9 +4,12 @@
 #   asan+ubsan+fuzz the same under AddressSanitizer + UndefinedBehaviorSanitizer, built
 #                   with clang (without the real-model accuracy runs, which only re-check
 #                   numbers, and so without the examples and benchmarks only those use),
-#                   and in the same build the model-loader and ONNX-importer libFuzzer
-#                   targets, each run for a bounded time: one sanitizer build instead of two
-#   tsan            the threaded pieces (host thread pool, mock kernel, emulated NPU, lowered programs) under ThreadSanitizer
+#                   and in the same build the six libFuzzer targets of tests/fuzz (docs/
+#                   reliability.md), each run for RKNN_FUZZ_SECONDS: one sanitizer build
+#                   instead of two (the other builds replay their corpora)
+#   tsan            the threaded pieces (host thread pool, mock kernel, emulated NPU, lowered programs,
+#                   eight threads on own, duplicated and matmul contexts, the corpus replays that
+#                   need no converter) under ThreadSanitizer
 #   aarch64 (qemu)  the cross build, tests run under qemu-user
 # Installs missing Debian packages first.
 set -euo pipefail
@@ -40,6 +43,6 @@ run_suite "native" build "" "" "${optimised[@]}" -DCMAKE_INSTALL_PREFIX=/usr
 run_suite "asan+ubsan+fuzz" build-asan "-LE models" "" "${sanitized[@]}" -DCMAKE_C_COMPILER=clang \
   -DCMAKE_CXX_COMPILER=clang++ -DRKNN_FUZZ=ON -DRKNN_SANITIZE=address,undefined -DRKNN_BUILD_EXAMPLES=OFF \
   -DRKNN_BUILD_BENCHMARKS=OFF
-run_suite "tsan" build-tsan "-L unit" "base_test driver_test emulator_test npu_test matmul_api_test async_run_test" "${sanitized[@]}" -DRKNN_SANITIZE=thread -DRKNN_BUILD_TOOLS=OFF
+run_suite "tsan" build-tsan "-L unit" "base_test driver_test emulator_test npu_test matmul_api_test async_run_test thread_stress_test model_loader_fuzzer_replay mock_ioctl_fuzzer_replay io_convert_fuzzer_replay" "${sanitized[@]}" -DRKNN_SANITIZE=thread -DRKNN_BUILD_TOOLS=OFF
 run_suite "aarch64 (qemu)" build-aarch64 "" "" "${optimised[@]}" -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DRKNN_BUILD_TOOLS=OFF
 echo "==== all test suites passed"

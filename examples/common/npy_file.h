@@ -15,7 +15,8 @@ struct NpyArray {
     std::vector<uint8_t> data;    // raw little-endian payload
 };
 
-// false with `error` set when the file is missing or not a plain .npy.
+// false with `error` set when the file is missing or not a plain .npy, or
+// when its data does not have the size its shape and type say.
 bool read_npy(const std::string& path, NpyArray* out, std::string* error);
 // Writes float32 values with the given shape.
 bool write_npy_float32(const std::string& path, const float* values, const std::vector<int64_t>& shape);

@@ -193,7 +193,7 @@ int main(int argc, char** argv) {
     if (!input_paths.empty() && input_paths.size() != io.n_input) {
         std::printf("input missing!, need input number: %d, only get %zu inputs\n", io.n_input, input_paths.size());
         rknn_destroy(ctx);
-        return 0;
+        return -1;
     }
     for (uint32_t i = 0; i < io.n_input; ++i) {
         std::memset(&inputs[i], 0, sizeof(rknn_input));
@@ -207,11 +207,15 @@ int main(int argc, char** argv) {
             inputs[i].size = input_attrs[i].n_elems;
         } else if (!load_input(input_paths[i], input_attrs[i], &storage[i], &inputs[i])) {
             rknn_destroy(ctx);
-            return 0;
+            return -1;
         }
     }
     ret = rknn_inputs_set(ctx, io.n_input, inputs.data());
-    if (ret < 0) std::printf("rknn_input_set fail! ret=%d\n", ret);
+    if (ret < 0) {
+        std::printf("rknn_input_set fail! ret=%d\n", ret);
+        rknn_destroy(ctx);
+        return -1;
+    }
     rknn_core_mask mask;
     std::memcpy(&mask, &core_mask, sizeof(mask));
     rknn_set_core_mask(ctx, mask);

@@ -36,7 +36,7 @@
 #include "matmul/matmul_layout.h"
 #include "npu/program.h"
 #include "runtime/io_memory.h"
-#include "runtime/npu_segments.h"
+#include "runtime/npu_timeout.h"
 
 namespace rknn::matmul {
 

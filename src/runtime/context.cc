@@ -13,6 +13,7 @@
 #include "model/model_file.h"
 #include "runtime/layer_dump.h"
 #include "runtime/native_tensor.h"
+#include "runtime/npu_timeout.h"
 
 namespace rknn::runtime {
 

@@ -1,6 +1,5 @@
 #include "runtime/npu_segments.h"
 
-#include <cstdlib>
 #include <cstring>
 
 namespace rknn::runtime {
@@ -79,13 +78,6 @@ StatusOr<std::vector<driver::SubmitRequest>> link_segments(const std::vector<Seg
         submits.push_back(make_submit(segment.program, stream, timeout_ms));
     }
     return submits;
-}
-
-uint32_t npu_timeout_ms(uint32_t default_ms) {
-    const char* text = std::getenv("RKNN_NPU_TIMEOUT_MS");
-    if (text == nullptr) return default_ms;
-    const long value = std::strtol(text, nullptr, 10);
-    return value > 0 && value <= 0x7fffffff ? static_cast<uint32_t>(value) : default_ms;
 }
 
 driver::SubmitRequest make_submit(const npu::Program& program, uint64_t stream, uint32_t timeout_ms) {

@@ -44,10 +44,6 @@ StatusOr<std::vector<driver::SubmitRequest>> link_segments(const std::vector<Seg
                                                           const std::vector<uint64_t>& bases, uint64_t stream_base,
                                                           uint8_t* stream_host, uint32_t timeout_ms);
 
-// How long one NPU submit may take: RKNN_NPU_TIMEOUT_MS when it is a
-// positive number, else `default_ms` (read at each context's creation).
-uint32_t npu_timeout_ms(uint32_t default_ms);
-
 // The submit of `program` placed at device address `stream`: one task per
 // program task, the per-core ranges for multi-core masks, ping-pong mode.
 driver::SubmitRequest make_submit(const npu::Program& program, uint64_t stream, uint32_t timeout_ms);

@@ -3,6 +3,9 @@
 // access to the same bytes, for the CPU and for the NPU.
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdint>
+
 #include <gtest/gtest.h>
 
 #include "driver_test_util.h"
@@ -61,6 +64,28 @@ TEST(DmaBuf, ImportedBufferFeedsAJobOnTheMiscDevice) {
     ASSERT_TRUE(misc->submit(request).is_ok());
     EXPECT_EQ(misc_bench.read(*job.out, fresh.size()), expected_add(fresh, job.addend));
     ASSERT_OK(misc->destroy_buffer(&imported));
+}
+
+// dma_buf_mmap refuses a range past the buffer's end, as the kernel does; a
+// memfd would map it, and the first touch there would raise SIGBUS (found by
+// mock_ioctl_fuzzer: tests/fuzz/ioctl-corpus/regression-dmabuf-mmap-*).
+TEST(DmaBuf, MappingPastTheEndIsRefused) {
+    auto kernel = make_kernel();
+    auto driver = open_rknpu(kernel);
+    Bench bench(*driver);
+    BufferObject& buffer = bench.buffer(8192, 0);
+    const int fd = take(driver->export_dmabuf(buffer));
+    ASSERT_GE(fd, 0);
+    void* p = nullptr;
+    EXPECT_EQ(kernel->mmap(fd, 0, 3 * 4096, &p), -EINVAL);
+    EXPECT_EQ(kernel->mmap(fd, 4096, 8192, &p), -EINVAL);
+    EXPECT_EQ(kernel->mmap(fd, 1u << 20, 4096, &p), -EINVAL);
+    EXPECT_EQ(kernel->mmap(fd, 0, 0, &p), -EINVAL);
+    EXPECT_EQ(p, nullptr);
+    ASSERT_EQ(kernel->mmap(fd, 4096, 4096, &p), 0) << "the last page is inside";
+    static_cast<uint8_t*>(p)[4095] = 1;
+    EXPECT_EQ(kernel->munmap(p, 4096), 0);
+    ::close(fd);
 }
 
 TEST(DmaBuf, MiscExportImportIntoTheRenderNode) {

@@ -130,11 +130,14 @@ bool create_max_io_mems(rknn_context ctx, rknn_tensor_mem** in, rknn_tensor_mem*
 bool give_all_memory(rknn_context ctx, rknn_tensor_mem** weights, rknn_tensor_mem** internal) {
     rknn_mem_size size{};
     if (rknn_query(ctx, RKNN_QUERY_MEM_SIZE, &size, sizeof(size)) != RKNN_SUCC) return false;
-    *weights = rknn_create_mem(ctx, size.total_weight_size);
-    *internal = rknn_create_mem(ctx, size.total_internal_size);
-    if (*weights != nullptr && *internal != nullptr && rknn_set_weight_mem(ctx, *weights) == RKNN_SUCC &&
-        rknn_set_internal_mem(ctx, *internal) == RKNN_SUCC)
-        return true;
+    // A part of size 0 (a model without internal tensors) needs no memory.
+    *weights = size.total_weight_size > 0 ? rknn_create_mem(ctx, size.total_weight_size) : nullptr;
+    *internal = size.total_internal_size > 0 ? rknn_create_mem(ctx, size.total_internal_size) : nullptr;
+    const bool weights_ok =
+        size.total_weight_size == 0 || (*weights != nullptr && rknn_set_weight_mem(ctx, *weights) == RKNN_SUCC);
+    const bool internal_ok =
+        size.total_internal_size == 0 || (*internal != nullptr && rknn_set_internal_mem(ctx, *internal) == RKNN_SUCC);
+    if (weights_ok && internal_ok) return true;
     for (rknn_tensor_mem** m : {weights, internal})
         if (*m != nullptr) rknn_destroy_mem(ctx, *m);
     *weights = *internal = nullptr;

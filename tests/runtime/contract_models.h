@@ -38,7 +38,7 @@ std::vector<uint8_t> random_pixels(const graph::Shape& nchw, uint32_t seed);
 bool create_max_io_mems(rknn_context ctx, rknn_tensor_mem** in, rknn_tensor_mem** out);
 // RKNN_FLAG_MEM_ALLOC_OUTSIDE: weights and internal memory of the sizes
 // MEM_SIZE reports, made and given to `ctx` (the caller destroys them);
-// false when a call fails.
+// a part of size 0 gets none (nullptr); false when a call fails.
 bool give_all_memory(rknn_context ctx, rknn_tensor_mem** weights, rknn_tensor_mem** internal);
 // The dynamic-shape zero-copy flow after a shape change: `in` bound as uint8
 // NHWC pixels and `out` as float32 NCHW with the CURRENT attrs; `out_attr`

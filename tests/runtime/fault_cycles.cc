@@ -51,7 +51,8 @@ std::shared_ptr<MockKernel> live_default_mock() {
                                     abi != nullptr && abi[0] != '\0' ? abi : "rknpu");
 }
 
-int submits_per_run(MockKernel& kernel, const RunOnce& run, const std::vector<uint8_t>& baseline, std::string* problem) {
+int submits_per_run(MockKernel& kernel, const RunOnce& run, const std::vector<uint8_t>& baseline,
+                    std::string* problem) {
     const uint64_t before = kernel.faults().submits_seen();
     std::vector<uint8_t> out;
     const int rc = run(&out);
@@ -86,7 +87,8 @@ std::string fault_cycle(MockKernel& kernel, const RunOnce& run, const std::vecto
     return "";
 }
 
-MatrixReport run_fault_matrix(MockKernel& kernel, const RunOnce& run, const std::vector<uint8_t>& baseline, int submits) {
+MatrixReport run_fault_matrix(MockKernel& kernel, const RunOnce& run, const std::vector<uint8_t>& baseline,
+                              int submits) {
     MatrixReport report;
     const int faults = static_cast<int>(submit_faults().size());
     for (int f = 0; f < faults; ++f)

@@ -29,10 +29,10 @@ const std::vector<InjectedFault>& submit_faults();
 
 // What the process holds, for leak checks.
 struct Resources {
-    size_t fds = 0;          // entries of /proc/self/fd
-    size_t rss_kib = 0;      // resident set (/proc/self/statm)
-    size_t mock_objects = 0; // buffers the mock kernel still holds
-    size_t mock_files = 0;   // fds open on the mock kernel
+    size_t fds = 0;           // entries of /proc/self/fd
+    size_t rss_kib = 0;       // resident set (/proc/self/statm)
+    size_t mock_objects = 0;  // buffers the mock kernel still holds
+    size_t mock_files = 0;    // fds open on the mock kernel
 };
 Resources resources_now(const driver::mock::MockKernel* kernel);
 
@@ -45,15 +45,15 @@ int submits_per_run(driver::mock::MockKernel& kernel, const RunOnce& run, const 
                     std::string* problem);
 
 struct MatrixReport {
-    int cells = 0;                     // fault x submit position
-    std::vector<std::string> problems; // empty when every cell held
+    int cells = 0;                      // fault x submit position
+    std::vector<std::string> problems;  // empty when every cell held
 };
 // Every fault of submit_faults() at every submit position of a run.
 MatrixReport run_fault_matrix(driver::mock::MockKernel& kernel, const RunOnce& run,
                               const std::vector<uint8_t>& baseline, int submits);
 
-// One fault cycle (fault `cycle % faults` at submit `cycle % submits`) and
-// its recovery run; an empty string when both behaved.
+// One fault cycle (fault `cycle % faults` at submit `(cycle / faults) %
+// submits`) and its recovery run; an empty string when both behaved.
 std::string fault_cycle(driver::mock::MockKernel& kernel, const RunOnce& run, const std::vector<uint8_t>& baseline,
                         int submits, int cycle);
 

@@ -104,7 +104,8 @@ void matrix_and_init_failures(const char* name, const LoadedModel& m, rknn_core_
     std::vector<uint8_t> baseline;
     std::string problem;
     const int submits = kernel == nullptr || run(&baseline) != RKNN_SUCC
-                            ? 0 : rknn::testing::submits_per_run(*kernel, run, baseline, &problem);
+                            ? 0
+                            : rknn::testing::submits_per_run(*kernel, run, baseline, &problem);
     if (submits < 1) {
         fail(std::string(name) + ": no mock kernel or no clean run " + problem);
         (void)rknn_destroy(ctx);
@@ -129,8 +130,10 @@ void matrix_and_init_failures(const char* name, const LoadedModel& m, rknn_core_
         rknn_context failed = 0;
         const int rc = init_model(m, 0, &failed);
         kernel->faults().clear();
-        if (rc == RKNN_ERR_MALLOC_FAIL && failed == 0) ++refused;
-        else fail("allocation " + std::to_string(k) + " of rknn_init failed: rknn_init returned " + std::to_string(rc));
+        if (rc == RKNN_ERR_MALLOC_FAIL && failed == 0)
+            ++refused;
+        else
+            fail("allocation " + std::to_string(k) + " of rknn_init failed: rknn_init returned " + std::to_string(rc));
         if (rc == RKNN_SUCC) (void)rknn_destroy(failed);
     }
     const Resources after = rknn::testing::resources_now(kernel.get());
@@ -147,12 +150,15 @@ int main(int argc, char** argv) {
     fs::path dir;
     if (const int code = rknn::testing::exported_models_dir(argc > 2 ? 2 : argc, argv, &dir); code != 0) return code;
     const int cycles = argc > 2 ? std::atoi(argv[2]) : 1000;
-    ::setenv("RKNN_NPU_TIMEOUT_MS", "40", 1);  // what one hung submit costs here
+    // What one hung submit costs here: far above a clean run of these models
+    // (a few ms) even on a loaded machine, far below the 20 s default.
+    ::setenv("RKNN_NPU_TIMEOUT_MS", "150", 1);
 
     LoadedModel mobilenet, squeezenet;
     if (!load_model(dir, "mobilenet_v2", &mobilenet) || !load_model(dir, "squeezenet1_1", &squeezenet)) return 1;
     rknn::log::set_sink([](const std::string&) {});  // thousands of expected error lines
-    // mobilenet_v2 is one submit; squeezenet1_1's CPU pools split it into several.
+    // mobilenet_v2 is one submit with the automatic mask and one per layer
+    // group on three cores; squeezenet1_1 is one submit.
     matrix_and_init_failures("mobilenet_v2", mobilenet, RKNN_NPU_CORE_AUTO, "auto");
     matrix_and_init_failures("mobilenet_v2", mobilenet, RKNN_NPU_CORE_0_1_2, "0_1_2");
     matrix_and_init_failures("squeezenet1_1", squeezenet, RKNN_NPU_CORE_AUTO, "auto");
@@ -164,10 +170,16 @@ int main(int argc, char** argv) {
         return 1;
     }
     std::shared_ptr<rknn::driver::mock::MockKernel> kernel = rknn::testing::live_default_mock();
+    if (kernel == nullptr) {
+        std::printf("SKIP: no mock kernel behind the context (RKNN_DEVICE names a real NPU)\n");
+        (void)rknn_destroy(ctx);
+        return 77;
+    }
     const RunOnce run = pixels_run(ctx, &mobilenet.pixels);
     std::vector<uint8_t> baseline;
     std::string problem;
-    const int submits = run(&baseline) == RKNN_SUCC ? rknn::testing::submits_per_run(*kernel, run, baseline, &problem) : 0;
+    const int submits =
+        run(&baseline) == RKNN_SUCC ? rknn::testing::submits_per_run(*kernel, run, baseline, &problem) : 0;
     if (submits < 1) {
         std::printf("FAIL: the clean run %s\n", problem.c_str());
         return 1;
@@ -191,10 +203,11 @@ int main(int argc, char** argv) {
     if (cycle_failures > 5) fail(std::to_string(cycle_failures) + " cycles failed in all");
     const Resources last = rknn::testing::resources_now(kernel.get());
     const long rss_delta = static_cast<long>(last.rss_kib) - static_cast<long>(first.rss_kib);
-    std::printf("%d fault cycles (%.1f s): fd delta %+ld, mock buffer delta %+ld, mock file delta %+ld, RSS delta %+ld KiB\n",
-                cycles, seconds_since(start), static_cast<long>(last.fds) - static_cast<long>(first.fds),
-                static_cast<long>(last.mock_objects) - static_cast<long>(first.mock_objects),
-                static_cast<long>(last.mock_files) - static_cast<long>(first.mock_files), rss_delta);
+    std::printf(
+        "%d fault cycles (%.1f s): fd delta %+ld, mock buffer delta %+ld, mock file delta %+ld, RSS delta %+ld KiB\n",
+        cycles, seconds_since(start), static_cast<long>(last.fds) - static_cast<long>(first.fds),
+        static_cast<long>(last.mock_objects) - static_cast<long>(first.mock_objects),
+        static_cast<long>(last.mock_files) - static_cast<long>(first.mock_files), rss_delta);
     if (last.fds != first.fds) fail("fds leaked across the cycles");
     if (last.mock_objects != first.mock_objects || last.mock_files != first.mock_files)
         fail("mock buffers or files leaked across the cycles");

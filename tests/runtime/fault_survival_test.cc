@@ -2,12 +2,11 @@
 // the fault_matrix program on mobilenet_v2): every injected mock-kernel fault
 // at every submit of a run fails that run with the fault's code, and the next
 // run on the same context gives the clean run's bytes. The same for an
-// allocation failure at each allocation of rknn_init, rknn_create_mem and
-// rknn_set_io_mem, an in-fence that never signals, a custom op whose callback
-// fails, and matmul runs. Hundreds of such cycles leave no fd, mock buffer or
-// mock file behind.
+// allocation failure at each allocation of rknn_init and at rknn_create_mem
+// (rknn_set_io_mem allocates nothing on the device), an in-fence that never
+// signals, a custom op whose callback fails, and matmul runs. A hundred and
+// fifty such cycles leave no fd, mock buffer or mock file behind.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <cstdlib>
@@ -28,14 +27,14 @@ namespace graph = rknn::graph;
 using rknn::driver::mock::MockKernel;
 using rknn::testing::RunOnce;
 
-constexpr int kLeakCycles = 240;
+constexpr int kLeakCycles = 150;
 
 // Runs pixels(3) through the general API; raw output 0.
 RunOnce general_run(rknn_context ctx) {
     return [ctx](std::vector<uint8_t>* out) {
         std::vector<uint8_t> p = rknn::testing::pixels(3);
-        rknn_input in = rknn::testing::input_of(p.data(), static_cast<uint32_t>(p.size()), RKNN_TENSOR_UINT8,
-                                                RKNN_TENSOR_NHWC);
+        rknn_input in =
+            rknn::testing::input_of(p.data(), static_cast<uint32_t>(p.size()), RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
         int rc = rknn_inputs_set(ctx, 1, &in);
         if (rc == RKNN_SUCC) rc = rknn_run(ctx, nullptr);
         if (rc != RKNN_SUCC) return rc;
@@ -50,8 +49,10 @@ RunOnce general_run(rknn_context ctx) {
 class FaultSurvival : public ::testing::Test {
 protected:
     void SetUp() override {
-        // A hung submit costs this much; the default (20 s) suits a board.
-        ::setenv("RKNN_NPU_TIMEOUT_MS", "60", 1);
+        // A hung submit costs this much: far above a clean run of these small
+        // models under a sanitizer on a loaded machine; the default (20 s)
+        // suits a board.
+        ::setenv("RKNN_NPU_TIMEOUT_MS", "200", 1);
         rknn::log::set_sink([](const std::string&) {});  // hundreds of expected error lines
     }
     void TearDown() override {
@@ -76,7 +77,8 @@ TEST_F(FaultSurvival, EveryFaultAtEverySubmitOfARun) {
     EXPECT_EQ(report.cells, 3 * submits);
     for (const std::string& p : report.problems) ADD_FAILURE() << p;
     // A fault armed beyond the run's last submit is reported, not silently passed.
-    EXPECT_NE(rknn::testing::fault_cycle(*kernel, run, baseline, submits + 1, submits * 3), "");
+    const std::string beyond = rknn::testing::fault_cycle(*kernel, run, baseline, submits + 1, submits * 3);
+    EXPECT_NE(beyond.find("fewer submits"), std::string::npos) << beyond;
     EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
 }
 
@@ -142,19 +144,16 @@ TEST_F(FaultSurvival, AllocationFailureAtCreateMemAndSetIoMem) {
     ASSERT_NE(out, nullptr);
     std::memcpy(in->virt_addr, p.data(), p.size());
 
-    // Whatever set_io_mem allocates may fail; each failure is an error, and
-    // binding again afterwards works.
+    // Binding client memory allocates nothing on the device (so no device
+    // allocation failure can reach set_io_mem: in a client's flow it is
+    // create_mem's, above). Should it ever allocate, this says so, and the
+    // failures need a test of their own.
     const uint64_t before = kernel->faults().allocations_seen();
+    kernel->faults().fail_allocations(1);
     ASSERT_EQ(rknn_set_io_mem(ctx, in, &in_attr), RKNN_SUCC);
     ASSERT_EQ(rknn_set_io_mem(ctx, out, &out_attr), RKNN_SUCC);
-    const int allocations = static_cast<int>(kernel->faults().allocations_seen() - before);
-    for (int k = 0; k < allocations; ++k) {
-        kernel->faults().fail_allocations(1, k);
-        const int a = rknn_set_io_mem(ctx, in, &in_attr);
-        const int b = a == RKNN_SUCC ? rknn_set_io_mem(ctx, out, &out_attr) : RKNN_SUCC;
-        EXPECT_TRUE(a == RKNN_ERR_MALLOC_FAIL || b == RKNN_ERR_MALLOC_FAIL) << "allocation " << k;
-        kernel->faults().clear();
-    }
+    EXPECT_EQ(kernel->faults().allocations_seen() - before, 0u) << "set_io_mem allocated on the device";
+    kernel->faults().clear();
     ASSERT_EQ(rknn_set_io_mem(ctx, in, &in_attr), RKNN_SUCC);
     ASSERT_EQ(rknn_set_io_mem(ctx, out, &out_attr), RKNN_SUCC);
     ASSERT_EQ(rknn_run(ctx, nullptr), RKNN_SUCC);
@@ -183,7 +182,8 @@ TEST_F(FaultSurvival, AnInFenceThatNeverSignals) {
     int never[2];
     ASSERT_EQ(::pipe(never), 0);
     std::vector<uint8_t> p = rknn::testing::pixels(3);
-    rknn_input in = rknn::testing::input_of(p.data(), static_cast<uint32_t>(p.size()), RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
+    rknn_input in =
+        rknn::testing::input_of(p.data(), static_cast<uint32_t>(p.size()), RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
     const rknn::testing::Resources start = rknn::testing::resources_now(nullptr);
     for (int round = 0; round < 3; ++round) {
         ASSERT_EQ(rknn_inputs_set(ctx, 1, &in), RKNN_SUCC);
@@ -206,7 +206,8 @@ TEST_F(FaultSurvival, AnInFenceThatNeverSignals) {
 int doubling_result = 0;
 int doubling_compute(rknn_custom_op_context*, rknn_custom_op_tensor* inputs, uint32_t, rknn_custom_op_tensor* outputs,
                      uint32_t) {
-    const auto* in = reinterpret_cast<const float*>(static_cast<uint8_t*>(inputs[0].mem.virt_addr) + inputs[0].mem.offset);
+    const auto* in =
+        reinterpret_cast<const float*>(static_cast<uint8_t*>(inputs[0].mem.virt_addr) + inputs[0].mem.offset);
     auto* out = reinterpret_cast<float*>(static_cast<uint8_t*>(outputs[0].mem.virt_addr) + outputs[0].mem.offset);
     for (uint32_t i = 0; i < outputs[0].attr.n_elems; ++i) out[i] = in[i] * 2.0f;
     return doubling_result;

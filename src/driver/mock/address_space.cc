@@ -83,6 +83,16 @@ uint8_t* AddressSpace::resolve(uint64_t addr, uint64_t len, bool for_write) cons
     return it->second.bytes + offset;
 }
 
+uint8_t* AddressSpace::resolve_to_end(uint64_t addr, uint64_t* len) const {
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    auto it = find(addr);
+    if (it == mappings_.end() || it->second.blocked) return nullptr;
+    const uint64_t offset = addr - it->first;
+    *len = it->second.size - offset;
+    if (it->second.memory != nullptr) it->second.memory->note_device_write();  // the bytes are about to change
+    return it->second.bytes + offset;
+}
+
 uint64_t AddressSpace::version(uint64_t addr) const {
     std::shared_lock<std::shared_mutex> lock(mu_);
     auto it = find(addr);

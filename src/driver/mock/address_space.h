@@ -44,6 +44,9 @@ public:
     // Host bytes for [addr, addr + len), or nullptr (an IOMMU fault). A
     // write mapping counts as a device write to the buffer's version.
     uint8_t* resolve(uint64_t addr, uint64_t len, bool for_write = false) const;
+    // The bytes from addr to the end of its mapping, for writing (*len set),
+    // or nullptr.
+    uint8_t* resolve_to_end(uint64_t addr, uint64_t* len) const;
     // MockMemory::device_version of the buffer holding addr (0: unknown).
     uint64_t version(uint64_t addr) const;
 

@@ -1,7 +1,9 @@
 // Faults a test can ask the mock kernel for. Each one is used up by the
-// operation it breaks, and the driver is usable again afterwards:
+// operation it breaks, and the driver is usable again afterwards (except
+// that what corrupt_streams wrote stays in the client's streams):
 //   fail_allocations(n, after)   the next n buffer creations fail (-ENOMEM),
-//                                once `after` more have succeeded
+//                                once `after` more have succeeded (the last
+//                                call's `after`; the counts add up)
 //   hang_next_submit()           the next job's first core never finishes
 //                                (NpuDevice::inject_hang): the submit times out
 //                                (-ETIMEDOUT) and the core is soft-reset
@@ -14,13 +16,23 @@
 //   iommu_fault_everywhere_during_next_submit()
 //                                the same for every buffer of the job's space
 //                                (a client that does not know the addresses)
+//   corrupt_streams(fn)          until cleared, every submit's register-command
+//                                streams (from each chunk's first task to the
+//                                end of its buffer) go through fn before the
+//                                NPU reads them: malformed programs on the
+//                                real submit path (the regcmd fuzzer). fn runs
+//                                under the kernel's lock (it must not call the
+//                                kernel) and on a copy taken at the submit, so
+//                                what it captures must outlive the submits
 //   delay_job_faults(k)          the job faults armed above go to the submit
 //                                after the next k (a fault at submit k of a run)
 // The injector also counts what it saw, so that a test can find how many
 // submits a run makes and how many buffers an init allocates.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <vector>
 
@@ -58,6 +70,15 @@ public:
         std::lock_guard<std::mutex> lock(mu_);
         next_job_.unmap_everything = true;
     }
+    using StreamCorrupter = std::function<void(uint8_t* stream, size_t bytes)>;
+    void corrupt_streams(StreamCorrupter corrupter) {
+        std::lock_guard<std::mutex> lock(mu_);
+        corrupter_ = std::move(corrupter);
+    }
+    StreamCorrupter stream_corrupter() const {
+        std::lock_guard<std::mutex> lock(mu_);
+        return corrupter_;
+    }
     void delay_job_faults(int submits) {
         std::lock_guard<std::mutex> lock(mu_);
         submits_before_faults_ = submits;
@@ -69,6 +90,7 @@ public:
         allocs_before_failing_ = 0;
         submits_before_faults_ = 0;
         next_job_ = JobFaults{};
+        corrupter_ = nullptr;
     }
 
     bool job_faults_armed() const {
@@ -117,6 +139,7 @@ private:
     uint64_t submits_seen_ = 0;
     uint64_t allocations_seen_ = 0;
     JobFaults next_job_;
+    StreamCorrupter corrupter_;
 };
 
 }  // namespace rknn::driver::mock

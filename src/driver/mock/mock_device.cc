@@ -50,6 +50,13 @@ std::shared_ptr<MockObject> MockDevice::allocate(NodeKind kind, uint64_t size, u
 JobOutcome MockDevice::run_job(AddressSpace& space, JobRunner::Protocol protocol, std::vector<CoreJob>& cores,
                                const KickParams& params, uint32_t timeout_ms, bool any_core, int32_t priority) {
     const JobFaults faults_now = faults.take_job_faults();
+    if (FaultInjector::StreamCorrupter corrupt = faults.stream_corrupter()) {
+        for (const CoreJob& job : cores)
+            for (const PcChunk& chunk : job.chunks) {
+                uint64_t len = 0;
+                if (uint8_t* stream = space.resolve_to_end(chunk.regcmd_addr, &len)) corrupt(stream, len);
+            }
+    }
     const KernelLockReleased unlocked;  // other clients' ioctls and jobs go on meanwhile
     if (cores.empty()) return runner->run(protocol, cores, params, timeout_ms, faults_now);  // never committed
     uint32_t mask = 0;

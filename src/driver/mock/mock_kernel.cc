@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -117,7 +118,13 @@ int MockKernel::ioctl(int fd, unsigned long request, void* arg) {
 int MockKernel::mmap(int fd, uint64_t offset, size_t length, void** out_addr) {
     *out_addr = nullptr;
     if (fd < kFirstFd) {
-        // A dma-buf fd (a memfd): the real mmap does it.
+        // A dma-buf fd (a memfd): the real mmap does it, after dma_buf_mmap's
+        // check that the range lies inside the buffer (a memfd would map past
+        // its end, and the first touch there would raise SIGBUS).
+        struct stat st {};
+        if (::fstat(fd, &st) != 0) return -errno;
+        const uint64_t size = static_cast<uint64_t>(st.st_size);
+        if (length == 0 || offset > size || length > size - offset) return -EINVAL;
         void* p = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(offset));
         if (p == MAP_FAILED) return -errno;
         *out_addr = p;
