@@ -23,6 +23,25 @@ const std::vector<InjectedFault>& submit_faults() {
     return faults;
 }
 
+RunOnce pixels_run(rknn_context ctx, std::vector<uint8_t> pixels) {
+    return [ctx, pixels](std::vector<uint8_t>* out) {
+        rknn_input in{};
+        in.index = 0;
+        in.buf = const_cast<uint8_t*>(pixels.data());
+        in.size = static_cast<uint32_t>(pixels.size());
+        in.type = RKNN_TENSOR_UINT8;
+        in.fmt = RKNN_TENSOR_NHWC;
+        int rc = rknn_inputs_set(ctx, 1, &in);
+        if (rc == RKNN_SUCC) rc = rknn_run(ctx, nullptr);
+        if (rc != RKNN_SUCC) return rc;
+        rknn_output o{};
+        rc = rknn_outputs_get(ctx, 1, &o, nullptr);
+        if (rc != RKNN_SUCC) return rc;
+        out->assign(static_cast<const uint8_t*>(o.buf), static_cast<const uint8_t*>(o.buf) + o.size);
+        return rknn_outputs_release(ctx, 1, &o);
+    };
+}
+
 Resources resources_now(const MockKernel* kernel) {
     Resources r;
     if (DIR* dir = ::opendir("/proc/self/fd"); dir != nullptr) {

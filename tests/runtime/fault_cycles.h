@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "driver/mock/mock_kernel.h"
+#include "rknn_api.h"
 
 namespace rknn::testing {
 
@@ -24,6 +25,9 @@ struct InjectedFault {
     int expected;  // the rknn_run error the fault must give
     void (*arm)(driver::mock::FaultInjector& faults);
 };
+// Input 0 as uint8 NHWC `pixels` through the general API; raw output 0.
+RunOnce pixels_run(rknn_context ctx, std::vector<uint8_t> pixels);
+
 // Submit timeout, IOMMU fault (every mapping of the job), device reset.
 const std::vector<InjectedFault>& submit_faults();
 

@@ -41,25 +41,6 @@ void fail(const std::string& what) {
     std::printf("FAIL: %s\n", what.c_str());
 }
 
-RunOnce pixels_run(rknn_context ctx, const rknn::npy::Array* pixels) {
-    return [ctx, pixels](std::vector<uint8_t>* out) {
-        rknn_input in{};
-        in.index = 0;
-        in.buf = const_cast<uint8_t*>(pixels->data.data());
-        in.size = static_cast<uint32_t>(pixels->data.size());
-        in.type = RKNN_TENSOR_UINT8;
-        in.fmt = RKNN_TENSOR_NHWC;
-        int rc = rknn_inputs_set(ctx, 1, &in);
-        if (rc == RKNN_SUCC) rc = rknn_run(ctx, nullptr);
-        if (rc != RKNN_SUCC) return rc;
-        rknn_output o{};
-        rc = rknn_outputs_get(ctx, 1, &o, nullptr);
-        if (rc != RKNN_SUCC) return rc;
-        out->assign(static_cast<const uint8_t*>(o.buf), static_cast<const uint8_t*>(o.buf) + o.size);
-        return rknn_outputs_release(ctx, 1, &o);
-    };
-}
-
 double seconds_since(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
@@ -100,7 +81,7 @@ void matrix_and_init_failures(const char* name, const LoadedModel& m, rknn_core_
         return;
     }
     std::shared_ptr<rknn::driver::mock::MockKernel> kernel = rknn::testing::live_default_mock();
-    const RunOnce run = pixels_run(ctx, &m.pixels);
+    const RunOnce run = rknn::testing::pixels_run(ctx, m.pixels.data);
     std::vector<uint8_t> baseline;
     std::string problem;
     const int submits = kernel == nullptr || run(&baseline) != RKNN_SUCC
@@ -175,7 +156,7 @@ int main(int argc, char** argv) {
         (void)rknn_destroy(ctx);
         return 77;
     }
-    const RunOnce run = pixels_run(ctx, &mobilenet.pixels);
+    const RunOnce run = rknn::testing::pixels_run(ctx, mobilenet.pixels.data);
     std::vector<uint8_t> baseline;
     std::string problem;
     const int submits =

@@ -31,20 +31,17 @@ constexpr int kLeakCycles = 150;
 
 // Runs pixels(3) through the general API; raw output 0.
 RunOnce general_run(rknn_context ctx) {
-    return [ctx](std::vector<uint8_t>* out) {
-        std::vector<uint8_t> p = rknn::testing::pixels(3);
-        rknn_input in =
-            rknn::testing::input_of(p.data(), static_cast<uint32_t>(p.size()), RKNN_TENSOR_UINT8, RKNN_TENSOR_NHWC);
-        int rc = rknn_inputs_set(ctx, 1, &in);
-        if (rc == RKNN_SUCC) rc = rknn_run(ctx, nullptr);
-        if (rc != RKNN_SUCC) return rc;
-        rknn_output o{};
-        rc = rknn_outputs_get(ctx, 1, &o, nullptr);
-        if (rc != RKNN_SUCC) return rc;
-        out->assign(static_cast<const uint8_t*>(o.buf), static_cast<const uint8_t*>(o.buf) + o.size);
-        return rknn_outputs_release(ctx, 1, &o);
-    };
+    return rknn::testing::pixels_run(ctx, rknn::testing::pixels(3));
 }
+
+// What every fault test starts from: the mock behind the contexts, a run,
+// its clean bytes and how many submits it makes.
+struct Prepared {
+    std::shared_ptr<MockKernel> kernel;
+    RunOnce run;
+    std::vector<uint8_t> baseline;
+    int submits = 0;
+};
 
 class FaultSurvival : public ::testing::Test {
 protected:
@@ -60,24 +57,32 @@ protected:
         ::unsetenv("RKNN_NPU_TIMEOUT_MS");
         if (auto kernel = rknn::testing::live_default_mock()) kernel->faults().clear();
     }
+    // Every fault at every submit of the run.
+    static void expect_matrix_holds(const Prepared& p) {
+        const rknn::testing::MatrixReport report =
+            rknn::testing::run_fault_matrix(*p.kernel, p.run, p.baseline, p.submits);
+        EXPECT_EQ(report.cells, 3 * p.submits);
+        for (const std::string& problem : report.problems) ADD_FAILURE() << problem;
+    }
+    static void prepare(RunOnce run, Prepared* p) {
+        p->kernel = rknn::testing::live_default_mock();
+        ASSERT_NE(p->kernel, nullptr);
+        p->run = std::move(run);
+        ASSERT_EQ(p->run(&p->baseline), RKNN_SUCC);
+        std::string problem;
+        p->submits = rknn::testing::submits_per_run(*p->kernel, p->run, p->baseline, &problem);
+        ASSERT_GE(p->submits, 1) << problem;
+    }
 };
 
 TEST_F(FaultSurvival, EveryFaultAtEverySubmitOfARun) {
     rknn_context ctx = 0;
     ASSERT_EQ(rknn::testing::init_graph(rknn::testing::quantized_cnn(), 0, &ctx), RKNN_SUCC);
-    std::shared_ptr<MockKernel> kernel = rknn::testing::live_default_mock();
-    ASSERT_NE(kernel, nullptr);
-    const RunOnce run = general_run(ctx);
-    std::vector<uint8_t> baseline;
-    ASSERT_EQ(run(&baseline), RKNN_SUCC);
-    std::string problem;
-    const int submits = rknn::testing::submits_per_run(*kernel, run, baseline, &problem);
-    ASSERT_GE(submits, 1) << problem;
-    const rknn::testing::MatrixReport report = rknn::testing::run_fault_matrix(*kernel, run, baseline, submits);
-    EXPECT_EQ(report.cells, 3 * submits);
-    for (const std::string& p : report.problems) ADD_FAILURE() << p;
+    Prepared p;
+    ASSERT_NO_FATAL_FAILURE(prepare(general_run(ctx), &p));
+    expect_matrix_holds(p);
     // A fault armed beyond the run's last submit is reported, not silently passed.
-    const std::string beyond = rknn::testing::fault_cycle(*kernel, run, baseline, submits + 1, submits * 3);
+    const std::string beyond = rknn::testing::fault_cycle(*p.kernel, p.run, p.baseline, p.submits + 1, p.submits * 3);
     EXPECT_NE(beyond.find("fewer submits"), std::string::npos) << beyond;
     EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
 }
@@ -233,8 +238,6 @@ TEST_F(FaultSurvival, CustomOpFailuresAndNpuFaultsAroundThem) {
     std::strcpy(op.op_type, "cstFaulty");
     op.compute = doubling_compute;
     ASSERT_EQ(rknn_register_custom_ops(ctx, &op, 1), RKNN_SUCC);
-    std::shared_ptr<MockKernel> kernel = rknn::testing::live_default_mock();
-    ASSERT_NE(kernel, nullptr);
     const RunOnce run = general_run(ctx);
     std::vector<uint8_t> baseline;
     ASSERT_EQ(run(&baseline), RKNN_SUCC);
@@ -247,11 +250,9 @@ TEST_F(FaultSurvival, CustomOpFailuresAndNpuFaultsAroundThem) {
         EXPECT_EQ(run(&out), RKNN_SUCC);
         EXPECT_EQ(out, baseline) << "after compute returned " << failure;
     }
-    std::string problem;
-    const int submits = rknn::testing::submits_per_run(*kernel, run, baseline, &problem);
-    ASSERT_GE(submits, 1) << problem;
-    const rknn::testing::MatrixReport report = rknn::testing::run_fault_matrix(*kernel, run, baseline, submits);
-    for (const std::string& p : report.problems) ADD_FAILURE() << p;
+    Prepared prepared;
+    ASSERT_NO_FATAL_FAILURE(prepare(run, &prepared));
+    expect_matrix_holds(prepared);
     EXPECT_EQ(rknn_destroy(ctx), RKNN_SUCC);
 }
 
@@ -264,8 +265,6 @@ TEST_F(FaultSurvival, MatmulRunsSurviveEveryFault) {
     rknn_matmul_io_attr io{};
     rknn_matmul_ctx ctx = 0;
     ASSERT_EQ(rknn_matmul_create(&ctx, &info, &io), RKNN_SUCC);
-    std::shared_ptr<MockKernel> kernel = rknn::testing::live_default_mock();
-    ASSERT_NE(kernel, nullptr);
     rknn_tensor_mem* a = rknn_create_mem(ctx, io.A.size);
     rknn_tensor_mem* b = rknn_create_mem(ctx, io.B.size);
     rknn_tensor_mem* c = rknn_create_mem(ctx, io.C.size);
@@ -284,11 +283,9 @@ TEST_F(FaultSurvival, MatmulRunsSurviveEveryFault) {
     };
     std::vector<uint8_t> baseline;
     ASSERT_EQ(run(&baseline), RKNN_SUCC);
-    std::string problem;
-    const int submits = rknn::testing::submits_per_run(*kernel, run, baseline, &problem);
-    ASSERT_GE(submits, 1) << problem;
-    const rknn::testing::MatrixReport report = rknn::testing::run_fault_matrix(*kernel, run, baseline, submits);
-    for (const std::string& p : report.problems) ADD_FAILURE() << p;
+    Prepared prepared;
+    ASSERT_NO_FATAL_FAILURE(prepare(run, &prepared));
+    expect_matrix_holds(prepared);
     EXPECT_EQ(rknn_destroy_mem(ctx, a), RKNN_SUCC);
     EXPECT_EQ(rknn_destroy_mem(ctx, b), RKNN_SUCC);
     EXPECT_EQ(rknn_destroy_mem(ctx, c), RKNN_SUCC);
@@ -300,15 +297,14 @@ TEST_F(FaultSurvival, MatmulRunsSurviveEveryFault) {
 TEST_F(FaultSurvival, CyclesLeaveNothingBehind) {
     rknn_context ctx = 0;
     ASSERT_EQ(rknn::testing::init_graph(rknn::testing::quantized_cnn(), 0, &ctx), RKNN_SUCC);
-    std::shared_ptr<MockKernel> kernel = rknn::testing::live_default_mock();
-    ASSERT_NE(kernel, nullptr);
-    const RunOnce run = general_run(ctx);
-    std::vector<uint8_t> baseline;
-    ASSERT_EQ(run(&baseline), RKNN_SUCC);
-    std::string problem;
-    const int submits = rknn::testing::submits_per_run(*kernel, run, baseline, &problem);
-    ASSERT_GE(submits, 1) << problem;
-    for (int cycle = 0; cycle < 6; ++cycle) (void)rknn::testing::fault_cycle(*kernel, run, baseline, submits, cycle);
+    Prepared prepared;
+    ASSERT_NO_FATAL_FAILURE(prepare(general_run(ctx), &prepared));
+    MockKernel& kernel_ref = *prepared.kernel;
+    const std::shared_ptr<MockKernel> kernel = prepared.kernel;
+    const RunOnce& run = prepared.run;
+    const std::vector<uint8_t>& baseline = prepared.baseline;
+    const int submits = prepared.submits;
+    for (int cycle = 0; cycle < 6; ++cycle) (void)rknn::testing::fault_cycle(kernel_ref, run, baseline, submits, cycle);
     const rknn::testing::Resources start = rknn::testing::resources_now(kernel.get());
     int failures = 0;
     for (int cycle = 0; cycle < kLeakCycles; ++cycle) {
