@@ -37,7 +37,10 @@ public:
 
     // Up to `max` bytes, as many as the input says (and has).
     std::vector<uint8_t> bytes(size_t max) {
-        const size_t n = std::min<size_t>(below(static_cast<uint32_t>(max) + 1), remaining());
+        // The count is read first: remaining() must see the bytes after it
+        // (two calls in one expression run in either order).
+        const size_t wanted = below(static_cast<uint32_t>(max) + 1);
+        const size_t n = std::min(wanted, remaining());
         if (n == 0) return {};
         std::vector<uint8_t> out(data_ + pos_, data_ + pos_ + n);
         pos_ += n;
